@@ -1,0 +1,279 @@
+// Command guide-mcp answers MCP clients from the projections of the event stream:
+// over stdio (the default) or Streamable HTTP, all-in-one with --root, or following a
+// stream that an indexer fills with --nats.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/guide/guide/internal/broker"
+	"github.com/guide/guide/internal/config"
+	"github.com/guide/guide/internal/events"
+	"github.com/guide/guide/internal/indexer"
+	"github.com/guide/guide/internal/mcpserver"
+	"github.com/guide/guide/internal/projection"
+	"github.com/guide/guide/internal/query"
+)
+
+// Main is the query process.
+type Main struct {
+	Root     string
+	NATSURL  string
+	Project  string
+	DataDir  string
+	HTTPAddr string
+	Interval time.Duration
+	MaxChars int
+	LogLevel string
+
+	Stdin  io.Reader
+	Stdout io.Writer
+	Logger *slog.Logger
+
+	// Ready is closed when the server answers: the catalog is open and the MCP server built.
+	Ready chan struct{}
+
+	broker  *broker.Broker
+	stream  *events.Stream
+	catalog *projection.Catalog
+	runner  *projection.Runner
+	mcp     *server.MCPServer
+	srv     *mcpserver.Server
+	httpSrv *http.Server
+	addr    net.Addr
+	wg      sync.WaitGroup
+}
+
+func main() {
+	m := &Main{Stdin: os.Stdin, Stdout: os.Stdout}
+	if err := m.ParseFlags(os.Args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			os.Exit(0)
+		}
+		fmt.Fprintln(os.Stderr, "guide-mcp:", err)
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := m.Run(ctx)
+	stop()
+	m.Close()
+	if err != nil {
+		m.Logger.Error("guide-mcp stopped", "err", err)
+		os.Exit(1)
+	}
+}
+
+// ParseFlags reads the command line.
+func (m *Main) ParseFlags(args []string) error {
+	fs := flag.NewFlagSet("guide-mcp", flag.ContinueOnError)
+	fs.StringVar(&m.Root, "root", "", "all-in-one: index this content tree in-process, with an embedded NATS server")
+	fs.StringVar(&m.NATSURL, "nats", "", "follow the stream on this NATS server (comma-separated URLs)")
+	fs.StringVar(&m.Project, "project", "", "project to serve (default: the root's base name, or the only project on the stream)")
+	fs.StringVar(&m.DataDir, "data", "", "where the projections live (default: "+filepath.Join(config.DataHome(), "<project>")+")")
+	fs.StringVar(&m.HTTPAddr, "http", "", "serve Streamable HTTP on this address (endpoint /mcp) instead of stdio, e.g. 127.0.0.1:8080")
+	fs.DurationVar(&m.Interval, "interval", 30*time.Second, "all-in-one: time between safety rescans")
+	fs.IntVar(&m.MaxChars, "max-chars", query.DefaultLimits.MaxChars, "largest response, in characters")
+	fs.StringVar(&m.LogLevel, "log-level", "info", "debug, info, warn or error")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if (m.Root == "") == (m.NATSURL == "") {
+		return errors.New("give exactly one of --root DIR (all-in-one) or --nats URL (follow a stream)")
+	}
+	if m.Root != "" {
+		if st, err := os.Stat(m.Root); err != nil || !st.IsDir() {
+			return fmt.Errorf("--root %s: not a directory", m.Root)
+		}
+		if m.Project == "" {
+			m.Project = config.ProjectName(m.Root)
+		}
+	}
+	var err error
+	if m.Logger == nil {
+		m.Logger, err = config.Logger(m.LogLevel)
+	}
+	return err
+}
+
+func (m *Main) dataDir() string {
+	if m.DataDir != "" {
+		return m.DataDir
+	}
+	return filepath.Join(config.DataHome(), m.Project)
+}
+
+// Run serves until ctx ends or, on stdio, until the client closes its end.
+func (m *Main) Run(ctx context.Context) error {
+	if m.Ready == nil {
+		m.Ready = make(chan struct{})
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	b := &broker.Broker{URL: m.NATSURL, Name: "guide-mcp", Logger: m.Logger}
+	if m.Root != "" {
+		b.StoreDir = filepath.Join(m.dataDir(), "nats")
+	}
+	if err := b.Open(); err != nil {
+		return err
+	}
+	m.broker = b
+	m.stream = &events.Stream{Conn: b.Conn}
+	if m.Root != "" {
+		if err := m.stream.Open(ctx); err != nil {
+			return err
+		}
+	} else if err := m.bind(ctx); err != nil {
+		return err
+	}
+	if m.Project == "" {
+		p, err := m.discoverProject(ctx)
+		if err != nil {
+			return err
+		}
+		m.Project = p
+	}
+
+	m.catalog = &projection.Catalog{Dir: filepath.Join(m.dataDir(), "query"), Logger: m.Logger}
+	if err := m.catalog.Open(); err != nil {
+		return err
+	}
+	m.runner = &projection.Runner{Stream: m.stream, Project: m.Project,
+		Projections: []projection.Projection{m.catalog}, Logger: m.Logger}
+	m.srv = &mcpserver.Server{Project: m.Project, Catalog: m.catalog, Runner: m.runner, Stream: m.stream,
+		Limits: query.Limits{MaxChars: m.MaxChars}, Logger: m.Logger}
+	m.mcp = m.srv.New()
+
+	m.wg.Go(func() {
+		if err := m.runner.Run(ctx); err != nil {
+			m.Logger.Error("projections stopped", "err", err)
+		}
+	})
+	if m.Root != "" {
+		x := &indexer.Indexer{Root: m.Root, Project: m.Project, Stream: m.stream, Interval: m.Interval, Logger: m.Logger}
+		m.wg.Go(func() {
+			if err := x.Run(ctx); err != nil {
+				m.Logger.Error("indexer stopped", "err", err)
+			}
+		})
+	}
+
+	if m.HTTPAddr != "" {
+		return m.serveHTTP(ctx)
+	}
+	close(m.Ready)
+	m.Logger.Info("serving MCP on stdio", "project", m.Project)
+	stdio := server.NewStdioServer(m.mcp)
+	stdio.SetErrorLogger(slog.NewLogLogger(m.Logger.Handler(), slog.LevelError))
+	err := stdio.Listen(ctx, m.Stdin, m.Stdout)
+	if err != nil && (errors.Is(err, io.EOF) || ctx.Err() != nil) {
+		return nil
+	}
+	return err
+}
+
+func (m *Main) serveHTTP(ctx context.Context) error {
+	ln, err := net.Listen("tcp", m.HTTPAddr)
+	if err != nil {
+		return err
+	}
+	m.addr = ln.Addr()
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", server.NewStreamableHTTPServer(m.mcp, server.WithEndpointPath("/mcp")))
+	m.httpSrv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	m.Logger.Info("serving MCP over Streamable HTTP", "url", "http://"+m.addr.String()+"/mcp", "project", m.Project)
+	close(m.Ready)
+	errc := make(chan error, 1)
+	go func() { errc <- m.httpSrv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		return m.httpSrv.Shutdown(sctx)
+	}
+}
+
+// Addr is the HTTP listener's address, once Ready.
+func (m *Main) Addr() net.Addr { return m.addr }
+
+// MCP is the MCP server, once Ready.
+func (m *Main) MCP() *server.MCPServer { return m.mcp }
+
+// Runner is the projection runner, once Ready.
+func (m *Main) Runner() *projection.Runner { return m.runner }
+
+// bind waits for the stream to exist: the indexer creates it.
+func (m *Main) bind(ctx context.Context) error {
+	for i := 0; ; i++ {
+		err := m.stream.Bind(ctx)
+		if err == nil {
+			return nil
+		}
+		if i == 0 {
+			m.Logger.Info("waiting for the stream; is an indexer running?", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+// discoverProject finds the only project on the stream, waiting for one to appear.
+func (m *Main) discoverProject(ctx context.Context) (string, error) {
+	for i := 0; ; i++ {
+		ps, err := m.stream.Projects(ctx)
+		if err != nil {
+			return "", err
+		}
+		switch len(ps) {
+		case 1:
+			return ps[0], nil
+		case 0:
+			if i == 0 {
+				m.Logger.Info("waiting for a project on the stream; pass --project to name one")
+			}
+		default:
+			slices.Sort(ps)
+			return "", fmt.Errorf("%w: the stream holds several projects (%v); pass --project", mcpserver.ErrNoProject, ps)
+		}
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+// Close stops the background work and releases everything, in reverse order of opening.
+func (m *Main) Close() {
+	m.wg.Wait()
+	if m.catalog != nil {
+		_ = m.catalog.Close()
+	}
+	if m.broker != nil {
+		_ = m.broker.Close()
+	}
+}

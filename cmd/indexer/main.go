@@ -1,0 +1,185 @@
+// Command indexer watches a content tree and publishes every change to the event stream.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/guide/guide/internal/broker"
+	"github.com/guide/guide/internal/config"
+	"github.com/guide/guide/internal/events"
+	"github.com/guide/guide/internal/indexer"
+)
+
+// Exit codes, documented in the README.
+const (
+	ExitOK      = 0
+	ExitFailure = 1 // anything else
+	ExitUsage   = 2 // bad flags or configuration
+	ExitNATS    = 3 // NATS unreachable, or the stream cannot be opened
+	ExitPartial = 4 // --once: some documents could not be published
+)
+
+// Main is the indexer program.
+type Main struct {
+	Root     string
+	Project  string
+	NATSURL  string
+	DataDir  string
+	Listen   string
+	Once     bool
+	JSON     bool
+	Interval time.Duration
+	MaxSize  int64
+	Replicas int
+	LogLevel string
+
+	Stdout io.Writer
+	Logger *slog.Logger
+
+	broker *broker.Broker
+	stream *events.Stream
+}
+
+func main() {
+	m := &Main{Stdout: os.Stdout}
+	if err := m.ParseFlags(os.Args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			os.Exit(ExitOK)
+		}
+		fmt.Fprintln(os.Stderr, "indexer:", err)
+		os.Exit(ExitUsage)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := m.Run(ctx)
+	stop()
+	m.Close()
+	os.Exit(code)
+}
+
+// ParseFlags reads the command line.
+func (m *Main) ParseFlags(args []string) error {
+	fs := flag.NewFlagSet("indexer", flag.ContinueOnError)
+	fs.StringVar(&m.Root, "root", "", "content tree to index (required)")
+	fs.StringVar(&m.Project, "project", "", "project name (default: the root's base name)")
+	fs.StringVar(&m.NATSURL, "nats", "", "NATS server URL(s), comma-separated; empty: run an embedded server")
+	fs.StringVar(&m.DataDir, "data", "", "embedded server's JetStream directory (default: "+filepath.Join(config.DataHome(), "<project>", "nats")+")")
+	fs.StringVar(&m.Listen, "listen", "127.0.0.1:4222", "embedded server's listen address; \"\" for in-process only")
+	fs.BoolVar(&m.Once, "once", false, "scan and reconcile once, wait for every ack, print a summary and exit")
+	fs.BoolVar(&m.JSON, "json", false, "with --once: print the summary as JSON")
+	fs.DurationVar(&m.Interval, "interval", 30*time.Second, "time between safety rescans")
+	fs.Int64Var(&m.MaxSize, "max-size", 0, "largest document whose content is published, in bytes (default: what the server accepts, at most 16 MiB)")
+	fs.IntVar(&m.Replicas, "replicas", 1, "stream replicas, on a NATS cluster")
+	fs.StringVar(&m.LogLevel, "log-level", "info", "debug, info, warn or error")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if m.Root == "" {
+		return errors.New("--root is required")
+	}
+	if st, err := os.Stat(m.Root); err != nil || !st.IsDir() {
+		return fmt.Errorf("--root %s: not a directory", m.Root)
+	}
+	if m.Project == "" {
+		m.Project = config.ProjectName(m.Root)
+	}
+	if m.DataDir == "" {
+		m.DataDir = filepath.Join(config.DataHome(), m.Project, "nats")
+	}
+	var err error
+	if m.Logger == nil {
+		m.Logger, err = config.Logger(m.LogLevel)
+	}
+	return err
+}
+
+// Run indexes until ctx ends, or once with --once, and returns the exit code.
+func (m *Main) Run(ctx context.Context) int {
+	b := &broker.Broker{URL: m.NATSURL, StoreDir: m.DataDir, Listen: m.Listen, Name: "guide-indexer", Logger: m.Logger}
+	if m.Once {
+		b.Listen = ""
+	}
+	if err := b.Open(); err != nil {
+		m.Logger.Error("cannot reach NATS", "err", err)
+		return ExitNATS
+	}
+	m.broker = b
+	if b.Server != nil && b.Listen != "" {
+		m.Logger.Info("embedded NATS listening", "url", b.ClientURL(), "store", m.DataDir)
+	}
+	m.stream = &events.Stream{Conn: b.Conn, Replicas: m.Replicas}
+	octx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	err := m.stream.Open(octx)
+	cancel()
+	if err != nil {
+		m.Logger.Error("cannot open the stream", "err", err)
+		return ExitNATS
+	}
+	x := &indexer.Indexer{Root: m.Root, Project: m.Project, Stream: m.stream, MaxSize: m.MaxSize,
+		Interval: m.Interval, Logger: m.Logger, Skip: skipDataDir(m.Root, m.DataDir)}
+	if !m.Once {
+		m.Logger.Info("indexing", "root", m.Root, "project", m.Project, "interval", m.Interval)
+		if err := x.Run(ctx); err != nil {
+			m.Logger.Error("indexer stopped", "err", err)
+			return ExitFailure
+		}
+		return ExitOK
+	}
+	sum, err := x.Reconcile(ctx)
+	if m.JSON {
+		out := struct {
+			indexer.Summary
+			Project string `json:"project"`
+			Error   string `json:"error,omitempty"`
+		}{Summary: sum, Project: m.Project}
+		if err != nil {
+			out.Error = err.Error()
+		}
+		_ = json.NewEncoder(m.Stdout).Encode(out)
+	} else if err == nil {
+		fmt.Fprintln(m.Stdout, sum.String())
+	}
+	switch {
+	case err != nil:
+		m.Logger.Error("reconcile failed", "err", err)
+		return ExitFailure
+	case sum.Failed > 0:
+		return ExitPartial
+	}
+	return ExitOK
+}
+
+// Close releases the connection and stops the embedded server.
+func (m *Main) Close() {
+	if m.broker != nil {
+		_ = m.broker.Close()
+	}
+}
+
+// skipDataDir keeps the indexer out of its own data directory when it lies in the root.
+func skipDataDir(root, data string) func(string, bool) bool {
+	r, err1 := filepath.Abs(root)
+	d, err2 := filepath.Abs(data)
+	if err1 != nil || err2 != nil {
+		return nil
+	}
+	rel, err := filepath.Rel(r, d)
+	if err != nil || rel == "." || rel == ".." || filepath.IsAbs(rel) || len(rel) > 2 && rel[:3] == ".."+string(filepath.Separator) {
+		return nil
+	}
+	rel = filepath.ToSlash(rel)
+	return func(p string, dir bool) bool { return dir && p == rel }
+}

@@ -1,0 +1,134 @@
+// Package broker gives a process its NATS connection: to an existing server or cluster,
+// or to a NATS server with JetStream embedded in the process.
+package broker
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"strconv"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+)
+
+// Broker is a NATS connection, and the embedded server behind it when there is one.
+// Set the fields, then call Open.
+type Broker struct {
+	// URL of an existing NATS server or cluster (comma-separated). Empty: embed a server.
+	URL string
+	// Options for connecting to URL: credentials file, TLS and so on.
+	Options []nats.Option
+
+	// For an embedded server: where JetStream stores its files (required),
+	// and the address it listens on ("" = in-process only, no network listener).
+	StoreDir string
+	Listen   string
+	// SyncAlways makes the embedded server fsync every write (slower; survives power loss).
+	SyncAlways bool
+
+	Name   string // client name, shown by the server
+	Logger *slog.Logger
+
+	Conn   *nats.Conn
+	Server *server.Server
+}
+
+// Open starts the embedded server if needed and connects.
+func (b *Broker) Open() error {
+	if b.Logger == nil {
+		b.Logger = slog.Default()
+	}
+	opts := append([]nats.Option{
+		nats.Name(b.Name),
+		nats.MaxReconnects(-1),
+		nats.ReconnectWait(250 * time.Millisecond),
+		nats.ReconnectBufSize(64 << 20),
+		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
+			if err != nil {
+				b.Logger.Warn("nats disconnected", "err", err)
+			}
+		}),
+		nats.ReconnectHandler(func(c *nats.Conn) { b.Logger.Info("nats reconnected", "url", c.ConnectedUrl()) }),
+	}, b.Options...)
+	if b.URL != "" {
+		nc, err := nats.Connect(b.URL, opts...)
+		if err != nil {
+			return fmt.Errorf("connect to NATS at %s: %w", b.URL, err)
+		}
+		b.Conn = nc
+		return nil
+	}
+	if b.StoreDir == "" {
+		return errors.New("embedded NATS needs a store directory")
+	}
+	so := &server.Options{
+		ServerName: "guide-embedded",
+		JetStream:  true,
+		StoreDir:   b.StoreDir,
+		NoSigs:     true,
+		NoLog:      true,
+		MaxPayload: 8 << 20,
+		SyncAlways: b.SyncAlways,
+	}
+	if b.Listen == "" {
+		so.DontListen = true
+	} else {
+		host, port, err := net.SplitHostPort(b.Listen)
+		if err != nil {
+			return fmt.Errorf("listen address %q: %w", b.Listen, err)
+		}
+		so.Host = host
+		if so.Port, err = strconv.Atoi(port); err != nil {
+			return fmt.Errorf("listen address %q: %w", b.Listen, err)
+		}
+	}
+	ns, err := server.NewServer(so)
+	if err != nil {
+		return fmt.Errorf("embedded NATS: %w", err)
+	}
+	ns.Start()
+	if !ns.ReadyForConnections(10 * time.Second) {
+		ns.Shutdown()
+		return fmt.Errorf("embedded NATS did not start (store %s, listen %q)", b.StoreDir, b.Listen)
+	}
+	b.Server = ns
+	nc, err := nats.Connect("", append(opts, nats.InProcessServer(ns))...)
+	if err != nil {
+		ns.Shutdown()
+		return fmt.Errorf("connect to embedded NATS: %w", err)
+	}
+	b.Conn = nc
+	return nil
+}
+
+// ClientURL is the address other processes use to reach this broker's embedded server,
+// or the URL it connected to.
+func (b *Broker) ClientURL() string {
+	if b.Server != nil {
+		if b.Listen == "" {
+			return ""
+		}
+		return b.Server.ClientURL()
+	}
+	return b.URL
+}
+
+// Close drains the connection and stops the embedded server.
+func (b *Broker) Close() error {
+	if b.Conn != nil {
+		_ = b.Conn.Drain()
+		deadline := time.Now().Add(5 * time.Second)
+		for !b.Conn.IsClosed() && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+		b.Conn.Close()
+	}
+	if b.Server != nil {
+		b.Server.Shutdown()
+		b.Server.WaitForShutdown()
+	}
+	return nil
+}

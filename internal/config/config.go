@@ -1,0 +1,41 @@
+// Package config holds what the binaries share about where things live and how they log.
+package config
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// DataHome is where guide keeps its state by default: $XDG_DATA_HOME/guide, or
+// ~/.local/share/guide.
+func DataHome() string {
+	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
+		return filepath.Join(d, "guide")
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return filepath.Join(os.TempDir(), "guide")
+	}
+	return filepath.Join(home, ".local", "share", "guide")
+}
+
+// ProjectName is the default name of the project at root: the root's base name.
+func ProjectName(root string) string {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return filepath.Base(root)
+	}
+	return filepath.Base(abs)
+}
+
+// Logger returns a structured logger on stderr at the named level.
+func Logger(level string) (*slog.Logger, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(strings.ToUpper(level))); err != nil {
+		return nil, fmt.Errorf("log level %q: want debug, info, warn or error", level)
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: l})), nil
+}

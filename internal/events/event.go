@@ -1,0 +1,230 @@
+// Package events is the contract between the indexer and the query processes: the events
+// that describe a content tree, how they are written to and read from a NATS JetStream
+// stream, and the subjects they travel on.
+package events
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/nats-io/nats.go"
+)
+
+// SchemaVersion is the version of the event format this program writes and reads.
+// A consumer refuses an event of any other version.
+const SchemaVersion = 1
+
+// Op says what an event reports.
+type Op string
+
+// The operations of the event contract.
+const (
+	OpUpsert    Op = "upsert"     // a document exists with this metadata and content
+	OpDelete    Op = "delete"     // a document no longer exists
+	OpScanBegin Op = "scan_begin" // the indexer started comparing the tree with the stream
+	OpScanEnd   Op = "scan_end"   // ...and finished: everything before this is a consistent snapshot
+)
+
+// Status says whether a document's content travels with its event, and if not, why.
+type Status string
+
+// Document statuses.
+const (
+	StatusOK          Status = "ok"           // text content, in the event
+	StatusBinary      Status = "binary"       // a NUL byte in the first 8 KiB: metadata only
+	StatusTooLarge    Status = "too_large"    // over the indexer's size limit: metadata only
+	StatusInvalidUTF8 Status = "invalid_utf8" // not UTF-8 text: metadata only
+	StatusUnreadable  Status = "unreadable"   // the indexer could not read it: metadata only
+	StatusOutsideRoot Status = "outside_root" // a symbolic link that leaves the root: never followed
+)
+
+// Header names. Metadata lives in headers so that `nats stream view` shows it readably.
+const (
+	HdrSchema  = "Guide-Schema"
+	HdrOp      = "Guide-Op"
+	HdrPath    = "Guide-Path"
+	HdrSize    = "Guide-Size"
+	HdrMtime   = "Guide-Mtime"
+	HdrHash    = "Guide-Hash"
+	HdrStatus  = "Guide-Status"
+	HdrReason  = "Guide-Reason"
+	HdrScanID  = "Guide-Scan"
+	HdrPrevSeq = "Guide-Prev-Seq"
+)
+
+// ErrUnknownSchema is returned for an event written by an unknown version of the contract.
+var ErrUnknownSchema = errors.New("unknown event schema version")
+
+// ErrMalformed is returned for a message that does not follow the contract.
+var ErrMalformed = errors.New("malformed event")
+
+// Event is one fact about a project's content tree.
+type Event struct {
+	Op      Op
+	Project string
+
+	// Document events.
+	Path    string
+	Size    int64
+	Mtime   time.Time
+	Hash    string // hex SHA-256 of the file's bytes; empty for a delete
+	Status  Status
+	Reason  string // why Status is not ok, for people
+	Content []byte // present when Status is ok
+	PrevSeq uint64 // the stream sequence of the document's previous event, 0 if none
+
+	// Scan events.
+	Scan *Scan
+
+	// Set when read from the stream.
+	Seq  uint64
+	Time time.Time
+}
+
+// Scan describes one scan of the tree; counts are filled on OpScanEnd.
+type Scan struct {
+	ID        string `json:"id"`
+	Documents int    `json:"documents"`
+	Published int    `json:"published"`
+	Unchanged int    `json:"unchanged"`
+	Deleted   int    `json:"deleted"`
+	Failed    int    `json:"failed"`
+}
+
+// HashContent returns the content hash the contract uses.
+func HashContent(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// MsgID derives the JetStream de-duplication id from what the event says, so that a retried
+// publish is dropped by the server. The previous sequence of the document takes part, so
+// that a document changed A → B → A within the de-duplication window is not dropped.
+func (e *Event) MsgID() string {
+	h := sha256.New()
+	switch e.Op {
+	case OpScanBegin, OpScanEnd:
+		fmt.Fprintf(h, "%s\x00%s\x00%s", e.Project, e.Op, e.Scan.ID)
+	default:
+		fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%d\x00%d\x00%s\x00%d",
+			e.Project, e.Path, e.Op, e.Hash, e.Size, e.Mtime.UnixNano(), e.Status, e.PrevSeq)
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// Msg encodes the event as a NATS message on its subject.
+func (e *Event) Msg() (*nats.Msg, error) {
+	subj := NewSubjects(e.Project)
+	m := nats.NewMsg("")
+	m.Header.Set(HdrSchema, strconv.Itoa(SchemaVersion))
+	m.Header.Set(HdrOp, string(e.Op))
+	switch e.Op {
+	case OpUpsert, OpDelete:
+		s, err := subj.Document(e.Path)
+		if err != nil {
+			return nil, err
+		}
+		m.Subject = s
+		m.Header.Set(HdrPath, headerSafe(e.Path))
+		if e.PrevSeq != 0 {
+			m.Header.Set(HdrPrevSeq, strconv.FormatUint(e.PrevSeq, 10))
+		}
+		if e.Op == OpUpsert {
+			m.Header.Set(HdrSize, strconv.FormatInt(e.Size, 10))
+			m.Header.Set(HdrMtime, e.Mtime.UTC().Format(time.RFC3339Nano))
+			m.Header.Set(HdrHash, e.Hash)
+			m.Header.Set(HdrStatus, string(e.Status))
+			if e.Reason != "" {
+				m.Header.Set(HdrReason, e.Reason)
+			}
+			m.Data = e.Content
+		}
+	case OpScanBegin, OpScanEnd:
+		if e.Scan == nil || e.Scan.ID == "" {
+			return nil, fmt.Errorf("%w: scan event without id", ErrMalformed)
+		}
+		m.Subject = subj.Scan()
+		m.Header.Set(HdrScanID, e.Scan.ID)
+		b, err := json.Marshal(e.Scan)
+		if err != nil {
+			return nil, err
+		}
+		m.Data = b
+	default:
+		return nil, fmt.Errorf("%w: op %q", ErrMalformed, e.Op)
+	}
+	m.Header.Set(nats.MsgIdHdr, e.MsgID())
+	return m, nil
+}
+
+// headerSafe returns p as a header value: as it is when it is printable UTF-8, else
+// Go-quoted, since a header cannot carry a line break.
+func headerSafe(p string) string {
+	for _, r := range p {
+		if r < 0x20 || r == 0x7f || r == utf8.RuneError {
+			return strconv.Quote(p)
+		}
+	}
+	return p
+}
+
+// Decode reads an event from a message's subject, headers and body. With headersOnly, the
+// body is absent by request and the size comes from the Nats-Msg-Size header.
+func Decode(subject string, h nats.Header, data []byte) (Event, error) {
+	var e Event
+	v := h.Get(HdrSchema)
+	if v == "" {
+		return e, fmt.Errorf("%w: no %s header on %q", ErrMalformed, HdrSchema, subject)
+	}
+	if v != strconv.Itoa(SchemaVersion) {
+		return e, fmt.Errorf("%w: %q on %q (this program reads %d)", ErrUnknownSchema, v, subject, SchemaVersion)
+	}
+	project, err := ProjectOf(subject)
+	if err != nil {
+		return e, err
+	}
+	e.Project = project
+	e.Op = Op(h.Get(HdrOp))
+	switch e.Op {
+	case OpUpsert, OpDelete:
+		// The subject is authoritative: the header is for people and may be quoted.
+		if e.Path, err = NewSubjects(project).ParseDocument(subject); err != nil {
+			return e, err
+		}
+		if s := h.Get(HdrPrevSeq); s != "" {
+			if e.PrevSeq, err = strconv.ParseUint(s, 10, 64); err != nil {
+				return e, fmt.Errorf("%w: %s: %v", ErrMalformed, HdrPrevSeq, err)
+			}
+		}
+		if e.Op == OpDelete {
+			return e, nil
+		}
+		if e.Size, err = strconv.ParseInt(h.Get(HdrSize), 10, 64); err != nil {
+			return e, fmt.Errorf("%w: %s: %v", ErrMalformed, HdrSize, err)
+		}
+		if e.Mtime, err = time.Parse(time.RFC3339Nano, h.Get(HdrMtime)); err != nil {
+			return e, fmt.Errorf("%w: %s: %v", ErrMalformed, HdrMtime, err)
+		}
+		e.Hash = h.Get(HdrHash)
+		e.Status = Status(h.Get(HdrStatus))
+		e.Reason = h.Get(HdrReason)
+		e.Content = data
+	case OpScanBegin, OpScanEnd:
+		e.Scan = &Scan{}
+		if len(data) > 0 {
+			if err := json.Unmarshal(data, e.Scan); err != nil {
+				return e, fmt.Errorf("%w: scan body: %v", ErrMalformed, err)
+			}
+		}
+		e.Scan.ID = h.Get(HdrScanID)
+	default:
+		return e, fmt.Errorf("%w: op %q on %q", ErrMalformed, e.Op, subject)
+	}
+	return e, nil
+}

@@ -1,0 +1,315 @@
+package events
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// DefaultStream is the name of the JetStream stream that holds every project.
+const DefaultStream = "GUIDE"
+
+// Stream is the JetStream stream the events live on. Set the fields, then call Open.
+type Stream struct {
+	Conn     *nats.Conn
+	Name     string // default DefaultStream
+	Replicas int    // default 1
+	// History is how many events per document the stream keeps (MaxMsgsPerSubject).
+	// One is enough for correctness, since every upsert carries the whole document;
+	// a few more let a person see what changed.
+	History int64 // default 3
+	// MaxPending bounds the asynchronous publishes awaiting an ack.
+	MaxPending int // default 1024
+
+	JS     jetstream.JetStream
+	stream jetstream.Stream
+}
+
+// Open connects to JetStream and creates or updates the stream. It is idempotent.
+func (s *Stream) Open(ctx context.Context) error {
+	if s.Name == "" {
+		s.Name = DefaultStream
+	}
+	if s.Replicas == 0 {
+		s.Replicas = 1
+	}
+	if s.History == 0 {
+		s.History = 3
+	}
+	if s.MaxPending == 0 {
+		s.MaxPending = 1024
+	}
+	js, err := jetstream.New(s.Conn, jetstream.WithPublishAsyncMaxPending(s.MaxPending))
+	if err != nil {
+		return fmt.Errorf("jetstream: %w", err)
+	}
+	s.JS = js
+	cfg := jetstream.StreamConfig{
+		Name:              s.Name,
+		Description:       "guide: content tree events (see DESIGN.md, 'The event stream')",
+		Subjects:          []string{Prefix + ".>"},
+		Storage:           jetstream.FileStorage,
+		Replicas:          s.Replicas,
+		MaxMsgsPerSubject: s.History,
+		Discard:           jetstream.DiscardOld,
+		Duplicates:        2 * time.Minute,
+		AllowDirect:       true,
+	}
+	st, err := js.CreateOrUpdateStream(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("create stream %s: %w", s.Name, err)
+	}
+	s.stream = st
+	return nil
+}
+
+// Bind opens an existing stream without creating it, for a process that only reads.
+func (s *Stream) Bind(ctx context.Context) error {
+	if s.Name == "" {
+		s.Name = DefaultStream
+	}
+	js, err := jetstream.New(s.Conn)
+	if err != nil {
+		return fmt.Errorf("jetstream: %w", err)
+	}
+	s.JS = js
+	st, err := js.Stream(ctx, s.Name)
+	if err != nil {
+		return fmt.Errorf("stream %s: %w", s.Name, err)
+	}
+	s.stream = st
+	return nil
+}
+
+// Info returns the stream's current info.
+func (s *Stream) Info(ctx context.Context) (*jetstream.StreamInfo, error) {
+	return s.stream.Info(ctx)
+}
+
+// Projects lists the projects that have scan events on the stream.
+func (s *Stream) Projects(ctx context.Context) ([]string, error) {
+	info, err := s.stream.Info(ctx, jetstream.WithSubjectFilter(Prefix+".*.ctl.scan"))
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for subj := range info.State.Subjects {
+		p, err := ProjectOf(subj)
+		if err == nil {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// DocState is what the stream says of one document: its latest event, without content.
+type DocState struct {
+	Path   string
+	Op     Op
+	Size   int64
+	Mtime  time.Time
+	Hash   string
+	Status Status
+	Seq    uint64
+}
+
+// Current reads the latest event of every document of a project, headers only, and the
+// stream sequence it read up to.
+func (s *Stream) Current(ctx context.Context, project string) (map[string]DocState, uint64, error) {
+	subj := NewSubjects(project)
+	out := make(map[string]DocState)
+	cons, err := s.stream.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
+		FilterSubjects: []string{subj.Documents()},
+		DeliverPolicy:  jetstream.DeliverLastPerSubjectPolicy,
+		HeadersOnly:    true,
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("read current state: %w", err)
+	}
+	info := cons.CachedInfo()
+	if info == nil {
+		return nil, 0, fmt.Errorf("read current state: no consumer info")
+	}
+	// Fetch exactly what is pending: a fetch of more waits for its timeout.
+	remaining := info.NumPending
+	var upTo uint64
+	for remaining > 0 {
+		batch, err := cons.Fetch(int(min(remaining, 1000)), jetstream.FetchMaxWait(10*time.Second))
+		if err != nil {
+			return nil, 0, fmt.Errorf("read current state: %w", err)
+		}
+		n := 0
+		for m := range batch.Messages() {
+			n++
+			md, err := m.Metadata()
+			if err != nil {
+				return nil, 0, err
+			}
+			e, err := Decode(m.Subject(), m.Headers(), nil)
+			if err != nil {
+				return nil, 0, err
+			}
+			out[e.Path] = DocState{Path: e.Path, Op: e.Op, Size: e.Size, Mtime: e.Mtime,
+				Hash: e.Hash, Status: e.Status, Seq: md.Sequence.Stream}
+			upTo = max(upTo, md.Sequence.Stream)
+			remaining = md.NumPending
+		}
+		if err := batch.Error(); err != nil {
+			return nil, 0, fmt.Errorf("read current state: %w", err)
+		}
+		if n == 0 {
+			return nil, 0, fmt.Errorf("read current state: the server sent nothing, %d pending", remaining)
+		}
+	}
+	return out, max(upTo, s.lastSeq(ctx)), nil
+}
+
+func (s *Stream) lastSeq(ctx context.Context) uint64 {
+	info, err := s.stream.Info(ctx)
+	if err != nil {
+		return 0
+	}
+	return info.State.LastSeq
+}
+
+// Latest returns the latest event of one document, with its content.
+func (s *Stream) Latest(ctx context.Context, project, path string) (Event, error) {
+	subj, err := NewSubjects(project).Document(path)
+	if err != nil {
+		return Event{}, err
+	}
+	raw, err := s.stream.GetLastMsgForSubject(ctx, subj)
+	if err != nil {
+		return Event{}, err
+	}
+	e, err := Decode(raw.Subject, raw.Header, raw.Data)
+	e.Seq, e.Time = raw.Sequence, raw.Time
+	return e, err
+}
+
+// LatestScan returns the latest scan event of a project.
+func (s *Stream) LatestScan(ctx context.Context, project string) (Event, error) {
+	raw, err := s.stream.GetLastMsgForSubject(ctx, NewSubjects(project).Scan())
+	if err != nil {
+		return Event{}, err
+	}
+	e, err := Decode(raw.Subject, raw.Header, raw.Data)
+	e.Seq, e.Time = raw.Sequence, raw.Time
+	return e, err
+}
+
+// Publisher publishes events asynchronously with a bounded number awaiting an ack, and
+// reports every failure on Flush. Retries reuse the message id, so the server drops
+// duplicates.
+type Publisher struct {
+	s       *Stream
+	mu      sync.Mutex
+	pending []pendingPub
+	acked   []Ack
+	failed  []error
+}
+
+type pendingPub struct {
+	ev  *Event
+	msg *nats.Msg
+	fut jetstream.PubAckFuture
+}
+
+// Ack pairs a published event with the sequence the stream gave it.
+type Ack struct {
+	Event     *Event
+	Seq       uint64
+	Duplicate bool
+}
+
+// Publisher returns a new publisher on the stream.
+func (s *Stream) Publisher() *Publisher { return &Publisher{s: s} }
+
+// Publish queues an event; it blocks while MaxPending publishes await their acks.
+func (p *Publisher) Publish(ctx context.Context, e *Event) error {
+	m, err := e.Msg()
+	if err != nil {
+		return fmt.Errorf("event for %q: %w", e.Path, err)
+	}
+	fut, err := p.publish(ctx, m)
+	if err != nil {
+		return err
+	}
+	p.mu.Lock()
+	p.pending = append(p.pending, pendingPub{ev: e, msg: m, fut: fut})
+	n := len(p.pending)
+	p.mu.Unlock()
+	if n >= p.s.MaxPending {
+		return p.collect(ctx)
+	}
+	return nil
+}
+
+func (p *Publisher) publish(ctx context.Context, m *nats.Msg) (jetstream.PubAckFuture, error) {
+	for {
+		fut, err := p.s.JS.PublishMsgAsync(m, jetstream.WithStallWait(30*time.Second))
+		if err == nil {
+			return fut, nil
+		}
+		if !errors.Is(err, jetstream.ErrTooManyStalledMsgs) {
+			return nil, fmt.Errorf("publish %s: %w", m.Subject, err)
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// collect waits for the acks of queued publishes, retrying failed ones a few times.
+func (p *Publisher) collect(ctx context.Context) error {
+	p.mu.Lock()
+	pending := p.pending
+	p.pending = nil
+	p.mu.Unlock()
+	for _, pp := range pending {
+		var ack *jetstream.PubAck
+		var err error
+		for attempt := 0; ; attempt++ {
+			select {
+			case ack = <-pp.fut.Ok():
+				err = nil
+			case err = <-pp.fut.Err():
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			if err == nil || attempt == 4 {
+				break
+			}
+			time.Sleep(time.Duration(50<<attempt) * time.Millisecond)
+			if pp.fut, err = p.publish(ctx, pp.msg); err != nil {
+				break
+			}
+		}
+		p.mu.Lock()
+		if err != nil {
+			p.failed = append(p.failed, fmt.Errorf("publish %q: %w", pp.ev.Path, err))
+		} else {
+			p.acked = append(p.acked, Ack{Event: pp.ev, Seq: ack.Sequence, Duplicate: ack.Duplicate})
+		}
+		p.mu.Unlock()
+	}
+	return nil
+}
+
+// Flush waits until every queued event is acknowledged, then returns the acks and an
+// error joining every publish that failed after retries.
+func (p *Publisher) Flush(ctx context.Context) ([]Ack, error) {
+	if err := p.collect(ctx); err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	acks, failed := p.acked, p.failed
+	p.acked, p.failed = nil, nil
+	return acks, errors.Join(failed...)
+}

@@ -1,0 +1,201 @@
+package events
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Subject layout, one stream for every project:
+//
+//	guide.<project>.doc.<seg>.<seg>...   one subject per document; each path segment is one token
+//	guide.<project>.ctl.scan             scan began / ended
+//	guide.<project>.ctl.config           the project's configuration changed
+//
+// A token keeps the bytes [A-Za-z0-9_-] as they are and writes every other byte as %XX
+// (upper-case hex). The encoding is reversible for any byte string, never yields the
+// separators or wildcards of NATS ('.', '*', '>', white space), and keeps a folder a prefix
+// of its documents' subjects, so that "guide.p.doc.a.b.>" selects the folder a/b.
+
+// Prefix is the first token of every subject this program writes.
+const Prefix = "guide"
+
+// MaxSubjectLen bounds an encoded subject. NATS limits a protocol line to 4 KiB by default;
+// the subject shares that line with the reply subject and header sizes.
+const MaxSubjectLen = 3000
+
+// ErrPathTooLong is returned for a path whose subject would exceed MaxSubjectLen.
+var ErrPathTooLong = errors.New("path too long to encode as a subject")
+
+// ErrBadSubject is returned for a subject this program did not write.
+var ErrBadSubject = errors.New("not a guide subject")
+
+const hexDigits = "0123456789ABCDEF"
+
+func safeByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
+}
+
+// EncodeToken encodes one name (a path segment or a project name) as a subject token.
+// An empty name encodes as "%" alone, which no non-empty name produces.
+func EncodeToken(s string) string {
+	if s == "" {
+		return "%"
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if !safeByte(s[i]) {
+			n++
+		}
+	}
+	if n == 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 2*n)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if safeByte(c) {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteByte('%')
+		b.WriteByte(hexDigits[c>>4])
+		b.WriteByte(hexDigits[c&15])
+	}
+	return b.String()
+}
+
+func unhex(c byte) (byte, bool) {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0', true
+	case c >= 'A' && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
+}
+
+// DecodeToken reverses EncodeToken. It accepts only canonical encodings, so that every
+// name has exactly one token.
+func DecodeToken(t string) (string, error) {
+	if t == "%" {
+		return "", nil
+	}
+	if t == "" {
+		return "", fmt.Errorf("%w: empty token", ErrBadSubject)
+	}
+	if !strings.Contains(t, "%") {
+		for i := 0; i < len(t); i++ {
+			if !safeByte(t[i]) {
+				return "", fmt.Errorf("%w: byte %q in token", ErrBadSubject, t[i])
+			}
+		}
+		return t, nil
+	}
+	b := make([]byte, 0, len(t))
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		if safeByte(c) {
+			b = append(b, c)
+			continue
+		}
+		if c != '%' || i+2 >= len(t) {
+			return "", fmt.Errorf("%w: bad escape in token %q", ErrBadSubject, t)
+		}
+		hi, ok1 := unhex(t[i+1])
+		lo, ok2 := unhex(t[i+2])
+		v := hi<<4 | lo
+		if !ok1 || !ok2 || safeByte(v) {
+			return "", fmt.Errorf("%w: bad escape in token %q", ErrBadSubject, t)
+		}
+		b = append(b, v)
+		i += 2
+	}
+	return string(b), nil
+}
+
+// Subjects names the subjects of one project.
+type Subjects struct {
+	Project string
+	project string // encoded once
+}
+
+// NewSubjects returns the subject names of project.
+func NewSubjects(project string) Subjects {
+	return Subjects{Project: project, project: EncodeToken(project)}
+}
+
+// All matches every subject of the project.
+func (s Subjects) All() string { return Prefix + "." + s.project + ".>" }
+
+// Documents matches every document subject of the project.
+func (s Subjects) Documents() string { return Prefix + "." + s.project + ".doc.>" }
+
+// Scan is the subject of scan events.
+func (s Subjects) Scan() string { return Prefix + "." + s.project + ".ctl.scan" }
+
+// Config is the subject of configuration events.
+func (s Subjects) Config() string { return Prefix + "." + s.project + ".ctl.config" }
+
+// Folder matches the document subjects below folder ("" is the whole project).
+func (s Subjects) Folder(folder string) (string, error) {
+	if folder == "" {
+		return s.Documents(), nil
+	}
+	sub, err := s.Document(folder)
+	if err != nil {
+		return "", err
+	}
+	return sub + ".>", nil
+}
+
+// Document is the subject of the document at path, a clean slash-separated relative path.
+func (s Subjects) Document(path string) (string, error) {
+	if path == "" {
+		return "", fmt.Errorf("%w: empty path", ErrBadSubject)
+	}
+	var b strings.Builder
+	b.WriteString(Prefix)
+	b.WriteByte('.')
+	b.WriteString(s.project)
+	b.WriteString(".doc")
+	for seg := range strings.SplitSeq(path, "/") {
+		b.WriteByte('.')
+		b.WriteString(EncodeToken(seg))
+	}
+	if b.Len() > MaxSubjectLen {
+		return "", fmt.Errorf("%w: %d bytes", ErrPathTooLong, b.Len())
+	}
+	return b.String(), nil
+}
+
+// ParseDocument returns the path of a document subject of this project.
+func (s Subjects) ParseDocument(subject string) (string, error) {
+	head := Prefix + "." + s.project + ".doc."
+	rest, ok := strings.CutPrefix(subject, head)
+	if !ok {
+		return "", fmt.Errorf("%w: %q", ErrBadSubject, subject)
+	}
+	var b strings.Builder
+	for i, tok := range strings.Split(rest, ".") {
+		seg, err := DecodeToken(tok)
+		if err != nil {
+			return "", err
+		}
+		if i > 0 {
+			b.WriteByte('/')
+		}
+		b.WriteString(seg)
+	}
+	return b.String(), nil
+}
+
+// ProjectOf returns the project named by any subject this program writes.
+func ProjectOf(subject string) (string, error) {
+	parts := strings.SplitN(subject, ".", 3)
+	if len(parts) < 3 || parts[0] != Prefix {
+		return "", fmt.Errorf("%w: %q", ErrBadSubject, subject)
+	}
+	return DecodeToken(parts[1])
+}

@@ -1,0 +1,210 @@
+// Package mcpserver answers MCP clients: it maps tool arguments to the query package and
+// results back to MCP, and serves the resources. It holds no tool semantics of its own.
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/guide/guide/internal/events"
+	"github.com/guide/guide/internal/projection"
+	"github.com/guide/guide/internal/query"
+)
+
+// StatusURI is the resource that reports how fresh the projections are.
+const StatusURI = "guide://_status"
+
+// Version is reported to clients.
+var Version = "0.1.0"
+
+// Server is the MCP face of a query process.
+type Server struct {
+	Project string
+	Catalog *projection.Catalog
+	Runner  *projection.Runner // may be nil in tests that feed the catalog directly
+	Stream  *events.Stream     // for the stream's head in the status resource; may be nil
+	Limits  query.Limits
+	// InitialWait bounds how long a call waits for a catalog that has never held a
+	// complete scan (a new query process), rather than answer from a partial one.
+	InitialWait time.Duration // default 5s
+	Logger      *slog.Logger
+}
+
+// New builds the MCP server with every tool and resource.
+func (s *Server) New() *server.MCPServer {
+	if s.Logger == nil {
+		s.Logger = slog.Default()
+	}
+	if s.InitialWait == 0 {
+		s.InitialWait = 5 * time.Second
+	}
+	m := server.NewMCPServer("guide", Version,
+		server.WithToolCapabilities(false),
+		server.WithResourceCapabilities(false, false),
+		server.WithInputSchemaValidation(),
+		server.WithRecovery(),
+		server.WithResourceRecovery(),
+		server.WithInstructions(instructions),
+	)
+	m.AddTool(mcp.NewTool("view",
+		mcp.WithDescription("Show what is at a path of the project: a document's full content and metadata, "+
+			"or a folder's immediate subfolders and documents. \"\" is the project root. Paths are relative "+
+			"to the root, like \"Characters/Elara.md\"; the extension may be left out when it is unambiguous. "+
+			"A long document comes in pages: pass the returned next_offset as offset."),
+		mcp.WithString("path", mcp.Description("Path of a document or folder, relative to the project root; \"\" for the root. Example: \"Characters/Elara.md\""), mcp.DefaultString("")),
+		mcp.WithInteger("offset", mcp.Description("Character offset to start a document's content at, from a previous response's next_offset"), mcp.Min(0)),
+		readOnly(),
+	), s.view)
+	m.AddTool(mcp.NewTool("tree",
+		mcp.WithDescription("Show how the project is organised: the folders and documents below a folder, "+
+			"depth levels deep, with names, paths and word counts, never content. Use view to read a document."),
+		mcp.WithString("folder", mcp.Description("Folder to start at, relative to the project root; \"\" for the whole project. Example: \"Worldbuilding\""), mcp.DefaultString("")),
+		mcp.WithInteger("depth", mcp.Description("Levels to show, 1 to 5"), mcp.Min(query.MinDepth), mcp.Max(query.MaxDepth), mcp.DefaultNumber(query.DefaultDepth)),
+		readOnly(),
+	), s.tree)
+	m.AddResource(mcp.NewResource(StatusURI, "status",
+		mcp.WithResourceDescription("How fresh the index is: documents, the last applied stream sequence, the lag behind the stream, and whether the initial scan is complete."),
+		mcp.WithMIMEType("application/json"),
+	), s.status)
+	return m
+}
+
+const instructions = `guide serves a tree of documents. Use view("") to see the top level, ` +
+	`tree(folder, depth) for the structure, and view(path) to read a document. Paths are relative to the project root.`
+
+func readOnly() mcp.ToolOption {
+	return func(t *mcp.Tool) {
+		mcp.WithReadOnlyHintAnnotation(true)(t)
+		mcp.WithDestructiveHintAnnotation(false)(t)
+		mcp.WithIdempotentHintAnnotation(true)(t)
+		mcp.WithOpenWorldHintAnnotation(false)(t)
+	}
+}
+
+// failure is the Result pattern's failure object.
+type failure struct {
+	Success bool `json:"success"`
+	*query.Error
+}
+
+func toolError(e *query.Error) *mcp.CallToolResult {
+	f := failure{Success: false, Error: e}
+	b, _ := json.Marshal(f)
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{mcp.NewTextContent(string(b))},
+		StructuredContent: f,
+		IsError:           true,
+	}
+}
+
+func toolResult(v any) (*mcp.CallToolResult, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return toolError(query.Errorf(query.ErrUnknown, "encoding the result: %v", err)), nil
+	}
+	return mcp.NewToolResultStructured(v, string(b)), nil
+}
+
+// read runs fn on a catalog snapshot and turns its outcome into a tool result.
+func (s *Server) read(ctx context.Context, fn func(*projection.Snapshot) (any, *query.Error)) (*mcp.CallToolResult, error) {
+	select {
+	case <-s.Catalog.Scanned():
+	default:
+		t := time.NewTimer(s.InitialWait)
+		select {
+		case <-s.Catalog.Scanned():
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		t.Stop()
+	}
+	var out any
+	var qerr *query.Error
+	err := s.Catalog.Read(func(snap *projection.Snapshot) error {
+		out, qerr = fn(snap)
+		return nil
+	})
+	if err != nil {
+		return toolError(query.Errorf(query.ErrIO, "%v", err)), nil
+	}
+	if qerr != nil {
+		return toolError(qerr), nil
+	}
+	return toolResult(out)
+}
+
+func (s *Server) view(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	p := req.GetString("path", "")
+	offset := req.GetInt("offset", 0)
+	return s.read(ctx, func(snap *projection.Snapshot) (any, *query.Error) {
+		return query.View(snap, p, offset, s.Limits)
+	})
+}
+
+func (s *Server) tree(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	folder := req.GetString("folder", "")
+	depth := req.GetInt("depth", query.DefaultDepth)
+	return s.read(ctx, func(snap *projection.Snapshot) (any, *query.Error) {
+		return query.Tree(snap, folder, depth, s.Limits)
+	})
+}
+
+// Status is the content of the status resource.
+type Status struct {
+	Project         string       `json:"project"`
+	Documents       int          `json:"documents"`
+	AppliedSeq      uint64       `json:"applied_seq"`
+	StreamLastSeq   uint64       `json:"stream_last_seq,omitempty"`
+	Lag             uint64       `json:"lag"` // events of this project not yet applied
+	InitialScanDone bool         `json:"initial_scan_done"`
+	LastScan        *events.Scan `json:"last_scan,omitempty"`
+	AppliedAt       *time.Time   `json:"applied_at,omitempty"`
+	StreamError     string       `json:"stream_error,omitempty"` // why the stream cannot be read now
+}
+
+// CurrentStatus reports the projections' freshness.
+func (s *Server) CurrentStatus(ctx context.Context) Status {
+	var st Status
+	_ = s.Catalog.Read(func(snap *projection.Snapshot) error {
+		cs := snap.State()
+		st = Status{Project: s.Project, Documents: snap.Len(), AppliedSeq: cs.Seq, Lag: cs.Pending,
+			InitialScanDone: cs.Scan != nil, LastScan: cs.Scan}
+		if !cs.AppliedAt.IsZero() {
+			st.AppliedAt = &cs.AppliedAt
+		}
+		return nil
+	})
+	if s.Runner != nil {
+		if err := s.Runner.Err(); err != nil {
+			st.StreamError = err.Error()
+		}
+	}
+	if s.Stream != nil {
+		ctx, cancel := context.WithTimeout(ctx, time.Second)
+		defer cancel()
+		if info, err := s.Stream.Info(ctx); err == nil {
+			st.StreamLastSeq = info.State.LastSeq
+		} else if st.StreamError == "" {
+			st.StreamError = err.Error()
+		}
+	}
+	return st
+}
+
+func (s *Server) status(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+	b, err := json.MarshalIndent(s.CurrentStatus(ctx), "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("status: %w", err)
+	}
+	return []mcp.ResourceContents{mcp.TextResourceContents{URI: req.Params.URI, MIMEType: "application/json", Text: string(b)}}, nil
+}
+
+// ErrNoProject is returned when the query process cannot tell which project to serve.
+var ErrNoProject = errors.New("no project")

@@ -1,0 +1,531 @@
+package projection
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
+
+	"github.com/guide/guide/internal/events"
+)
+
+// catalogFormat changes whenever the stored layout or the derivation of a record changes;
+// a catalog of another format is rebuilt from the stream rather than misread.
+const catalogFormat = "catalog/1"
+
+var (
+	bucketDocs    = []byte("docs")    // path → record
+	bucketContent = []byte("content") // content hash → bytes
+	bucketState   = []byte("state")   // checkpoint and stream identity
+
+	keyFormat  = []byte("format")
+	keySeq     = []byte("seq")
+	keyStream  = []byte("stream")
+	keyProject = []byte("project")
+	keyScan    = []byte("scan")
+)
+
+// ErrLocked is returned when another process has the catalog open.
+var ErrLocked = errors.New("catalog is in use by another process")
+
+// State is how far the catalog has followed the stream.
+type State struct {
+	Project  string       `json:"project"`
+	StreamID string       `json:"stream_id"` // identifies the stream the catalog was built from
+	Seq      uint64       `json:"applied_seq"`
+	Scan     *events.Scan `json:"last_scan,omitempty"` // the last completed scan
+	ScanSeq  uint64       `json:"last_scan_seq,omitempty"`
+	// Set by the runner, not persisted.
+	Pending   uint64    `json:"pending"`
+	AppliedAt time.Time `json:"applied_at"`
+}
+
+// Catalog is the path → document projection, persisted in a bbolt file under Dir, with the
+// folder tree in memory. One goroutine applies batches; any number read snapshots.
+type Catalog struct {
+	Dir    string
+	Logger *slog.Logger
+
+	db *bolt.DB
+
+	// Lock order: mu, then a bbolt transaction.
+	mu    sync.RWMutex
+	docs  map[string]*Document
+	tree  *tree
+	state State
+
+	// Writer-only: how many documents reference each content hash, and hashes no longer
+	// referenced, deleted by the next batch (a reader of the previous state may still
+	// read them until then).
+	refs    map[string]int
+	orphans map[string]struct{}
+
+	pending   atomic.Uint64
+	appliedAt atomic.Int64
+
+	scanMu  sync.Mutex
+	scanned chan struct{} // closed once the catalog holds a complete scan
+}
+
+// Scanned is closed once the catalog holds the result of a complete scan of the tree.
+func (c *Catalog) Scanned() <-chan struct{} {
+	c.scanMu.Lock()
+	defer c.scanMu.Unlock()
+	if c.scanned == nil {
+		c.scanned = make(chan struct{})
+	}
+	return c.scanned
+}
+
+func (c *Catalog) markScanned(done bool) {
+	c.scanMu.Lock()
+	defer c.scanMu.Unlock()
+	if c.scanned == nil {
+		c.scanned = make(chan struct{})
+	}
+	select {
+	case <-c.scanned:
+		if !done {
+			c.scanned = make(chan struct{})
+		}
+	default:
+		if done {
+			close(c.scanned)
+		}
+	}
+}
+
+// Open opens or creates the catalog file and loads it. A file that cannot be read is
+// moved aside and rebuilt from the stream: the catalog is derived data.
+func (c *Catalog) Open() error {
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
+		return err
+	}
+	file := filepath.Join(c.Dir, "catalog.db")
+	db, err := c.openDB(file)
+	if errors.Is(err, ErrLocked) {
+		return err
+	}
+	if err == nil {
+		c.db = db
+		if err = c.load(); err == nil {
+			return nil
+		}
+		db.Close()
+	}
+	c.Logger.Warn("catalog unreadable; rebuilding it from the stream", "file", file, "err", err)
+	if err := os.Rename(file, file+".broken"); err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	if c.db, err = c.openDB(file); err != nil {
+		return err
+	}
+	return c.load()
+}
+
+func (c *Catalog) openDB(file string) (*bolt.DB, error) {
+	db, err := bolt.Open(file, 0o644, &bolt.Options{
+		Timeout: 500 * time.Millisecond,
+		// The stream is the source of truth: after a crash that loses a write, the catalog
+		// is behind its checkpoint, never ahead of it, or unreadable and rebuilt. A killed
+		// process loses nothing, since the kernel still holds its writes.
+		NoSync:         true,
+		NoFreelistSync: true,
+		FreelistType:   bolt.FreelistMapType,
+	})
+	if errors.Is(err, bolterrors.ErrTimeout) {
+		return nil, fmt.Errorf("%w: %s", ErrLocked, file)
+	}
+	return db, err
+}
+
+func (c *Catalog) load() error {
+	c.docs = make(map[string]*Document)
+	c.tree = newTree()
+	c.refs = make(map[string]int)
+	c.orphans = make(map[string]struct{})
+	c.state = State{}
+	reset := false
+	err := c.db.Update(func(tx *bolt.Tx) error {
+		st, err := tx.CreateBucketIfNotExists(bucketState)
+		if err != nil {
+			return err
+		}
+		if f := st.Get(keyFormat); f != nil && string(f) != catalogFormat {
+			c.Logger.Info("catalog format changed; rebuilding from the stream", "was", string(f), "now", catalogFormat)
+			reset = true
+			return nil
+		}
+		if err := st.Put(keyFormat, []byte(catalogFormat)); err != nil {
+			return err
+		}
+		for _, b := range [][]byte{bucketDocs, bucketContent} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		if v := st.Get(keySeq); len(v) == 8 {
+			c.state.Seq = binary.BigEndian.Uint64(v)
+		}
+		c.state.StreamID = string(st.Get(keyStream))
+		c.state.Project = string(st.Get(keyProject))
+		if v := st.Get(keyScan); v != nil {
+			var s struct {
+				Scan *events.Scan
+				Seq  uint64
+			}
+			if err := json.Unmarshal(v, &s); err != nil {
+				return fmt.Errorf("scan state: %w", err)
+			}
+			c.state.Scan, c.state.ScanSeq = s.Scan, s.Seq
+		}
+		return tx.Bucket(bucketDocs).ForEach(func(k, v []byte) error {
+			d, err := decodeDocument(v)
+			if err != nil {
+				return fmt.Errorf("record %q: %w", k, err)
+			}
+			c.docs[d.Path] = d
+			c.tree.put(d, true)
+			if d.Hash != "" && d.Readable() {
+				c.refs[d.Hash]++
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return err
+	}
+	c.tree.settle()
+	if reset {
+		return c.Reset(State{})
+	}
+	c.markScanned(c.state.Scan != nil)
+	go c.collectGarbage()
+	return nil
+}
+
+// collectGarbage deletes content that no record references, left by a process that
+// stopped between a batch and the next one.
+func (c *Catalog) collectGarbage() {
+	c.mu.RLock()
+	refs := make(map[string]struct{}, len(c.refs))
+	for h := range c.refs {
+		refs[h] = struct{}{}
+	}
+	c.mu.RUnlock()
+	var stale [][]byte
+	_ = c.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketContent).ForEach(func(k, _ []byte) error {
+			if _, ok := refs[string(k)]; !ok {
+				stale = append(stale, append([]byte(nil), k...))
+			}
+			return nil
+		})
+	})
+	if len(stale) == 0 {
+		return
+	}
+	c.mu.Lock() // the writer may not reference a hash between our check and the delete
+	defer c.mu.Unlock()
+	_ = c.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketContent)
+		for _, k := range stale {
+			if c.refs[string(k)] == 0 {
+				_ = b.Delete(k)
+			}
+		}
+		return nil
+	})
+}
+
+// Close closes the catalog file.
+func (c *Catalog) Close() error {
+	if c.db == nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	err := c.db.Close()
+	c.db = nil
+	return err
+}
+
+// Name names the projection in logs and status.
+func (c *Catalog) Name() string { return "catalog" }
+
+// Checkpoint is the sequence of the last event the catalog applied.
+func (c *Catalog) Checkpoint() uint64 {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.state.Seq
+}
+
+// Identity returns the stream and project the catalog was built from.
+func (c *Catalog) Identity() (streamID, project string) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.state.StreamID, c.state.Project
+}
+
+// Reset empties the catalog and records the stream and project it will be built from.
+func (c *Catalog) Reset(st State) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	err := c.db.Update(func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketDocs, bucketContent, bucketState} {
+			if tx.Bucket(b) != nil {
+				if err := tx.DeleteBucket(b); err != nil {
+					return err
+				}
+			}
+			if _, err := tx.CreateBucket(b); err != nil {
+				return err
+			}
+		}
+		s := tx.Bucket(bucketState)
+		if err := s.Put(keyFormat, []byte(catalogFormat)); err != nil {
+			return err
+		}
+		if err := s.Put(keyStream, []byte(st.StreamID)); err != nil {
+			return err
+		}
+		return s.Put(keyProject, []byte(st.Project))
+	})
+	if err != nil {
+		return err
+	}
+	c.docs = make(map[string]*Document)
+	c.tree = newTree()
+	c.refs = make(map[string]int)
+	c.orphans = make(map[string]struct{})
+	c.state = State{StreamID: st.StreamID, Project: st.Project}
+	c.markScanned(false)
+	return nil
+}
+
+// SetLag records how far behind the stream the catalog is, as the runner last saw it.
+func (c *Catalog) SetLag(pending uint64, at time.Time) {
+	c.pending.Store(pending)
+	c.appliedAt.Store(at.UnixNano())
+}
+
+type change struct {
+	doc  *Document // nil: deleted
+	body []byte
+}
+
+// Apply folds a batch of events into the catalog. Events at or below the checkpoint are
+// skipped, so applying a batch twice changes nothing.
+func (c *Catalog) Apply(b events.Batch) error {
+	// Only this goroutine writes, so it may read the maps without the lock.
+	seq := c.state.Seq
+	changes := make(map[string]change)
+	order := make([]string, 0, len(b.Events))
+	scan, scanSeq := c.state.Scan, c.state.ScanSeq
+	for i := range b.Events {
+		e := &b.Events[i]
+		if e.Seq <= seq {
+			continue
+		}
+		seq = e.Seq
+		switch e.Op {
+		case events.OpUpsert:
+			d := &Document{Path: e.Path, Size: e.Size, Mtime: e.Mtime.UTC(), Hash: e.Hash,
+				Status: e.Status, Reason: e.Reason, Seq: e.Seq}
+			var body []byte
+			if d.Status == events.StatusOK {
+				if events.HashContent(e.Content) != e.Hash {
+					d.Status, d.Reason = events.StatusUnreadable, "content does not match its hash"
+				} else {
+					body = e.Content
+					d.Words = CountWords(body)
+					d.Title = Title(body)
+				}
+			}
+			if _, seen := changes[e.Path]; !seen {
+				order = append(order, e.Path)
+			}
+			changes[e.Path] = change{doc: d, body: body}
+		case events.OpDelete:
+			if _, seen := changes[e.Path]; !seen {
+				order = append(order, e.Path)
+			}
+			changes[e.Path] = change{}
+		case events.OpScanEnd:
+			scan, scanSeq = e.Scan, e.Seq
+		}
+	}
+	if seq == c.state.Seq {
+		return nil
+	}
+
+	// Reference counts after the batch, to know which content to write and which to drop.
+	delta := make(map[string]int)
+	for _, p := range order {
+		if old, ok := c.docs[p]; ok && old.Readable() {
+			delta[old.Hash]--
+		}
+		if d := changes[p].doc; d != nil && d.Readable() {
+			delta[d.Hash]++
+		}
+	}
+	refsAfter := func(h string) int { return c.refs[h] + delta[h] }
+
+	err := c.db.Update(func(tx *bolt.Tx) error {
+		docs, content, st := tx.Bucket(bucketDocs), tx.Bucket(bucketContent), tx.Bucket(bucketState)
+		for h := range c.orphans {
+			if refsAfter(h) <= 0 {
+				if err := content.Delete([]byte(h)); err != nil {
+					return err
+				}
+			}
+		}
+		for _, p := range order {
+			ch := changes[p]
+			if ch.doc == nil {
+				if err := docs.Delete([]byte(p)); err != nil {
+					return err
+				}
+				continue
+			}
+			if err := docs.Put([]byte(p), encodeDocument(ch.doc)); err != nil {
+				return err
+			}
+			if ch.body != nil && c.refs[ch.doc.Hash] <= 0 && content.Get([]byte(ch.doc.Hash)) == nil {
+				if err := content.Put([]byte(ch.doc.Hash), ch.body); err != nil {
+					return err
+				}
+			}
+		}
+		var v [8]byte
+		binary.BigEndian.PutUint64(v[:], seq)
+		if err := st.Put(keySeq, v[:]); err != nil {
+			return err
+		}
+		if scanSeq != c.state.ScanSeq {
+			raw, _ := json.Marshal(struct {
+				Scan *events.Scan
+				Seq  uint64
+			}{scan, scanSeq})
+			if err := st.Put(keyScan, raw); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("catalog: %w", err)
+	}
+
+	c.mu.Lock()
+	for h := range c.orphans {
+		if refsAfter(h) <= 0 {
+			delete(c.orphans, h)
+		}
+	}
+	for h, n := range delta {
+		c.refs[h] += n
+		if c.refs[h] <= 0 {
+			delete(c.refs, h)
+			c.orphans[h] = struct{}{}
+		}
+	}
+	for _, p := range order {
+		ch := changes[p]
+		_, existed := c.docs[p]
+		if ch.doc == nil {
+			if existed {
+				delete(c.docs, p)
+				c.tree.remove(p)
+			}
+			continue
+		}
+		c.docs[p] = ch.doc
+		c.tree.put(ch.doc, !existed)
+	}
+	c.tree.settle()
+	c.state.Seq = seq
+	c.state.Scan, c.state.ScanSeq = scan, scanSeq
+	c.mu.Unlock()
+	c.markScanned(scan != nil)
+	return nil
+}
+
+// Read calls fn with a consistent snapshot of the catalog. The snapshot, and anything it
+// returns, is valid only during fn; fn must not block for long, since the writer waits.
+func (c *Catalog) Read(fn func(*Snapshot) error) error {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.db == nil {
+		return errors.New("catalog is closed")
+	}
+	s := &Snapshot{c: c}
+	defer func() {
+		if s.tx != nil {
+			_ = s.tx.Rollback()
+		}
+	}()
+	return fn(s)
+}
+
+// Snapshot is a consistent read-only view of the catalog.
+type Snapshot struct {
+	c  *Catalog
+	tx *bolt.Tx
+}
+
+// Document returns the document at path p.
+func (s *Snapshot) Document(p string) (*Document, bool) {
+	d, ok := s.c.docs[p]
+	return d, ok
+}
+
+// Folder returns the folder at path p ("" is the root).
+func (s *Snapshot) Folder(p string) (*Folder, bool) {
+	f, ok := s.c.tree.folders[p]
+	return f, ok
+}
+
+// Len is the number of documents.
+func (s *Snapshot) Len() int { return len(s.c.docs) }
+
+// State reports how far the catalog has followed the stream.
+func (s *Snapshot) State() State {
+	st := s.c.state
+	st.Pending = s.c.pending.Load()
+	if t := s.c.appliedAt.Load(); t != 0 {
+		st.AppliedAt = time.Unix(0, t).UTC()
+	}
+	return st
+}
+
+// Content returns a document's bytes. They are valid only until the snapshot ends.
+func (s *Snapshot) Content(d *Document) ([]byte, error) {
+	if !d.Readable() {
+		return nil, fmt.Errorf("%s: no content (%s)", d.Path, d.Status)
+	}
+	if s.tx == nil {
+		tx, err := s.c.db.Begin(false)
+		if err != nil {
+			return nil, err
+		}
+		s.tx = tx
+	}
+	b := s.tx.Bucket(bucketContent).Get([]byte(d.Hash))
+	if b == nil {
+		return nil, fmt.Errorf("%s: content %s missing from the catalog", d.Path, d.Hash)
+	}
+	return b, nil
+}

@@ -1,0 +1,92 @@
+package projection
+
+import (
+	"encoding/binary"
+	"errors"
+	"time"
+
+	"github.com/guide/guide/internal/events"
+)
+
+// The catalog stores a document record in a compact binary form: loading 100k records at
+// start-up must take milliseconds, not the hundreds that JSON would.
+const recordVersion = 1
+
+var errRecord = errors.New("corrupt catalog record")
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+func encodeDocument(d *Document) []byte {
+	b := make([]byte, 0, 64+len(d.Path)+len(d.Title)+len(d.Hash))
+	b = append(b, recordVersion)
+	b = appendString(b, d.Path)
+	b = binary.AppendVarint(b, d.Size)
+	b = binary.AppendVarint(b, d.Mtime.UnixNano())
+	b = appendString(b, d.Hash)
+	b = appendString(b, string(d.Status))
+	b = appendString(b, d.Reason)
+	b = binary.AppendUvarint(b, uint64(d.Words))
+	b = appendString(b, d.Title)
+	b = binary.AppendUvarint(b, d.Seq)
+	return b
+}
+
+type reader struct {
+	b   []byte
+	err error
+}
+
+func (r *reader) uvarint() uint64 {
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.err = errRecord
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *reader) varint() int64 {
+	v, n := binary.Varint(r.b)
+	if n <= 0 {
+		r.err = errRecord
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *reader) string() string {
+	n := r.uvarint()
+	if r.err != nil || n > uint64(len(r.b)) {
+		r.err = errRecord
+		return ""
+	}
+	s := string(r.b[:n])
+	r.b = r.b[n:]
+	return s
+}
+
+func decodeDocument(b []byte) (*Document, error) {
+	if len(b) == 0 || b[0] != recordVersion {
+		return nil, errRecord
+	}
+	r := &reader{b: b[1:]}
+	d := &Document{}
+	d.Path = r.string()
+	d.Size = r.varint()
+	d.Mtime = time.Unix(0, r.varint()).UTC()
+	d.Hash = r.string()
+	d.Status = events.Status(r.string())
+	d.Reason = r.string()
+	d.Words = int(r.uvarint())
+	d.Title = r.string()
+	d.Seq = r.uvarint()
+	if r.err != nil {
+		return nil, r.err
+	}
+	return d, nil
+}
