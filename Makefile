@@ -1,0 +1,49 @@
+# guide — make targets. `make run` and `make test` are the two set-up commands.
+GO        ?= go
+BIN       := bin
+ADDR      ?= 127.0.0.1:8080
+ROOT      ?= testdata/sample
+DATA      ?= .run
+FUZZTIME  ?= 20s
+
+.PHONY: all build run test test-short vet fuzz bench clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN)/ ./cmd/...
+
+# Start the all-in-one server (embedded NATS, indexer and query process in one) over the
+# sample content, serving MCP over Streamable HTTP at http://$(ADDR)/mcp.
+run: build
+	@echo ""
+	@echo "guide: serving $(ROOT) at http://$(ADDR)/mcp  (Ctrl-C to stop)"
+	@echo "  connect an MCP client over HTTP to that URL, or run it over stdio:"
+	@echo "  {\"mcpServers\": {\"guide\": {\"command\": \"$(CURDIR)/$(BIN)/guide-mcp\", \"args\": [\"--root\", \"$(CURDIR)/$(ROOT)\"]}}}"
+	@echo ""
+	$(BIN)/guide-mcp --root $(ROOT) --data $(DATA) --http $(ADDR)
+
+# Every test, with the race detector.
+test: vet
+	$(GO) test -race -count=1 ./...
+
+test-short: vet
+	$(GO) test -short -count=1 ./...
+
+vet:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
+	$(GO) vet ./...
+
+# Run every fuzz target for FUZZTIME each.
+fuzz:
+	@for pkg in $$($(GO) list ./...); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	  done; \
+	done
+
+bench: build
+	$(GO) run ./cmd/guide-bench
+
+clean:
+	rm -rf $(BIN) $(DATA) .bench

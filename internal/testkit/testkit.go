@@ -1,0 +1,324 @@
+// Package testkit starts the real parts tests run against: an embedded NATS server with
+// JetStream, the stream, and whole pipelines (indexer → stream → catalog → MCP server with
+// an in-process MCP client). No test builds its own scaffolding.
+package testkit
+
+import (
+	"context"
+	"encoding/json"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/guide/guide/internal/broker"
+	"github.com/guide/guide/internal/events"
+	"github.com/guide/guide/internal/indexer"
+	"github.com/guide/guide/internal/mcpserver"
+	"github.com/guide/guide/internal/projection"
+)
+
+// Logger is a logger for tests: warnings and errors only, on stderr.
+func Logger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
+
+// Context returns a context that ends with the test, bounded so that a hang fails.
+func Context(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// NATS starts an embedded NATS server with JetStream in a temporary directory, with no
+// network listener, and connects to it. Both stop when the test ends.
+func NATS(t testing.TB) *broker.Broker {
+	t.Helper()
+	b := &broker.Broker{StoreDir: t.TempDir(), Name: t.Name(), Logger: Logger()}
+	if err := b.Open(); err != nil {
+		t.Fatalf("embedded NATS: %v", err)
+	}
+	t.Cleanup(func() { _ = b.Close() })
+	return b
+}
+
+// NATSListening is NATS with a loopback listener on a free port, for other processes.
+func NATSListening(t testing.TB) *broker.Broker {
+	t.Helper()
+	b := &broker.Broker{StoreDir: t.TempDir(), Listen: "127.0.0.1:-1", Name: t.Name(), Logger: Logger()}
+	if err := b.Open(); err != nil {
+		t.Fatalf("embedded NATS: %v", err)
+	}
+	t.Cleanup(func() { _ = b.Close() })
+	return b
+}
+
+// Stream opens the event stream on b.
+func Stream(t testing.TB, b *broker.Broker) *events.Stream {
+	t.Helper()
+	s := &events.Stream{Conn: b.Conn}
+	if err := s.Open(Context(t)); err != nil {
+		t.Fatalf("stream: %v", err)
+	}
+	return s
+}
+
+// CopyTree copies a tree (usually under testdata/) into a temporary directory, so that a
+// test may change it.
+func CopyTree(t testing.TB, src string) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), filepath.Base(src))
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, b, 0o644)
+	})
+	if err != nil {
+		t.Fatalf("copy %s: %v", src, err)
+	}
+	return dst
+}
+
+// WriteFile writes a file of a tree, creating its folders.
+func WriteFile(t testing.TB, root, rel, content string) {
+	t.Helper()
+	p := filepath.Join(root, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Disk reads every file of a tree as the indexer would see it: relative slash paths to
+// content, VCS folders left out.
+func Disk(t testing.TB, root string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == ".git" {
+			return fs.SkipDir
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		out[filepath.ToSlash(rel)] = string(b)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// Pipeline is a whole query pipeline over one content root: indexer, stream, catalog,
+// runner, MCP server and an in-process MCP client.
+type Pipeline struct {
+	Root    string
+	Project string
+	DataDir string
+	Broker  *broker.Broker
+	Stream  *events.Stream
+	Indexer *indexer.Indexer
+	Catalog *projection.Catalog
+	Runner  *projection.Runner
+	Server  *mcpserver.Server
+	MCP     *server.MCPServer
+	Client  *client.Client
+
+	t      testing.TB
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// NewPipeline starts a pipeline over root on b (a fresh embedded server when nil), with the
+// catalog in dataDir (a temporary directory when ""). It does not scan: call Reconcile.
+func NewPipeline(t testing.TB, b *broker.Broker, root, dataDir string) *Pipeline {
+	t.Helper()
+	if b == nil {
+		b = NATS(t)
+	}
+	if dataDir == "" {
+		dataDir = t.TempDir()
+	}
+	p := &Pipeline{Root: root, Project: "test", DataDir: dataDir, Broker: b, Stream: Stream(t, b), t: t}
+	p.Indexer = &indexer.Indexer{Root: root, Project: p.Project, Stream: p.Stream, Logger: Logger()}
+	p.Start()
+	t.Cleanup(p.Stop)
+	return p
+}
+
+// Start opens the catalog, starts the runner and connects an MCP client.
+func (p *Pipeline) Start() {
+	t := p.t
+	t.Helper()
+	p.Catalog = &projection.Catalog{Dir: p.DataDir, Logger: Logger()}
+	if err := p.Catalog.Open(); err != nil {
+		t.Fatalf("catalog: %v", err)
+	}
+	p.Runner = &projection.Runner{Stream: p.Stream, Project: p.Project,
+		Projections: []projection.Projection{p.Catalog}, Logger: Logger()}
+	p.Server = &mcpserver.Server{Project: p.Project, Catalog: p.Catalog, Runner: p.Runner, Stream: p.Stream,
+		Logger: Logger(), InitialWait: 10 * time.Second}
+	p.MCP = p.Server.New()
+	ctx, cancel := context.WithCancel(context.Background())
+	p.cancel, p.done = cancel, make(chan struct{})
+	go func() { defer close(p.done); _ = p.Runner.Run(ctx) }()
+	c, err := client.NewInProcessClient(p.MCP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(Context(t)); err != nil {
+		t.Fatal(err)
+	}
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: "testkit", Version: "0"}
+	if _, err := c.Initialize(Context(t), init); err != nil {
+		t.Fatal(err)
+	}
+	p.Client = c
+}
+
+// Stop stops the runner and closes the client and the catalog; the broker stays up.
+func (p *Pipeline) Stop() {
+	if p.cancel == nil {
+		return
+	}
+	p.cancel()
+	<-p.done
+	_ = p.Client.Close()
+	_ = p.Catalog.Close()
+	p.cancel = nil
+}
+
+// Reconcile runs the indexer once and waits until the catalog has applied what it published.
+func (p *Pipeline) Reconcile() indexer.Summary {
+	t := p.t
+	t.Helper()
+	sum, err := p.Indexer.Reconcile(Context(t))
+	if err != nil {
+		t.Fatalf("reconcile: %v", err)
+	}
+	p.WaitApplied(sum.StreamSeq)
+	return sum
+}
+
+// WaitApplied waits until the catalog has applied the stream up to seq.
+func (p *Pipeline) WaitApplied(seq uint64) {
+	t := p.t
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for p.Catalog.Checkpoint() < seq {
+		if time.Now().After(deadline) {
+			t.Fatalf("catalog at %d, want %d (runner: %v)", p.Catalog.Checkpoint(), seq, p.Runner.Err())
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// Call calls a tool and returns its result.
+func (p *Pipeline) Call(tool string, args map[string]any) *mcp.CallToolResult {
+	p.t.Helper()
+	return Call(p.t, p.Client, tool, args)
+}
+
+// Call calls a tool through any MCP client.
+func Call(t testing.TB, c client.MCPClient, tool string, args map[string]any) *mcp.CallToolResult {
+	t.Helper()
+	req := mcp.CallToolRequest{}
+	req.Params.Name = tool
+	req.Params.Arguments = args
+	res, err := c.CallTool(Context(t), req)
+	if err != nil {
+		t.Fatalf("%s(%v): %v", tool, args, err)
+	}
+	return res
+}
+
+// Text returns a tool result's text content.
+func Text(t testing.TB, r *mcp.CallToolResult) string {
+	t.Helper()
+	var b strings.Builder
+	for _, c := range r.Content {
+		if tc, ok := c.(mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+// Decode unmarshals a tool result's JSON text into v and fails on an error result.
+func Decode(t testing.TB, r *mcp.CallToolResult, v any) {
+	t.Helper()
+	if r.IsError {
+		t.Fatalf("tool error: %s", Text(t, r))
+	}
+	if err := json.Unmarshal([]byte(Text(t, r)), v); err != nil {
+		t.Fatalf("decode %q: %v", Text(t, r), err)
+	}
+}
+
+// Failure is the Result pattern's failure object.
+type Failure struct {
+	Success     bool   `json:"success"`
+	Error       string `json:"error"`
+	ErrorType   string `json:"error_type"`
+	Instruction string `json:"instruction"`
+}
+
+// DecodeFailure returns the failure object of an error result, and fails on success.
+func DecodeFailure(t testing.TB, r *mcp.CallToolResult) Failure {
+	t.Helper()
+	if !r.IsError {
+		t.Fatalf("want an error result, got %s", Text(t, r))
+	}
+	var f Failure
+	if err := json.Unmarshal([]byte(Text(t, r)), &f); err != nil {
+		t.Fatalf("decode failure %q: %v", Text(t, r), err)
+	}
+	return f
+}
+
+// Equal fails the test when got and want differ.
+func Equal[T any](t testing.TB, got, want T, what string) {
+	t.Helper()
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("%s:\n got  %#v\n want %#v", what, got, want)
+	}
+}
+
+// NoErr fails the test on an error.
+func NoErr(t testing.TB, err error, what string) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+}
