@@ -219,26 +219,29 @@ func (c *Catalog) load() error {
 // collectGarbage deletes content that no record references, left by a process that
 // stopped between a batch and the next one.
 func (c *Catalog) collectGarbage() {
+	var stale [][]byte
 	c.mu.RLock()
-	refs := make(map[string]struct{}, len(c.refs))
-	for h := range c.refs {
-		refs[h] = struct{}{}
+	if c.db != nil {
+		_ = c.db.View(func(tx *bolt.Tx) error {
+			return tx.Bucket(bucketContent).ForEach(func(k, _ []byte) error {
+				if c.refs[string(k)] == 0 {
+					stale = append(stale, append([]byte(nil), k...))
+				}
+				return nil
+			})
+		})
 	}
 	c.mu.RUnlock()
-	var stale [][]byte
-	_ = c.db.View(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketContent).ForEach(func(k, _ []byte) error {
-			if _, ok := refs[string(k)]; !ok {
-				stale = append(stale, append([]byte(nil), k...))
-			}
-			return nil
-		})
-	})
 	if len(stale) == 0 {
 		return
 	}
-	c.mu.Lock() // the writer may not reference a hash between our check and the delete
+	// Under the write lock, so that the writer cannot reference a hash between the check
+	// and the delete, and Close cannot run underneath.
+	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.db == nil {
+		return
+	}
 	_ = c.db.Update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketContent)
 		for _, k := range stale {

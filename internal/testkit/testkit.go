@@ -4,6 +4,7 @@
 package testkit
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io/fs"
@@ -11,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -321,4 +323,40 @@ func NoErr(t testing.TB, err error, what string) {
 	if err != nil {
 		t.Fatalf("%s: %v", what, err)
 	}
+}
+
+// Catalog returns an open catalog holding files (path → content) and a completed scan,
+// built by applying events directly, without NATS.
+func Catalog(t testing.TB, files map[string]string) *projection.Catalog {
+	t.Helper()
+	c := &projection.Catalog{Dir: t.TempDir(), Logger: Logger()}
+	if err := c.Open(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	var b events.Batch
+	var seq uint64
+	paths := make([]string, 0, len(files))
+	for p := range files {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		seq++
+		content := []byte(files[p])
+		e := events.Event{Op: events.OpUpsert, Project: "test", Path: p, Size: int64(len(content)),
+			Mtime: time.Unix(1700000000, 0).UTC(), Hash: events.HashContent(content), Status: events.StatusOK,
+			Content: content, Seq: seq}
+		if bytes.IndexByte(content, 0) >= 0 {
+			e.Status, e.Reason, e.Content = events.StatusBinary, "binary content", nil
+		}
+		b.Events = append(b.Events, e)
+	}
+	seq++
+	b.Events = append(b.Events, events.Event{Op: events.OpScanEnd, Project: "test", Seq: seq,
+		Scan: &events.Scan{ID: "testkit", Documents: len(files), Published: len(files)}})
+	if err := c.Apply(b); err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

@@ -1,0 +1,125 @@
+package events_test
+
+import (
+	"errors"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/guide/guide/internal/events"
+	"github.com/guide/guide/internal/testkit"
+)
+
+func upsert(path, content string, prev uint64) *events.Event {
+	return &events.Event{Op: events.OpUpsert, Project: "p", Path: path, Size: int64(len(content)),
+		Mtime: time.Unix(1700000000, 42).UTC(), Hash: events.HashContent([]byte(content)),
+		Status: events.StatusOK, Content: []byte(content), PrevSeq: prev}
+}
+
+func TestEventRoundTrip(t *testing.T) {
+	for _, e := range []*events.Event{
+		upsert("a/b c.md", "hello", 0),
+		upsert("line\nbreak.md", "x", 7),
+		{Op: events.OpDelete, Project: "p", Path: "gone.md", PrevSeq: 3},
+		{Op: events.OpUpsert, Project: "p", Path: "big.bin", Size: 1 << 30, Mtime: time.Unix(5, 0).UTC(),
+			Hash: "size:1073741824", Status: events.StatusTooLarge, Reason: "over the limit"},
+		{Op: events.OpScanEnd, Project: "p", Scan: &events.Scan{ID: "s1", Documents: 3, Published: 2, Unchanged: 1}},
+	} {
+		m, err := e.Msg()
+		if err != nil {
+			t.Fatalf("%s %s: %v", e.Op, e.Path, err)
+		}
+		got, err := events.Decode(m.Subject, m.Header, m.Data)
+		if err != nil {
+			t.Fatalf("decode %s: %v", m.Subject, err)
+		}
+		if e.Content == nil {
+			e.Content = got.Content // nil and empty are the same on the wire
+		}
+		testkit.Equal(t, &got, e, "round trip of "+string(e.Op)+" "+e.Path)
+	}
+}
+
+func TestDecodeRefusesUnknownSchema(t *testing.T) {
+	m, _ := upsert("a.md", "x", 0).Msg()
+	m.Header.Set(events.HdrSchema, strconv.Itoa(events.SchemaVersion+1))
+	if _, err := events.Decode(m.Subject, m.Header, m.Data); !errors.Is(err, events.ErrUnknownSchema) {
+		t.Fatalf("err = %v, want ErrUnknownSchema", err)
+	}
+	m.Header.Del(events.HdrSchema)
+	if _, err := events.Decode(m.Subject, m.Header, m.Data); !errors.Is(err, events.ErrMalformed) {
+		t.Fatalf("err = %v, want ErrMalformed", err)
+	}
+}
+
+func TestMsgID(t *testing.T) {
+	a1, b, a2 := upsert("f.md", "A", 0), upsert("f.md", "B", 1), upsert("f.md", "A", 2)
+	if a1.MsgID() == a2.MsgID() {
+		t.Error("A → B → A: the second A has the first's id and would be dropped as a duplicate")
+	}
+	if a1.MsgID() != upsert("f.md", "A", 0).MsgID() {
+		t.Error("the same event has two ids: a retry would not be de-duplicated")
+	}
+	if a1.MsgID() == b.MsgID() {
+		t.Error("different content, same id")
+	}
+}
+
+// TestPublishIsIdempotent: a retried publish is dropped by the server.
+func TestPublishIsIdempotent(t *testing.T) {
+	s := testkit.Stream(t, testkit.NATS(t))
+	ctx := testkit.Context(t)
+	pub := s.Publisher()
+	for range 3 {
+		testkit.NoErr(t, pub.Publish(ctx, upsert("a.md", "same", 0)), "publish")
+	}
+	acks, err := pub.Flush(ctx)
+	testkit.NoErr(t, err, "flush")
+	dups := 0
+	for _, a := range acks {
+		if a.Duplicate {
+			dups++
+		}
+	}
+	testkit.Equal(t, dups, 2, "duplicates dropped by the server")
+	info, _ := s.Info(ctx)
+	testkit.Equal(t, info.State.Msgs, uint64(1), "messages in the stream")
+}
+
+func TestCurrentReadsLatestPerDocument(t *testing.T) {
+	s := testkit.Stream(t, testkit.NATS(t))
+	ctx := testkit.Context(t)
+	pub := s.Publisher()
+	for _, e := range []*events.Event{
+		upsert("a.md", "v1", 0), upsert("b.md", "v1", 0), upsert("a.md", "v2", 1),
+		{Op: events.OpDelete, Project: "p", Path: "b.md", PrevSeq: 2},
+		upsert("other/c.md", "c", 0),
+	} {
+		testkit.NoErr(t, pub.Publish(ctx, e), "publish")
+	}
+	_, err := pub.Flush(ctx)
+	testkit.NoErr(t, err, "flush")
+	// Another project's documents are not this one's.
+	o := upsert("a.md", "elsewhere", 0)
+	o.Project = "q"
+	m, _ := o.Msg()
+	_, err = s.JS.PublishMsg(ctx, m)
+	testkit.NoErr(t, err, "publish other project")
+
+	cur, last, err := s.Current(ctx, "p")
+	testkit.NoErr(t, err, "current")
+	testkit.Equal(t, len(cur), 3, "documents")
+	testkit.Equal(t, cur["a.md"].Hash, events.HashContent([]byte("v2")), "a.md is at v2")
+	testkit.Equal(t, cur["b.md"].Op, events.OpDelete, "b.md deleted")
+	testkit.Equal(t, last, uint64(6), "stream sequence read up to")
+}
+
+func TestHeadersAreReadable(t *testing.T) {
+	m, _ := upsert("Notes/idées.md", "x", 0).Msg()
+	testkit.Equal(t, m.Header.Get(events.HdrPath), "Notes/idées.md", "path header")
+	testkit.Equal(t, m.Header.Get(nats.MsgIdHdr) != "", true, "message id set")
+	m, _ = upsert("bad\nname", "x", 0).Msg()
+	testkit.Equal(t, m.Header.Get(events.HdrPath), `"bad\nname"`, "a path with a line break is quoted")
+}

@@ -1,0 +1,205 @@
+package projection_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/guide/guide/internal/events"
+	"github.com/guide/guide/internal/projection"
+	"github.com/guide/guide/internal/testkit"
+)
+
+type fold struct {
+	seq uint64
+	evs []events.Event
+}
+
+func (f *fold) put(path, content string) *fold {
+	f.seq++
+	f.evs = append(f.evs, events.Event{Op: events.OpUpsert, Project: "p", Path: path, Size: int64(len(content)),
+		Mtime: time.Unix(int64(f.seq), 0).UTC(), Hash: events.HashContent([]byte(content)), Status: events.StatusOK,
+		Content: []byte(content), Seq: f.seq})
+	return f
+}
+
+func (f *fold) del(path string) *fold {
+	f.seq++
+	f.evs = append(f.evs, events.Event{Op: events.OpDelete, Project: "p", Path: path, Seq: f.seq})
+	return f
+}
+
+func (f *fold) scan() *fold {
+	f.seq++
+	f.evs = append(f.evs, events.Event{Op: events.OpScanEnd, Project: "p", Scan: &events.Scan{ID: "s", Documents: 1}, Seq: f.seq})
+	return f
+}
+
+func (f *fold) batch() events.Batch { return events.Batch{Events: f.evs} }
+
+func open(t *testing.T, dir string) *projection.Catalog {
+	t.Helper()
+	c := &projection.Catalog{Dir: dir, Logger: testkit.Logger()}
+	testkit.NoErr(t, c.Open(), "open catalog")
+	return c
+}
+
+// dump is everything a query can see, as plain values.
+type dump struct {
+	Docs    map[string]projection.Document
+	Content map[string]string
+	Folders map[string][2]int
+	Seq     uint64
+}
+
+func snapshot(t *testing.T, c *projection.Catalog) dump {
+	t.Helper()
+	d := dump{Docs: map[string]projection.Document{}, Content: map[string]string{}, Folders: map[string][2]int{}}
+	err := c.Read(func(s *projection.Snapshot) error {
+		d.Seq = s.State().Seq
+		var walk func(f *projection.Folder)
+		walk = func(f *projection.Folder) {
+			d.Folders[f.Path] = [2]int{f.Documents, f.Words}
+			for _, doc := range f.Docs() {
+				d.Docs[doc.Path] = *doc
+				if doc.Readable() {
+					b, err := s.Content(doc)
+					if err != nil {
+						t.Fatal(err)
+					}
+					d.Content[doc.Path] = string(b)
+				}
+			}
+			for _, sub := range f.Folders() {
+				walk(sub)
+			}
+		}
+		root, _ := s.Folder("")
+		walk(root)
+		return nil
+	})
+	testkit.NoErr(t, err, "read")
+	return d
+}
+
+func history() *fold {
+	return new(fold).put("a.md", "one two three").put("x/y/b.md", "# B\n\nfour five").put("x/c.md", "six").
+		put("a.md", "one").del("x/c.md").put("x/y/z/d.md", "same").put("x/e.md", "same").scan()
+}
+
+func TestCatalogFold(t *testing.T) {
+	c := open(t, t.TempDir())
+	defer c.Close()
+	testkit.NoErr(t, c.Apply(history().batch()), "apply")
+	d := snapshot(t, c)
+	testkit.Equal(t, d.Content, map[string]string{"a.md": "one", "x/y/b.md": "# B\n\nfour five", "x/y/z/d.md": "same", "x/e.md": "same"}, "content")
+	testkit.Equal(t, d.Folders, map[string][2]int{"": {4, 6}, "x": {3, 5}, "x/y": {2, 4}, "x/y/z": {1, 1}}, "folder counts")
+	testkit.Equal(t, d.Docs["x/y/b.md"].Title, "B", "title")
+	testkit.Equal(t, d.Seq, uint64(8), "checkpoint")
+}
+
+func TestCatalogApplyIsIdempotent(t *testing.T) {
+	c := open(t, t.TempDir())
+	defer c.Close()
+	h := history()
+	testkit.NoErr(t, c.Apply(h.batch()), "apply")
+	want := snapshot(t, c)
+	testkit.NoErr(t, c.Apply(h.batch()), "apply again")
+	testkit.Equal(t, snapshot(t, c), want, "state after applying the same batch twice")
+	// Events split differently into batches give the same state.
+	c2 := open(t, t.TempDir())
+	defer c2.Close()
+	for _, e := range h.evs {
+		testkit.NoErr(t, c2.Apply(events.Batch{Events: []events.Event{e}}), "apply one")
+	}
+	testkit.Equal(t, snapshot(t, c2), want, "state from one-event batches")
+}
+
+func TestCatalogResumesAfterReopen(t *testing.T) {
+	dir := t.TempDir()
+	c := open(t, dir)
+	h := history()
+	testkit.NoErr(t, c.Apply(h.batch()), "apply")
+	want := snapshot(t, c)
+	testkit.NoErr(t, c.Close(), "close")
+
+	c = open(t, dir)
+	defer c.Close()
+	testkit.Equal(t, snapshot(t, c), want, "state after reopening")
+	testkit.Equal(t, c.Checkpoint(), uint64(8), "checkpoint after reopening")
+	select {
+	case <-c.Scanned():
+	default:
+		t.Error("a reopened catalog forgot it holds a complete scan")
+	}
+}
+
+func TestCatalogRebuildsUnreadableFile(t *testing.T) {
+	dir := t.TempDir()
+	testkit.NoErr(t, os.WriteFile(filepath.Join(dir, "catalog.db"), []byte("not a bbolt file at all, just junk"), 0o644), "write junk")
+	c := open(t, dir)
+	defer c.Close()
+	testkit.Equal(t, c.Checkpoint(), uint64(0), "checkpoint of a rebuilt catalog")
+	if _, err := os.Stat(filepath.Join(dir, "catalog.db.broken")); err != nil {
+		t.Errorf("the unreadable file was not kept aside: %v", err)
+	}
+}
+
+func TestCatalogLockedByAnotherOpen(t *testing.T) {
+	dir := t.TempDir()
+	c := open(t, dir)
+	defer c.Close()
+	c2 := &projection.Catalog{Dir: dir, Logger: testkit.Logger()}
+	if err := c2.Open(); err == nil {
+		c2.Close()
+		t.Fatal("a second open of the same catalog succeeded")
+	}
+}
+
+func TestCatalogResetForgetsEverything(t *testing.T) {
+	c := open(t, t.TempDir())
+	defer c.Close()
+	testkit.NoErr(t, c.Apply(history().batch()), "apply")
+	testkit.NoErr(t, c.Reset(projection.State{StreamID: "S@2", Project: "p"}), "reset")
+	d := snapshot(t, c)
+	testkit.Equal(t, len(d.Docs), 0, "documents after reset")
+	sid, project := c.Identity()
+	testkit.Equal(t, sid+"/"+project, "S@2/p", "identity after reset")
+}
+
+// TestCatalogSharedContent: two documents with the same bytes share stored content; deleting
+// one leaves the other readable.
+func TestCatalogSharedContent(t *testing.T) {
+	c := open(t, t.TempDir())
+	defer c.Close()
+	f := new(fold).put("a.md", "shared").put("b.md", "shared")
+	testkit.NoErr(t, c.Apply(f.batch()), "apply")
+	f2 := &fold{seq: f.seq}
+	f2.del("a.md")
+	testkit.NoErr(t, c.Apply(f2.batch()), "delete one")
+	f3 := &fold{seq: f2.seq}
+	f3.put("c.md", "other")
+	testkit.NoErr(t, c.Apply(f3.batch()), "a later batch collects garbage")
+	testkit.Equal(t, snapshot(t, c).Content, map[string]string{"b.md": "shared", "c.md": "other"}, "content")
+}
+
+func TestBulkLoadKeepsFoldersSorted(t *testing.T) {
+	c := open(t, t.TempDir())
+	defer c.Close()
+	f := new(fold)
+	for _, n := range []string{"m", "c", "x", "a", "q", "b"} {
+		f.put("big/"+n+".md", n)
+	}
+	f.del("big/q.md").put("big/c.md", "changed")
+	testkit.NoErr(t, c.Apply(f.batch()), "apply")
+	var names []string
+	_ = c.Read(func(s *projection.Snapshot) error {
+		fo, _ := s.Folder("big")
+		for _, d := range fo.Docs() {
+			names = append(names, d.Name())
+		}
+		return nil
+	})
+	testkit.Equal(t, names, []string{"a.md", "b.md", "c.md", "m.md", "x.md"}, "sorted documents")
+}
