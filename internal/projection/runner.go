@@ -39,6 +39,15 @@ type Runner struct {
 	mu      sync.Mutex
 	caught  chan struct{} // closed once the projections have caught up with the stream
 	lastErr error
+	from    uint64 // the checkpoint the last (re)start resumed after
+}
+
+// ResumedFrom is the checkpoint the runner last resumed after: 0 when it replayed the
+// stream from the start.
+func (r *Runner) ResumedFrom() uint64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.from
 }
 
 // StreamID identifies a stream incarnation: a stream deleted and created again under the
@@ -123,6 +132,9 @@ func (r *Runner) follow(ctx context.Context, caught chan struct{}) error {
 		}
 	}
 	target := info.State.LastSeq
+	r.mu.Lock()
+	r.from = from
+	r.mu.Unlock()
 	r.Logger.Info("following the stream", "project", r.Project, "from", from+1, "stream_last", target)
 	if from >= target {
 		markCaught(caught)

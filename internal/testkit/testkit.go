@@ -20,6 +20,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	"github.com/nats-io/nats.go"
 
 	"github.com/guide/guide/internal/broker"
 	"github.com/guide/guide/internal/events"
@@ -359,4 +360,15 @@ func Catalog(t testing.TB, files map[string]string) *projection.Catalog {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// NATSClient connects to a NATS server by URL for the test's duration.
+func NATSClient(t testing.TB, url string) *nats.Conn {
+	t.Helper()
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatalf("connect %s: %v", url, err)
+	}
+	t.Cleanup(nc.Close)
+	return nc
 }

@@ -1,0 +1,109 @@
+package indexer_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/guide/guide/internal/events"
+	"github.com/guide/guide/internal/indexer"
+	"github.com/guide/guide/internal/testkit"
+)
+
+func newIndexer(t *testing.T, root string) (*indexer.Indexer, *events.Stream) {
+	t.Helper()
+	s := testkit.Stream(t, testkit.NATS(t))
+	return &indexer.Indexer{Root: root, Project: "p", Stream: s, Logger: testkit.Logger()}, s
+}
+
+func TestReconcile(t *testing.T) {
+	root := testkit.CopyTree(t, "../../testdata/sample")
+	x, s := newIndexer(t, root)
+	ctx := testkit.Context(t)
+
+	t.Run("FirstScanPublishesEverything", func(t *testing.T) {
+		sum, err := x.Reconcile(ctx)
+		testkit.NoErr(t, err, "reconcile")
+		n := len(testkit.Disk(t, root))
+		testkit.Equal(t, [3]int{sum.Documents, sum.Published, sum.Unchanged}, [3]int{n, n, 0}, "documents, published, unchanged")
+		testkit.Equal(t, sum.StreamSeq, uint64(n+2), "stream sequence (documents and two scan events)")
+	})
+	t.Run("NothingChangedPublishesNothing", func(t *testing.T) {
+		info, _ := s.Info(ctx)
+		sum, err := x.Reconcile(ctx)
+		testkit.NoErr(t, err, "reconcile")
+		testkit.Equal(t, [2]int{sum.Published, sum.Deleted}, [2]int{0, 0}, "published, deleted")
+		after, _ := s.Info(ctx)
+		testkit.Equal(t, after.State.LastSeq, info.State.LastSeq, "stream head")
+		testkit.Equal(t, sum.ScanID, "", "no scan events when nothing changed")
+	})
+	t.Run("TouchWithoutChangePublishesNothing", func(t *testing.T) {
+		p := filepath.Join(root, "README.md")
+		b, _ := os.ReadFile(p)
+		testkit.NoErr(t, os.WriteFile(p, b, 0o644), "rewrite same bytes")
+		sum, err := x.Reconcile(ctx)
+		testkit.NoErr(t, err, "reconcile")
+		testkit.Equal(t, sum.Published, 0, "published")
+	})
+	t.Run("ChangesAndDeletes", func(t *testing.T) {
+		testkit.WriteFile(t, root, "README.md", "changed")
+		testkit.NoErr(t, os.RemoveAll(filepath.Join(root, "Characters")), "remove folder")
+		sum, err := x.Reconcile(ctx)
+		testkit.NoErr(t, err, "reconcile")
+		testkit.Equal(t, [2]int{sum.Published, sum.Deleted}, [2]int{1, 2}, "published, deleted")
+		cur, _, _ := s.Current(ctx, "p")
+		testkit.Equal(t, cur["Characters/Elara.md"].Op, events.OpDelete, "deleted document's last event")
+		scan, err := s.LatestScan(ctx, "p")
+		testkit.NoErr(t, err, "latest scan")
+		testkit.Equal(t, [3]any{scan.Op, scan.Scan.Published, scan.Scan.Deleted}, [3]any{events.OpScanEnd, 1, 2}, "scan end counts")
+	})
+}
+
+func TestStatuses(t *testing.T) {
+	root := t.TempDir()
+	outside := t.TempDir()
+	testkit.WriteFile(t, outside, "secret.txt", "TOP SECRET")
+	testkit.WriteFile(t, root, "text.md", "fine")
+	testkit.WriteFile(t, root, "bin.dat", "a\x00b")
+	testkit.WriteFile(t, root, "latin1.txt", "caf\xe9")
+	testkit.WriteFile(t, root, "big.md", strings.Repeat("x", 2048))
+	testkit.WriteFile(t, root, ".git/config", "[core]")
+	testkit.WriteFile(t, root, "sub/inside.md", "inside")
+	testkit.NoErr(t, os.Symlink(filepath.Join(outside, "secret.txt"), filepath.Join(root, "escape.txt")), "symlink out")
+	testkit.NoErr(t, os.Symlink(outside, filepath.Join(root, "escape-dir")), "symlink dir out")
+	testkit.NoErr(t, os.Symlink("sub/inside.md", filepath.Join(root, "alias.md")), "symlink in")
+	testkit.NoErr(t, os.Symlink("missing.md", filepath.Join(root, "dangling.md")), "dangling")
+
+	x, s := newIndexer(t, root)
+	x.MaxSize = 1024
+	ctx := testkit.Context(t)
+	_, err := x.Reconcile(ctx)
+	testkit.NoErr(t, err, "reconcile")
+	cur, _, err := s.Current(ctx, "p")
+	testkit.NoErr(t, err, "current")
+	got := map[string]events.Status{}
+	for p, st := range cur {
+		got[p] = st.Status
+	}
+	testkit.Equal(t, got, map[string]events.Status{
+		"text.md":       events.StatusOK,
+		"bin.dat":       events.StatusBinary,
+		"latin1.txt":    events.StatusInvalidUTF8,
+		"big.md":        events.StatusTooLarge,
+		"sub/inside.md": events.StatusOK,
+		"alias.md":      events.StatusOK,
+		"escape.txt":    events.StatusOutsideRoot,
+		"dangling.md":   events.StatusUnreadable,
+		"escape-dir":    events.StatusOutsideRoot, // listed, so that its absence is explained
+	}, "statuses (.git is not indexed)")
+	for _, p := range []string{"escape.txt", "bin.dat", "big.md"} {
+		e, err := s.Latest(ctx, "p", p)
+		testkit.NoErr(t, err, "latest "+p)
+		if len(e.Content) != 0 {
+			t.Errorf("%s: %d content bytes travelled; want none", p, len(e.Content))
+		}
+	}
+	e, _ := s.Latest(ctx, "p", "alias.md")
+	testkit.Equal(t, string(e.Content), "inside", "a link inside the root reads its target")
+}

@@ -1,0 +1,184 @@
+package testkit
+
+import (
+	"encoding/json"
+	"fmt"
+	"path"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// node is the part of a tree result the disk comparison reads.
+type node struct {
+	Type      string  `json:"type"`
+	Path      string  `json:"path"`
+	Documents int     `json:"documents"`
+	Children  []*node `json:"children"`
+	Truncated bool    `json:"truncated"`
+}
+
+// walk collects documents and folders; a folder with documents below it but no children
+// sits at the depth limit, and goes to more.
+func (n *node) walk(docs, folders map[string]bool, more *[]string, top bool) {
+	if n.Type == "document" {
+		docs[n.Path] = true
+		return
+	}
+	folders[n.Path] = true
+	if !top && len(n.Children) == 0 && n.Documents > 0 {
+		*more = append(*more, n.Path)
+	}
+	for _, c := range n.Children {
+		c.walk(docs, folders, more, false)
+	}
+}
+
+// Mismatch compares what an MCP client sees through tree and view with the files under
+// root, and describes the first difference ("" when they agree). Trees deeper than five
+// levels are compared from each fifth-level folder down.
+func Mismatch(t testing.TB, c client.MCPClient, root string) string {
+	t.Helper()
+	disk := Disk(t, root)
+	docs, folders := map[string]bool{}, map[string]bool{}
+	queue := []string{""}
+	for len(queue) > 0 {
+		f := queue[0]
+		queue = queue[1:]
+		r := Call(t, c, "tree", map[string]any{"folder": f, "depth": 5})
+		if r.IsError {
+			return fmt.Sprintf("tree(%q): %s", f, Text(t, r))
+		}
+		var n node
+		if err := json.Unmarshal([]byte(Text(t, r)), &n); err != nil {
+			return fmt.Sprintf("tree(%q): %v", f, err)
+		}
+		if n.Truncated {
+			return fmt.Sprintf("tree(%q) truncated: the tree is too large to compare this way", f)
+		}
+		n.walk(docs, folders, &queue, true)
+	}
+	var extra, missing []string
+	for p := range docs {
+		if _, ok := disk[p]; !ok {
+			extra = append(extra, p)
+		}
+	}
+	for p := range disk {
+		if !docs[p] {
+			missing = append(missing, p)
+		}
+		if d := path.Dir(p); d != "." && !folders[d] {
+			return fmt.Sprintf("folder %q of %q missing from tree", d, p)
+		}
+	}
+	sort.Strings(extra)
+	sort.Strings(missing)
+	if len(extra)+len(missing) > 0 {
+		return fmt.Sprintf("tree differs from disk: %d not on disk %v, %d missing %v",
+			len(extra), head(extra), len(missing), head(missing))
+	}
+	for p, content := range disk {
+		r := Call(t, c, "view", map[string]any{"path": p})
+		if r.IsError {
+			return fmt.Sprintf("view(%q): %s", p, Text(t, r))
+		}
+		var v struct {
+			Content   string `json:"content"`
+			Status    string `json:"status"`
+			Truncated bool   `json:"truncated"`
+		}
+		if err := json.Unmarshal([]byte(Text(t, r)), &v); err != nil {
+			return fmt.Sprintf("view(%q): %v", p, err)
+		}
+		if v.Status == "ok" && !v.Truncated && v.Content != content {
+			return fmt.Sprintf("view(%q) = %q, disk has %q", p, clip(v.Content), clip(content))
+		}
+	}
+	return ""
+}
+
+func head(s []string) []string {
+	if len(s) > 5 {
+		return s[:5]
+	}
+	return s
+}
+
+func clip(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "…"
+	}
+	return s
+}
+
+// RequireMatchesDisk fails unless tree and view agree with the files under root.
+func RequireMatchesDisk(t testing.TB, c client.MCPClient, root string) {
+	t.Helper()
+	if m := Mismatch(t, c, root); m != "" {
+		t.Fatal(m)
+	}
+}
+
+// EventuallyMatchesDisk waits until tree and view agree with the files under root.
+func EventuallyMatchesDisk(t testing.TB, c client.MCPClient, root string, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		m := Mismatch(t, c, root)
+		if m == "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after %s: %s", within, m)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// Status is the part of the status resource tests read.
+type Status struct {
+	Project         string `json:"project"`
+	Documents       int    `json:"documents"`
+	AppliedSeq      uint64 `json:"applied_seq"`
+	StreamLastSeq   uint64 `json:"stream_last_seq"`
+	Lag             uint64 `json:"lag"`
+	InitialScanDone bool   `json:"initial_scan_done"`
+	StreamError     string `json:"stream_error"`
+}
+
+// ReadStatus reads the status resource.
+func ReadStatus(t testing.TB, c client.MCPClient) Status {
+	t.Helper()
+	req := mcp.ReadResourceRequest{}
+	req.Params.URI = "guide://_status"
+	res, err := c.ReadResource(Context(t), req)
+	if err != nil {
+		t.Fatalf("read status: %v", err)
+	}
+	var st Status
+	if err := json.Unmarshal([]byte(res.Contents[0].(mcp.TextResourceContents).Text), &st); err != nil {
+		t.Fatalf("status: %v", err)
+	}
+	return st
+}
+
+// WaitCaughtUp waits until the status resource says the initial scan is applied and the
+// projections have applied the whole stream.
+func WaitCaughtUp(t testing.TB, c client.MCPClient) Status {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		st := ReadStatus(t, c)
+		if st.InitialScanDone && st.Lag == 0 && st.AppliedSeq >= st.StreamLastSeq && st.StreamLastSeq > 0 {
+			return st
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not caught up: %+v", st)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
