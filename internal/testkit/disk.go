@@ -44,22 +44,34 @@ func Mismatch(t testing.TB, c client.MCPClient, root string) string {
 	t.Helper()
 	disk := Disk(t, root)
 	docs, folders := map[string]bool{}, map[string]bool{}
-	queue := []string{""}
+	type visit struct {
+		folder string
+		depth  int
+	}
+	queue := []visit{{"", 5}}
 	for len(queue) > 0 {
-		f := queue[0]
+		v := queue[0]
 		queue = queue[1:]
-		r := Call(t, c, "tree", map[string]any{"folder": f, "depth": 5})
+		r := Call(t, c, "tree", map[string]any{"folder": v.folder, "depth": v.depth})
 		if r.IsError {
-			return fmt.Sprintf("tree(%q): %s", f, Text(t, r))
+			return fmt.Sprintf("tree(%q): %s", v.folder, Text(t, r))
 		}
 		var n node
 		if err := json.Unmarshal([]byte(Text(t, r)), &n); err != nil {
-			return fmt.Sprintf("tree(%q): %v", f, err)
+			return fmt.Sprintf("tree(%q): %v", v.folder, err)
 		}
 		if n.Truncated {
-			return fmt.Sprintf("tree(%q) truncated: the tree is too large to compare this way", f)
+			if v.depth == 1 {
+				return fmt.Sprintf("tree(%q, 1) truncated: a folder too large to compare this way", v.folder)
+			}
+			queue = append(queue, visit{v.folder, 1}) // one level at a time
+			continue
 		}
-		n.walk(docs, folders, &queue, true)
+		var more []string
+		n.walk(docs, folders, &more, true)
+		for _, f := range more {
+			queue = append(queue, visit{f, 5})
+		}
 	}
 	var extra, missing []string
 	for p := range docs {

@@ -372,3 +372,20 @@ func NATSClient(t testing.TB, url string) *nats.Conn {
 	t.Cleanup(nc.Close)
 	return nc
 }
+
+// NATSClientEventually connects to a NATS server that may still be starting.
+func NATSClientEventually(t testing.TB, url string, within time.Duration) *nats.Conn {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		nc, err := nats.Connect(url)
+		if err == nil {
+			t.Cleanup(nc.Close)
+			return nc
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("connect %s: %v", url, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
