@@ -249,4 +249,3 @@ func TestNewStreamRebuildsProjections(t *testing.T) {
 	testkit.WaitCaughtUp(t, c)
 	testkit.RequireMatchesDisk(t, c, other)
 }
-
