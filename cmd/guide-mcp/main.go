@@ -16,6 +16,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -39,6 +40,7 @@ type Main struct {
 	DataDir  string
 	HTTPAddr string
 	Interval time.Duration
+	Ignore   []string
 	MaxChars int
 	LogLevel string
 
@@ -87,7 +89,11 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.StringVar(&m.Project, "project", "", "project to serve (default: the root's base name, or the only project on the stream)")
 	fs.StringVar(&m.DataDir, "data", "", "where the projections live (default: "+filepath.Join(config.DataHome(), "<project>")+")")
 	fs.StringVar(&m.HTTPAddr, "http", "", "serve Streamable HTTP on this address (endpoint /mcp) instead of stdio, e.g. 127.0.0.1:8080")
-	fs.DurationVar(&m.Interval, "interval", 30*time.Second, "all-in-one: time between safety rescans")
+	fs.DurationVar(&m.Interval, "interval", 0, "all-in-one: time between safety rescans (default 5m)")
+	fs.Func("ignore", "all-in-one: leave out paths matching this .gitignore-style rule (repeatable)", func(v string) error {
+		m.Ignore = append(m.Ignore, v)
+		return nil
+	})
 	fs.IntVar(&m.MaxChars, "max-chars", query.DefaultLimits.MaxChars, "largest response, in characters")
 	fs.StringVar(&m.LogLevel, "log-level", "info", "debug, info, warn or error")
 	if err := fs.Parse(args); err != nil {
@@ -169,7 +175,8 @@ func (m *Main) Run(ctx context.Context) error {
 		}
 	})
 	if m.Root != "" {
-		x := &indexer.Indexer{Root: m.Root, Project: m.Project, Stream: m.stream, Interval: m.Interval, Logger: m.Logger}
+		x := &indexer.Indexer{Root: m.Root, Project: m.Project, Stream: m.stream, Interval: m.Interval,
+			Ignore: m.Ignore, Logger: m.Logger, Skip: skipInside(m.Root, m.dataDir())}
 		m.wg.Go(func() {
 			if err := x.Run(ctx); err != nil {
 				m.Logger.Error("indexer stopped", "err", err)
@@ -265,6 +272,21 @@ func (m *Main) discoverProject(ctx context.Context) (string, error) {
 		case <-time.After(500 * time.Millisecond):
 		}
 	}
+}
+
+// skipInside keeps the indexer out of the data directory when it lies in the root.
+func skipInside(root, data string) func(string, bool) bool {
+	r, err1 := filepath.Abs(root)
+	d, err2 := filepath.Abs(data)
+	if err1 != nil || err2 != nil {
+		return nil
+	}
+	rel, err := filepath.Rel(r, d)
+	if err != nil || rel == "." || strings.HasPrefix(rel, "..") || filepath.IsAbs(rel) {
+		return nil
+	}
+	rel = filepath.ToSlash(rel)
+	return func(p string, dir bool) bool { return dir && p == rel }
 }
 
 // Close stops the background work and releases everything, in reverse order of opening.

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -40,6 +41,8 @@ type Main struct {
 	Once     bool
 	JSON     bool
 	Interval time.Duration
+	NoWatch  bool
+	Ignore   []string
 	MaxSize  int64
 	Replicas int
 	LogLevel string
@@ -77,7 +80,12 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.StringVar(&m.Listen, "listen", "127.0.0.1:4222", "embedded server's listen address; \"\" for in-process only")
 	fs.BoolVar(&m.Once, "once", false, "scan and reconcile once, wait for every ack, print a summary and exit")
 	fs.BoolVar(&m.JSON, "json", false, "with --once: print the summary as JSON")
-	fs.DurationVar(&m.Interval, "interval", 30*time.Second, "time between safety rescans")
+	fs.DurationVar(&m.Interval, "interval", 0, "time between safety rescans (default 5m with the watcher, 30s with --no-watch)")
+	fs.BoolVar(&m.NoWatch, "no-watch", false, "do not watch the tree; only rescan every --interval")
+	fs.Func("ignore", "leave out paths matching this .gitignore-style rule (repeatable)", func(v string) error {
+		m.Ignore = append(m.Ignore, v)
+		return nil
+	})
 	fs.Int64Var(&m.MaxSize, "max-size", 0, "largest document whose content is published, in bytes (default: what the server accepts, at most 16 MiB)")
 	fs.IntVar(&m.Replicas, "replicas", 1, "stream replicas, on a NATS cluster")
 	fs.StringVar(&m.LogLevel, "log-level", "info", "debug, info, warn or error")
@@ -129,7 +137,8 @@ func (m *Main) Run(ctx context.Context) int {
 		return ExitNATS
 	}
 	x := &indexer.Indexer{Root: m.Root, Project: m.Project, Stream: m.stream, MaxSize: m.MaxSize,
-		Interval: m.Interval, Logger: m.Logger, Skip: skipDataDir(m.Root, m.DataDir)}
+		Interval: m.Interval, NoWatch: m.NoWatch, Ignore: m.Ignore, Logger: m.Logger,
+		Skip: skipDataDir(m.Root, m.DataDir), Progress: progressBar(os.Stderr)}
 	if !m.Once {
 		m.Logger.Info("indexing", "root", m.Root, "project", m.Project, "interval", m.Interval)
 		if err := x.Run(ctx); err != nil {
@@ -160,6 +169,34 @@ func (m *Main) Run(ctx context.Context) int {
 		return ExitPartial
 	}
 	return ExitOK
+}
+
+// progressBar draws the first scan's progress on a terminal; elsewhere it draws nothing
+// and the summary line says it all.
+func progressBar(f *os.File) func(indexer.Progress) {
+	st, err := f.Stat()
+	if err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		return nil
+	}
+	start := time.Now()
+	finished := false
+	return func(p indexer.Progress) {
+		if finished {
+			return
+		}
+		const width = 30
+		done := width
+		if p.Total > 0 {
+			done = width * p.Read / p.Total
+		}
+		rate := float64(p.Read) / max(time.Since(start).Seconds(), 1e-3)
+		fmt.Fprintf(f, "\r[%s%s] %d/%d read, %d published, %d files  %.0f/s ",
+			strings.Repeat("#", done), strings.Repeat(".", width-done), p.Read, p.Total, p.Published, p.Files, rate)
+		if p.Done {
+			fmt.Fprintln(f)
+			finished = true
+		}
+	}
 }
 
 // Close releases the connection and stops the embedded server.

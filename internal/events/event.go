@@ -56,6 +56,7 @@ const (
 	HdrReason  = "Guide-Reason"
 	HdrScanID  = "Guide-Scan"
 	HdrPrevSeq = "Guide-Prev-Seq"
+	HdrInode   = "Guide-Inode"
 )
 
 // ErrUnknownSchema is returned for an event written by an unknown version of the contract.
@@ -78,6 +79,7 @@ type Event struct {
 	Reason  string // why Status is not ok, for people
 	Content []byte // present when Status is ok
 	PrevSeq uint64 // the stream sequence of the document's previous event, 0 if none
+	Inode   uint64 // the file's inode on the indexer's machine, 0 if unknown
 
 	// Scan events.
 	Scan *Scan
@@ -140,6 +142,9 @@ func (e *Event) Msg() (*nats.Msg, error) {
 			m.Header.Set(HdrMtime, e.Mtime.UTC().Format(time.RFC3339Nano))
 			m.Header.Set(HdrHash, e.Hash)
 			m.Header.Set(HdrStatus, string(e.Status))
+			if e.Inode != 0 {
+				m.Header.Set(HdrInode, strconv.FormatUint(e.Inode, 10))
+			}
 			if e.Reason != "" {
 				m.Header.Set(HdrReason, e.Reason)
 			}
@@ -213,6 +218,11 @@ func Decode(subject string, h nats.Header, data []byte) (Event, error) {
 		}
 		e.Hash = h.Get(HdrHash)
 		e.Status = Status(h.Get(HdrStatus))
+		if s := h.Get(HdrInode); s != "" {
+			if e.Inode, err = strconv.ParseUint(s, 10, 64); err != nil {
+				return e, fmt.Errorf("%w: %s: %v", ErrMalformed, HdrInode, err)
+			}
+		}
 		e.Reason = h.Get(HdrReason)
 		e.Content = data
 	case OpScanBegin, OpScanEnd:

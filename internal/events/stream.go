@@ -113,9 +113,16 @@ type DocState struct {
 	Op     Op
 	Size   int64
 	Mtime  time.Time
+	Inode  uint64
 	Hash   string
 	Status Status
 	Seq    uint64
+}
+
+// State is what an event says of its document, as the stream's current state.
+func (e *Event) State(seq uint64) DocState {
+	return DocState{Path: e.Path, Op: e.Op, Size: e.Size, Mtime: e.Mtime, Inode: e.Inode,
+		Hash: e.Hash, Status: e.Status, Seq: seq}
 }
 
 // Current reads the latest event of every document of a project, headers only, and the
@@ -154,8 +161,7 @@ func (s *Stream) Current(ctx context.Context, project string) (map[string]DocSta
 			if err != nil {
 				return nil, 0, err
 			}
-			out[e.Path] = DocState{Path: e.Path, Op: e.Op, Size: e.Size, Mtime: e.Mtime,
-				Hash: e.Hash, Status: e.Status, Seq: md.Sequence.Stream}
+			out[e.Path] = e.State(md.Sequence.Stream)
 			upTo = max(upTo, md.Sequence.Stream)
 			remaining = md.NumPending
 		}

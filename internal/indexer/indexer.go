@@ -1,5 +1,6 @@
 // Package indexer turns a content tree into events: it scans the tree, compares it with
-// what the stream says, and publishes only the differences.
+// what the stream says, and publishes only the differences; then it watches the tree and
+// does the same for every path the watcher says may have changed.
 package indexer
 
 import (
@@ -13,14 +14,18 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
 	"github.com/nats-io/nuid"
 
 	"github.com/guide/guide/internal/events"
+	"github.com/guide/guide/internal/ignore"
+	"github.com/guide/guide/internal/watch"
 )
 
 // Indexer publishes the state of one content root (a project) to the stream.
@@ -33,14 +38,32 @@ type Indexer struct {
 	// recorded as metadata with status too_large. Default: what the server accepts, less
 	// room for headers, at most 16 MiB.
 	MaxSize int64
-	// Interval between safety rescans in Run. Default 30s.
+	// Interval between safety rescans in Run. Default 5 minutes with the watcher, 30
+	// seconds without it.
 	Interval time.Duration
-	// Skip reports paths (relative, slash-separated) to leave out, besides VCS folders.
-	Skip   func(rel string, dir bool) bool
-	Logger *slog.Logger
+	// NoWatch turns the file-system watcher off: Run then only rescans every Interval.
+	NoWatch bool
+	// Ignore holds extra rules in .gitignore syntax (the --ignore flags), applied after
+	// the defaults and the root's .guideignore.
+	Ignore []string
+	// Skip reports further paths (relative, slash-separated) to leave out.
+	Skip func(rel string, dir bool) bool
+	// Progress, when set, is told how a full reconcile advances.
+	Progress func(Progress)
+	Logger   *slog.Logger
 
-	root string // Root, absolute, with its own symbolic links resolved
-	mu   sync.Mutex
+	root    string // Root, absolute, with its own symbolic links resolved
+	mu      sync.Mutex
+	known   map[string]events.DocState // the stream's state as this indexer last saw it
+	fresh   bool                       // known is in step with the stream
+	ignored *ignore.Matcher
+}
+
+// Progress reports how far a full reconcile is.
+type Progress struct {
+	Files, Read, Total int // files found, files read of those to read
+	Published          int
+	Done               bool
 }
 
 // Summary is what one reconcile did.
@@ -51,6 +74,7 @@ type Summary struct {
 	Unchanged int           `json:"unchanged"`
 	Deleted   int           `json:"deleted"`
 	Failed    int           `json:"failed"` // documents that could not be published
+	Read      int           `json:"read"`   // files whose content was read
 	StreamSeq uint64        `json:"stream_seq"`
 	Duration  time.Duration `json:"-"`
 	Millis    int64         `json:"duration_ms"`
@@ -58,19 +82,26 @@ type Summary struct {
 
 // String is the one-line summary the indexer prints.
 func (s Summary) String() string {
+	if s.Published+s.Deleted+s.Failed == 0 {
+		return fmt.Sprintf("%d documents, nothing changed: nothing published; stream at %d (%s)",
+			s.Documents, s.StreamSeq, s.Duration.Round(time.Millisecond))
+	}
 	return fmt.Sprintf("%d documents: %d published, %d unchanged, %d deleted, %d failed; stream at %d (%s)",
 		s.Documents, s.Published, s.Unchanged, s.Deleted, s.Failed, s.StreamSeq, s.Duration.Round(time.Millisecond))
 }
 
-// vcsDirs are never indexed.
-var vcsDirs = map[string]bool{".git": true, ".hg": true, ".svn": true, ".bzr": true, "_darcs": true, ".jj": true, ".fossil": true}
-
 func (x *Indexer) init() error {
+	if x.root != "" {
+		return nil
+	}
 	if x.Logger == nil {
 		x.Logger = slog.Default()
 	}
 	if x.Interval == 0 {
-		x.Interval = 30 * time.Second
+		x.Interval = 5 * time.Minute
+		if x.NoWatch {
+			x.Interval = 30 * time.Second
+		}
 	}
 	if x.MaxSize == 0 {
 		x.MaxSize = min(x.Stream.Conn.MaxPayload()-64<<10, 16<<20)
@@ -79,107 +110,307 @@ func (x *Indexer) init() error {
 	if err != nil {
 		return err
 	}
-	if x.root, err = filepath.EvalSymlinks(abs); err != nil {
+	root, err := filepath.EvalSymlinks(abs)
+	if err != nil {
 		return fmt.Errorf("content root: %w", err)
 	}
-	st, err := os.Stat(x.root)
+	st, err := os.Stat(root)
 	if err != nil {
 		return fmt.Errorf("content root: %w", err)
 	}
 	if !st.IsDir() {
 		return fmt.Errorf("content root %s is not a directory", x.Root)
 	}
+	x.root = root
+	return x.loadIgnore()
+}
+
+// loadIgnore reads the ignore rules. A broken .guideignore is reported and the rules in
+// force stay as they were (the defaults, the first time).
+func (x *Indexer) loadIgnore() error {
+	srcs := []ignore.Source{ignore.DefaultSource()}
+	b, err := os.ReadFile(filepath.Join(x.root, ignore.File))
+	if err == nil {
+		srcs = append(srcs, ignore.Parse(ignore.File, string(b)))
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		x.Logger.Warn("cannot read the ignore file", "file", ignore.File, "err", err)
+	}
+	if len(x.Ignore) > 0 {
+		srcs = append(srcs, ignore.Source{Name: "--ignore", Lines: x.Ignore})
+	}
+	m, err := ignore.New(srcs...)
+	if err != nil {
+		if x.ignored == nil {
+			x.ignored, _ = ignore.New(ignore.DefaultSource())
+		}
+		var ie *ignore.Error
+		if errors.As(err, &ie) && ie.Source == "--ignore" {
+			return err
+		}
+		x.Logger.Error("ignore rules not applied; the previous ones stay in force", "err", err)
+		return nil
+	}
+	x.ignored = m
 	return nil
 }
 
-// Run reconciles, then reconciles again every Interval until ctx ends. A failed reconcile
-// is retried with backoff: nothing is lost, since the next one compares the whole tree.
+func (x *Indexer) skip(rel string, dir bool) bool {
+	if x.ignored.Ignored(rel, dir) {
+		return true
+	}
+	return x.Skip != nil && x.Skip(rel, dir)
+}
+
+// Run reconciles the tree, then follows it until ctx ends: with the watcher, every change
+// is published a moment after it is made; a safety rescan runs every Interval, and after
+// any lost notification or failure. While NATS is away it keeps watching and retries
+// with backoff; what changed meanwhile is found by the reconcile that follows.
 func (x *Indexer) Run(ctx context.Context) error {
 	if err := x.init(); err != nil {
 		return err
 	}
+	hints := make(chan watch.Batch, 4)
+	var w *watch.Watcher
+	if !x.NoWatch {
+		// Watch before the first scan, so that nothing changed during it is missed.
+		w = &watch.Watcher{Root: x.root, Skip: x.skip, Logger: x.Logger}
+		go func() {
+			if err := w.Run(ctx, hints); err != nil && ctx.Err() == nil {
+				x.Logger.Error("watcher stopped; falling back to rescans", "err", err)
+				close(hints)
+			}
+		}()
+	}
+	needFull := true
+	pending := map[string]struct{}{}
+	const maxPending = 100_000
 	backoff := time.Second
+	safety := time.NewTimer(0)
+	defer safety.Stop()
+	retry := time.NewTimer(time.Hour)
+	retry.Stop()
 	for {
-		sum, err := x.Reconcile(ctx)
-		wait := x.Interval
+		var err error
+		switch {
+		case needFull:
+			var sum Summary
+			if sum, err = x.Reconcile(ctx); err == nil {
+				needFull, pending = false, map[string]struct{}{}
+				if sum.Published+sum.Deleted+sum.Failed > 0 {
+					x.Logger.Info("reconciled", "summary", sum.String())
+				}
+				interval := x.Interval
+				if w != nil && w.Degraded() {
+					interval = min(interval, 10*time.Second)
+				}
+				safety.Reset(interval)
+			}
+		case len(pending) > 0:
+			paths := make([]string, 0, len(pending))
+			for p := range pending {
+				paths = append(paths, p)
+			}
+			if _, err = x.ReconcilePaths(ctx, paths); err == nil {
+				pending = map[string]struct{}{}
+			}
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}
-			x.Logger.Warn("reconcile failed; retrying", "err", err, "in", backoff)
-			wait, backoff = backoff, min(2*backoff, x.Interval)
+			x.Logger.Warn("publishing failed; retrying", "err", err, "in", backoff)
+			retry.Reset(backoff)
+			backoff = min(2*backoff, 30*time.Second)
 		} else {
 			backoff = time.Second
-			if sum.Published+sum.Deleted+sum.Failed > 0 {
-				x.Logger.Info("reconciled", "summary", sum.String())
-			}
 		}
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-time.After(wait):
+		case b, ok := <-hints:
+			if !ok {
+				hints, needFull = nil, true
+				x.NoWatch = true
+				continue
+			}
+			if b.Rescan {
+				needFull = true
+				continue
+			}
+			for _, p := range b.Paths {
+				if p == ignore.File {
+					needFull = true // the rules changed: what is a document may have too
+				}
+				pending[p] = struct{}{}
+			}
+			if len(pending) > maxPending {
+				needFull, pending = true, map[string]struct{}{}
+			}
+			if err != nil {
+				// Still failing: wait for the retry timer rather than hammer NATS.
+				select {
+				case <-ctx.Done():
+					return nil
+				case <-retry.C:
+				}
+			}
+		case <-safety.C:
+			// Also re-read the stream: another writer (a CI run, say) may have published.
+			x.mu.Lock()
+			x.fresh = false
+			x.mu.Unlock()
+			needFull = true
+		case <-retry.C:
 		}
 	}
 }
 
 type file struct {
-	rel  string
-	abs  string // what to read: the file, or a symbolic link's target inside the root
-	size int64
-	mt   time.Time
+	rel   string
+	abs   string // what to read: the file, or a symbolic link's target inside the root
+	size  int64
+	mt    time.Time
+	inode uint64
 	// status is set when the file is known unreadable without reading it.
 	status events.Status
 	reason string
 }
 
-// Reconcile compares the tree with the stream and publishes the differences, then waits
-// for every ack. Scan events frame the changes; when nothing changed, nothing is published.
+func (f *file) same(st events.DocState) bool {
+	return st.Op == events.OpUpsert && st.Size == f.size && st.Mtime.Equal(f.mt) &&
+		(st.Inode == 0 || f.inode == 0 || st.Inode == f.inode) &&
+		(f.status == "" || f.status == st.Status)
+}
+
+// refresh reads the stream's state of every document, unless it is known to be current.
+func (x *Indexer) refresh(ctx context.Context) error {
+	if x.fresh {
+		return nil
+	}
+	state, _, err := x.Stream.Current(ctx, x.Project)
+	if err != nil {
+		return err
+	}
+	x.known, x.fresh = state, true
+	return nil
+}
+
+// Reconcile compares the whole tree with the stream and publishes the differences, then
+// waits for every ack. Scan events frame the changes; when nothing changed, nothing is
+// published.
 func (x *Indexer) Reconcile(ctx context.Context) (Summary, error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if x.root == "" {
-		if err := x.init(); err != nil {
-			return Summary{}, err
-		}
-	}
-	start := time.Now()
-	state, _, err := x.Stream.Current(ctx, x.Project)
-	if err != nil {
+	if err := x.init(); err != nil {
 		return Summary{}, err
 	}
-	files, walkErrs := x.walk()
-	sum := Summary{Documents: len(files), Failed: len(walkErrs)}
+	start := time.Now()
+	if err := x.loadIgnore(); err != nil {
+		return Summary{}, err
+	}
+	if err := x.refresh(ctx); err != nil {
+		return Summary{}, err
+	}
+	files, walkErrs := x.walk(x.root)
 	for _, err := range walkErrs {
 		x.Logger.Warn("cannot scan", "err", err)
 	}
-
-	var changed []file
+	var deleted []string
 	seen := make(map[string]bool, len(files))
 	for _, f := range files {
 		seen[f.rel] = true
-		if st, ok := state[f.rel]; ok && st.Op == events.OpUpsert && st.Size == f.size &&
-			st.Mtime.Equal(f.mt) && (f.status == "" || f.status == st.Status) {
+	}
+	for p, st := range x.known {
+		if !seen[p] && st.Op == events.OpUpsert {
+			deleted = append(deleted, p)
+		}
+	}
+	sort.Strings(deleted)
+	sum, err := x.publish(ctx, files, deleted, true)
+	sum.Failed += len(walkErrs)
+	sum.Duration = time.Since(start)
+	sum.Millis = sum.Duration.Milliseconds()
+	return sum, err
+}
+
+// ReconcilePaths compares only the given paths (files or folders, relative to the root)
+// with the stream and publishes the differences: the watcher's way.
+func (x *Indexer) ReconcilePaths(ctx context.Context, paths []string) (Summary, error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if err := x.init(); err != nil {
+		return Summary{}, err
+	}
+	start := time.Now()
+	if err := x.refresh(ctx); err != nil {
+		return Summary{}, err
+	}
+	sort.Strings(paths)
+	var files []file
+	var deleted []string
+	seen := map[string]bool{}
+	for i, p := range paths {
+		if i > 0 && strings.HasPrefix(p, paths[i-1]+"/") && seen["dir:"+paths[i-1]] {
+			continue // inside a folder already compared
+		}
+		var found []file
+		abs := filepath.Join(x.root, filepath.FromSlash(p))
+		st, err := os.Lstat(abs)
+		switch {
+		case err != nil:
+			// Gone: the document, or everything below the folder it was.
+		case x.ignored.Ignored(p, st.IsDir()) || (x.Skip != nil && x.Skip(p, st.IsDir())):
+		case st.IsDir():
+			seen["dir:"+p] = true
+			found, _ = x.walk(abs)
+		default:
+			if f, ok := x.stat(abs, p, st); ok {
+				found = []file{f}
+			}
+		}
+		for _, f := range found {
+			seen[f.rel] = true
+		}
+		files = append(files, found...)
+		for k, s := range x.known {
+			if s.Op == events.OpUpsert && (k == p || strings.HasPrefix(k, p+"/")) && !seen[k] {
+				deleted = append(deleted, k)
+				seen[k] = true
+			}
+		}
+	}
+	sum, err := x.publish(ctx, files, deleted, false)
+	sum.Duration = time.Since(start)
+	sum.Millis = sum.Duration.Milliseconds()
+	return sum, err
+}
+
+// publish compares files with what is known, reads those that may differ, and publishes
+// the changes and the deletions; a full scan is framed by scan events.
+func (x *Indexer) publish(ctx context.Context, files []file, deleted []string, full bool) (Summary, error) {
+	sum := Summary{Documents: len(files)}
+	var changed []file
+	for _, f := range files {
+		if st, ok := x.known[f.rel]; ok && f.same(st) {
 			sum.Unchanged++
 			continue
 		}
 		changed = append(changed, f)
 	}
-	var deleted []string
-	for p, st := range state {
-		if !seen[p] && st.Op == events.OpUpsert {
-			deleted = append(deleted, p)
-		}
-	}
-
 	pub := x.Stream.Publisher()
 	scan := &events.Scan{ID: nuid.Next()}
 	began := false
 	begin := func() error {
-		if began {
+		if began || !full {
 			return nil
 		}
 		began = true
 		return pub.Publish(ctx, &events.Event{Op: events.OpScanBegin, Project: x.Project, Scan: scan})
+	}
+	// On failure, the stream may hold some of what was published: read it afresh next time.
+	fail := func(err error) (Summary, error) {
+		x.fresh = false
+		return sum, err
 	}
 
 	// Read and hash changed files in parallel; publish from this goroutine.
@@ -189,7 +420,7 @@ func (x *Indexer) Reconcile(ctx context.Context) (Summary, error) {
 	for range max(2, runtime.NumCPU()) {
 		wg.Go(func() {
 			for f := range work {
-				results <- x.read(f, state[f.rel])
+				results <- x.read(f, x.known[f.rel])
 			}
 		})
 	}
@@ -206,13 +437,20 @@ func (x *Indexer) Reconcile(ctx context.Context) (Summary, error) {
 	go func() { wg.Wait(); close(results) }()
 
 	var pubErr error
+	read := 0
 	for e := range results {
+		read++
+		if x.Progress != nil && read%256 == 0 {
+			x.Progress(Progress{Files: len(files), Read: read, Total: len(changed), Published: sum.Published})
+		}
 		if pubErr != nil {
 			continue // drain
 		}
-		st, known := state[e.Path]
-		if known && st.Op == events.OpUpsert && st.Hash == e.Hash && st.Status == e.Status {
-			sum.Unchanged++ // touched, not changed
+		if st, known := x.known[e.Path]; known && st.Op == events.OpUpsert && st.Hash == e.Hash && st.Status == e.Status {
+			// Touched, not changed: remember the new mtime so as not to read it again.
+			sum.Unchanged++
+			st.Mtime, st.Size, st.Inode = e.Mtime, e.Size, e.Inode
+			x.known[e.Path] = st
 			continue
 		}
 		if pubErr = begin(); pubErr != nil {
@@ -229,49 +467,54 @@ func (x *Indexer) Reconcile(ctx context.Context) (Summary, error) {
 		}
 		sum.Published++
 	}
+	sum.Read = read
 	if pubErr != nil {
-		return sum, pubErr
+		return fail(pubErr)
 	}
 	for _, p := range deleted {
 		if err := begin(); err != nil {
-			return sum, err
+			return fail(err)
 		}
-		if err := pub.Publish(ctx, &events.Event{Op: events.OpDelete, Project: x.Project, Path: p, PrevSeq: state[p].Seq}); err != nil {
-			return sum, err
+		if err := pub.Publish(ctx, &events.Event{Op: events.OpDelete, Project: x.Project, Path: p, PrevSeq: x.known[p].Seq}); err != nil {
+			return fail(err)
 		}
 		sum.Deleted++
 	}
-	if !began {
-		// Nothing changed. Still frame an empty first scan, so that consumers of a new
-		// project learn that they hold a complete snapshot.
-		if !x.hasScan(ctx) {
-			if err := begin(); err != nil {
-				return sum, err
-			}
+	if full && !began && !x.hasScan(ctx) {
+		// Nothing changed, but no scan was ever recorded: frame an empty one, so that
+		// consumers of a new project learn that they hold a complete snapshot.
+		if err := begin(); err != nil {
+			return fail(err)
 		}
 	}
 	if began {
 		scan.Documents, scan.Published, scan.Unchanged, scan.Deleted, scan.Failed =
 			sum.Documents, sum.Published, sum.Unchanged, sum.Deleted, sum.Failed
 		if err := pub.Publish(ctx, &events.Event{Op: events.OpScanEnd, Project: x.Project, Scan: scan}); err != nil {
-			return sum, err
+			return fail(err)
 		}
 		sum.ScanID = scan.ID
 	}
-	acks, err := pub.Flush(ctx)
+	fctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	acks, err := pub.Flush(fctx)
+	cancel()
 	for _, a := range acks {
 		sum.StreamSeq = max(sum.StreamSeq, a.Seq)
+		if e := a.Event; e.Op == events.OpUpsert || e.Op == events.OpDelete {
+			x.known[e.Path] = e.State(a.Seq)
+		}
 	}
 	if err != nil {
-		return sum, err
+		return fail(err)
 	}
-	if sum.StreamSeq == 0 {
+	if sum.StreamSeq == 0 && full {
 		if info, err := x.Stream.Info(ctx); err == nil {
 			sum.StreamSeq = info.State.LastSeq
 		}
 	}
-	sum.Duration = time.Since(start)
-	sum.Millis = sum.Duration.Milliseconds()
+	if x.Progress != nil && full {
+		x.Progress(Progress{Files: len(files), Read: read, Total: len(changed), Published: sum.Published, Done: true})
+	}
 	return sum, nil
 }
 
@@ -280,18 +523,16 @@ func (x *Indexer) hasScan(ctx context.Context) bool {
 	return err == nil
 }
 
-// walk lists every document of the tree.
-func (x *Indexer) walk() ([]file, []error) {
+// walk lists every document below dir.
+func (x *Indexer) walk(dir string) ([]file, []error) {
 	var files []file
 	var errs []error
-	_ = filepath.WalkDir(x.root, func(p string, d fs.DirEntry, err error) error {
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			if p == x.root {
+			if !errors.Is(err, fs.ErrNotExist) {
 				errs = append(errs, err)
-				return err
 			}
-			errs = append(errs, err)
-			if d != nil && d.IsDir() {
+			if d != nil && d.IsDir() && p != dir {
 				return fs.SkipDir
 			}
 			return nil
@@ -301,50 +542,63 @@ func (x *Indexer) walk() ([]file, []error) {
 		}
 		rel := filepath.ToSlash(p[len(x.root)+1:])
 		if d.IsDir() {
-			if vcsDirs[d.Name()] || (x.Skip != nil && x.Skip(rel, true)) {
+			if x.ignored.Self(rel, true) || (x.Skip != nil && x.Skip(rel, true)) {
 				return fs.SkipDir
 			}
 			return nil
 		}
-		if x.Skip != nil && x.Skip(rel, false) {
+		if x.ignored.Self(rel, false) || (x.Skip != nil && x.Skip(rel, false)) {
 			return nil
 		}
 		info, err := d.Info()
 		if err != nil {
-			errs = append(errs, err)
+			if !errors.Is(err, fs.ErrNotExist) {
+				errs = append(errs, err)
+			}
 			return nil
 		}
-		f := file{rel: rel, abs: p, size: info.Size(), mt: info.ModTime().UTC()}
-		switch {
-		case d.Type()&fs.ModeSymlink != 0:
-			target, err := filepath.EvalSymlinks(p)
-			if err != nil {
-				f.status, f.reason = events.StatusUnreadable, "broken symbolic link"
-				break
-			}
-			if !within(x.root, target) {
-				f.status, f.reason, f.size = events.StatusOutsideRoot, "symbolic link to a file outside the project root", 0
-				break
-			}
-			ti, err := os.Stat(target)
-			if err != nil {
-				f.status, f.reason = events.StatusUnreadable, err.Error()
-				break
-			}
-			if ti.IsDir() {
-				return nil // the folder is indexed where it really is
-			}
-			if !ti.Mode().IsRegular() {
-				return nil
-			}
-			f.abs, f.size, f.mt = target, ti.Size(), ti.ModTime().UTC()
-		case !d.Type().IsRegular():
-			return nil // sockets, pipes, devices: not documents
+		if f, ok := x.stat(p, rel, info); ok {
+			files = append(files, f)
 		}
-		files = append(files, f)
 		return nil
 	})
 	return files, errs
+}
+
+// stat describes the file at p (not followed if it is a link) as a document, if it is one.
+func (x *Indexer) stat(p, rel string, info fs.FileInfo) (file, bool) {
+	f := file{rel: rel, abs: p, size: info.Size(), mt: info.ModTime().UTC(), inode: inode(info)}
+	switch {
+	case info.Mode()&fs.ModeSymlink != 0:
+		target, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			f.status, f.reason = events.StatusUnreadable, "broken symbolic link"
+			break
+		}
+		if !within(x.root, target) {
+			f.status, f.reason, f.size = events.StatusOutsideRoot, "symbolic link to a place outside the project root", 0
+			break
+		}
+		ti, err := os.Stat(target)
+		if err != nil {
+			f.status, f.reason = events.StatusUnreadable, err.Error()
+			break
+		}
+		if ti.IsDir() || !ti.Mode().IsRegular() {
+			return f, false // a folder is indexed where it really is
+		}
+		f.abs, f.size, f.mt, f.inode = target, ti.Size(), ti.ModTime().UTC(), inode(ti)
+	case !info.Mode().IsRegular():
+		return f, false // sockets, pipes, devices: not documents
+	}
+	return f, true
+}
+
+func inode(info fs.FileInfo) uint64 {
+	if st, ok := info.Sys().(*syscall.Stat_t); ok {
+		return st.Ino
+	}
+	return 0
 }
 
 func within(root, p string) bool {
@@ -355,7 +609,7 @@ func within(root, p string) bool {
 // limit, else its metadata and a status that says why not.
 func (x *Indexer) read(f file, prev events.DocState) *events.Event {
 	e := &events.Event{Op: events.OpUpsert, Project: x.Project, Path: f.rel, Size: f.size,
-		Mtime: f.mt, Status: f.status, Reason: f.reason, PrevSeq: prev.Seq}
+		Mtime: f.mt, Inode: f.inode, Status: f.status, Reason: f.reason, PrevSeq: prev.Seq}
 	if f.status != "" {
 		e.Hash = events.HashContent([]byte(string(f.status) + f.reason))
 		return e
