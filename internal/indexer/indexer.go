@@ -36,8 +36,13 @@ type Indexer struct {
 	// Interval between safety rescans in Run. Default 30s.
 	Interval time.Duration
 	// Skip reports paths (relative, slash-separated) to leave out, besides VCS folders.
-	Skip   func(rel string, dir bool) bool
-	Logger *slog.Logger
+	Skip func(rel string, dir bool) bool
+	// ConfigFile is the project configuration; default guide.yaml at the root. It is
+	// published as a config event when it changes (see reconcileConfig).
+	ConfigFile string
+	Logger     *slog.Logger
+
+	lastConfigErr string
 
 	root string // Root, absolute, with its own symbolic links resolved
 	mu   sync.Mutex
@@ -45,21 +50,31 @@ type Indexer struct {
 
 // Summary is what one reconcile did.
 type Summary struct {
-	ScanID    string        `json:"scan_id,omitempty"`
-	Documents int           `json:"documents"` // documents in the tree
-	Published int           `json:"published"` // new or changed documents published
-	Unchanged int           `json:"unchanged"`
-	Deleted   int           `json:"deleted"`
-	Failed    int           `json:"failed"` // documents that could not be published
-	StreamSeq uint64        `json:"stream_seq"`
-	Duration  time.Duration `json:"-"`
-	Millis    int64         `json:"duration_ms"`
+	ScanID    string `json:"scan_id,omitempty"`
+	Documents int    `json:"documents"` // documents in the tree
+	Published int    `json:"published"` // new or changed documents published
+	Unchanged int    `json:"unchanged"`
+	Deleted   int    `json:"deleted"`
+	Failed    int    `json:"failed"` // documents that could not be published
+	// Config is what became of the configuration: published, unchanged, default or invalid.
+	Config      string        `json:"config,omitempty"`
+	ConfigError string        `json:"config_error,omitempty"` // file:line: problem, when invalid
+	StreamSeq   uint64        `json:"stream_seq"`
+	Duration    time.Duration `json:"-"`
+	Millis      int64         `json:"duration_ms"`
 }
 
 // String is the one-line summary the indexer prints.
 func (s Summary) String() string {
-	return fmt.Sprintf("%d documents: %d published, %d unchanged, %d deleted, %d failed; stream at %d (%s)",
+	out := fmt.Sprintf("%d documents: %d published, %d unchanged, %d deleted, %d failed; stream at %d (%s)",
 		s.Documents, s.Published, s.Unchanged, s.Deleted, s.Failed, s.StreamSeq, s.Duration.Round(time.Millisecond))
+	if s.Config != "" {
+		out += "; config " + s.Config
+	}
+	if s.ConfigError != "" {
+		out += ": " + s.ConfigError
+	}
+	return out
 }
 
 // vcsDirs are never indexed.
@@ -110,7 +125,7 @@ func (x *Indexer) Run(ctx context.Context) error {
 			wait, backoff = backoff, min(2*backoff, x.Interval)
 		} else {
 			backoff = time.Second
-			if sum.Published+sum.Deleted+sum.Failed > 0 {
+			if sum.Published+sum.Deleted+sum.Failed > 0 || sum.Config == "published" {
 				x.Logger.Info("reconciled", "summary", sum.String())
 			}
 		}
@@ -172,6 +187,9 @@ func (x *Indexer) Reconcile(ctx context.Context) (Summary, error) {
 	}
 
 	pub := x.Stream.Publisher()
+	if err := x.reconcileConfig(ctx, pub, &sum); err != nil {
+		return sum, err
+	}
 	scan := &events.Scan{ID: nuid.Next()}
 	began := false
 	begin := func() error {
