@@ -39,7 +39,8 @@ type token struct {
 type Matcher struct {
 	src    string
 	tokens []token
-	meta   bool // any wildcard at all
+	meta   bool   // any wildcard at all
+	lit    string // the unescaped text, when there is no wildcard
 }
 
 // String returns the source of the pattern.
@@ -47,14 +48,7 @@ func (m *Matcher) String() string { return m.src }
 
 // Literal reports whether the pattern has no wildcard, and its unescaped text.
 func (m *Matcher) Literal() (string, bool) {
-	if m.meta {
-		return "", false
-	}
-	var b strings.Builder
-	for _, t := range m.tokens {
-		b.WriteRune(t.r)
-	}
-	return b.String(), true
+	return m.lit, !m.meta
 }
 
 // Compile parses a pattern.
@@ -116,6 +110,13 @@ func Compile(pattern string) (*Matcher, error) {
 			m.tokens = append(m.tokens, token{kind: lit, r: r})
 		}
 		i += size
+	}
+	if !m.meta {
+		var b strings.Builder
+		for _, t := range m.tokens {
+			b.WriteRune(t.r)
+		}
+		m.lit = b.String()
 	}
 	return m, nil
 }
@@ -189,11 +190,7 @@ func (t *token) inClass(r rune) bool {
 // pattern's length times the name's, whatever the pattern.
 func (m *Matcher) Match(name string) bool {
 	if !m.meta {
-		if len(name) < len(m.tokens) {
-			return false
-		}
-		s, _ := m.Literal()
-		return s == name
+		return m.lit == name
 	}
 	// cur[i]: the first i tokens can match the name up to the current position.
 	n := len(m.tokens)

@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"slices"
@@ -89,7 +90,13 @@ func (s *Server) contentTool(ctx context.Context, req query.ContentRequest) (*mc
 	if qerr != nil {
 		return toolError(qerr), nil
 	}
-	return toolResult(Success{Success: true, Value: res.Value, Message: res.Message})
+	// Text only: the value is the whole response, and repeating it as structured content
+	// would double what every call encodes and sends.
+	b, err := json.Marshal(Success{Success: true, Value: res.Value, Message: res.Message})
+	if err != nil {
+		return toolError(query.Errorf(query.ErrUnknown, "encoding the result: %v", err)), nil
+	}
+	return mcp.NewToolResultText(string(b)), nil
 }
 
 func (s *Server) getContent(ctx context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
