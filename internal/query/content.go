@@ -99,6 +99,14 @@ func compilePattern(p string) (*compiledPattern, *Error) {
 		return nil, bad("%s", strings.TrimPrefix(err.Error(), glob.ErrSyntax.Error()+": "))
 	}
 	cp := &compiledPattern{src: p}
+	var cerr error
+	compile := func(s string) *glob.Matcher {
+		m, err := glob.Compile(s)
+		if err != nil && cerr == nil {
+			cerr = err
+		}
+		return m
+	}
 	extensionless := !strings.Contains(parts[len(parts)-1], ".")
 	for i, s := range parts {
 		if strings.Trim(s, "*") == "" && len(s) >= 2 {
@@ -107,28 +115,24 @@ func compilePattern(p string) (*compiledPattern, *Error) {
 		}
 		if strings.Contains(s, "**") {
 			rest := strings.Join(parts[i:], "/")
-			seg := segment{rest: mustCompile(rest)}
+			seg := segment{rest: compile(rest)}
 			if extensionless {
-				seg.restAlt = mustCompile(rest + ".*")
+				seg.restAlt = compile(rest + ".*")
 			}
 			cp.segs = append(cp.segs, seg)
 			break
 		}
-		seg := segment{m: mustCompile(s)}
+		seg := segment{m: compile(s)}
 		if i == len(parts)-1 && extensionless {
-			seg.alt = mustCompile(s + ".*")
+			seg.alt = compile(s + ".*")
 		}
 		cp.segs = append(cp.segs, seg)
 	}
-	return cp, nil
-}
-
-func mustCompile(s string) *glob.Matcher {
-	m, err := glob.Compile(s)
-	if err != nil {
-		panic("query: a part of a valid pattern does not compile: " + err.Error())
+	if cerr != nil {
+		// '/' always separates folders: "a\\/b" escapes nothing across it.
+		return nil, bad("%s", strings.TrimPrefix(cerr.Error(), glob.ErrSyntax.Error()+": "))
 	}
-	return m
+	return cp, nil
 }
 
 // matchNames reports whether a document answers to m (or alt): by its name, or for a
