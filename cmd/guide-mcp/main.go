@@ -34,15 +34,17 @@ import (
 
 // Main is the query process.
 type Main struct {
-	Root     string
-	NATSURL  string
-	Project  string
-	DataDir  string
-	HTTPAddr string
-	Interval time.Duration
-	Ignore   []string
-	MaxChars int
-	LogLevel string
+	Root       string
+	Config     string
+	ToolPrefix string
+	NATSURL    string
+	Project    string
+	DataDir    string
+	HTTPAddr   string
+	Interval   time.Duration
+	Ignore     []string
+	MaxChars   int
+	LogLevel   string
 
 	Stdin  io.Reader
 	Stdout io.Writer
@@ -85,6 +87,8 @@ func main() {
 func (m *Main) ParseFlags(args []string) error {
 	fs := flag.NewFlagSet("guide-mcp", flag.ContinueOnError)
 	fs.StringVar(&m.Root, "root", "", "all-in-one: index this content tree in-process, with an embedded NATS server")
+	fs.StringVar(&m.Config, "config", "", "all-in-one: project configuration file (default: guide.yaml at the root, if present)")
+	fs.StringVar(&m.ToolPrefix, "tool-prefix", os.Getenv("MCP_TOOL_PREFIX"), "prefix for every tool name, e.g. \"guide_\" (default: $MCP_TOOL_PREFIX, else none)")
 	fs.StringVar(&m.NATSURL, "nats", "", "follow the stream on this NATS server (comma-separated URLs)")
 	fs.StringVar(&m.Project, "project", "", "project to serve (default: the root's base name, or the only project on the stream)")
 	fs.StringVar(&m.DataDir, "data", "", "where the projections live (default: "+filepath.Join(config.DataHome(), "<project>")+")")
@@ -166,7 +170,7 @@ func (m *Main) Run(ctx context.Context) error {
 	m.runner = &projection.Runner{Stream: m.stream, Project: m.Project,
 		Projections: []projection.Projection{m.catalog}, Logger: m.Logger}
 	m.srv = &mcpserver.Server{Project: m.Project, Catalog: m.catalog, Runner: m.runner, Stream: m.stream,
-		Limits: query.Limits{MaxChars: m.MaxChars}, Logger: m.Logger}
+		Limits: query.Limits{MaxChars: m.MaxChars}, Logger: m.Logger, ToolPrefix: m.ToolPrefix}
 	m.mcp = m.srv.New()
 
 	m.wg.Go(func() {
@@ -176,7 +180,7 @@ func (m *Main) Run(ctx context.Context) error {
 	})
 	if m.Root != "" {
 		x := &indexer.Indexer{Root: m.Root, Project: m.Project, Stream: m.stream, Interval: m.Interval,
-			Ignore: m.Ignore, Logger: m.Logger, Skip: skipInside(m.Root, m.dataDir())}
+			Ignore: m.Ignore, ConfigFile: m.Config, Logger: m.Logger, Skip: skipInside(m.Root, m.dataDir())}
 		m.wg.Go(func() {
 			if err := x.Run(ctx); err != nil {
 				m.Logger.Error("indexer stopped", "err", err)

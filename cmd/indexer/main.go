@@ -26,7 +26,7 @@ import (
 const (
 	ExitOK      = 0
 	ExitFailure = 1 // anything else
-	ExitUsage   = 2 // bad flags or configuration
+	ExitUsage   = 2 // bad flags or configuration (with --once: an invalid guide.yaml)
 	ExitNATS    = 3 // NATS unreachable, or the stream cannot be opened
 	ExitPartial = 4 // --once: some documents could not be published
 )
@@ -34,6 +34,7 @@ const (
 // Main is the indexer program.
 type Main struct {
 	Root     string
+	Config   string
 	Project  string
 	NATSURL  string
 	DataDir  string
@@ -74,6 +75,7 @@ func main() {
 func (m *Main) ParseFlags(args []string) error {
 	fs := flag.NewFlagSet("indexer", flag.ContinueOnError)
 	fs.StringVar(&m.Root, "root", "", "content tree to index (required)")
+	fs.StringVar(&m.Config, "config", "", "project configuration file (default: guide.yaml at the root, if present)")
 	fs.StringVar(&m.Project, "project", "", "project name (default: the root's base name)")
 	fs.StringVar(&m.NATSURL, "nats", "", "NATS server URL(s), comma-separated; empty: run an embedded server")
 	fs.StringVar(&m.DataDir, "data", "", "embedded server's JetStream directory (default: "+filepath.Join(config.DataHome(), "<project>", "nats")+")")
@@ -137,7 +139,7 @@ func (m *Main) Run(ctx context.Context) int {
 		return ExitNATS
 	}
 	x := &indexer.Indexer{Root: m.Root, Project: m.Project, Stream: m.stream, MaxSize: m.MaxSize,
-		Interval: m.Interval, NoWatch: m.NoWatch, Ignore: m.Ignore, Logger: m.Logger,
+		Interval: m.Interval, NoWatch: m.NoWatch, Ignore: m.Ignore, ConfigFile: m.Config, Logger: m.Logger,
 		Skip: skipDataDir(m.Root, m.DataDir), Progress: progressBar(os.Stderr)}
 	if !m.Once {
 		m.Logger.Info("indexing", "root", m.Root, "project", m.Project, "interval", m.Interval)
@@ -165,6 +167,9 @@ func (m *Main) Run(ctx context.Context) int {
 	case err != nil:
 		m.Logger.Error("reconcile failed", "err", err)
 		return ExitFailure
+	case sum.ConfigError != "":
+		fmt.Fprintln(os.Stderr, "indexer:", sum.ConfigError)
+		return ExitUsage
 	case sum.Failed > 0:
 		return ExitPartial
 	}

@@ -29,6 +29,7 @@ const (
 	OpDelete    Op = "delete"     // a document no longer exists
 	OpScanBegin Op = "scan_begin" // the indexer started comparing the tree with the stream
 	OpScanEnd   Op = "scan_end"   // ...and finished: everything before this is a consistent snapshot
+	OpConfig    Op = "config"     // the project's configuration (guide.yaml) is now this
 )
 
 // Status says whether a document's content travels with its event, and if not, why.
@@ -57,6 +58,7 @@ const (
 	HdrScanID  = "Guide-Scan"
 	HdrPrevSeq = "Guide-Prev-Seq"
 	HdrInode   = "Guide-Inode"
+	HdrSource  = "Guide-Source" // a config event's file, "" for the built-in default
 )
 
 // ErrUnknownSchema is returned for an event written by an unknown version of the contract.
@@ -83,6 +85,11 @@ type Event struct {
 
 	// Scan events.
 	Scan *Scan
+
+	// Config events: the canonical JSON of the configuration (see package project), the
+	// file it came from ("" for the built-in default), and Hash, the hex SHA-256 of Config.
+	Config []byte
+	Source string
 
 	// Set when read from the stream.
 	Seq  uint64
@@ -113,6 +120,8 @@ func (e *Event) MsgID() string {
 	switch e.Op {
 	case OpScanBegin, OpScanEnd:
 		fmt.Fprintf(h, "%s\x00%s\x00%s", e.Project, e.Op, e.Scan.ID)
+	case OpConfig:
+		fmt.Fprintf(h, "%s\x00%s\x00%s\x00%d", e.Project, e.Op, e.Hash, e.PrevSeq)
 	default:
 		fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%d\x00%d\x00%s\x00%d",
 			e.Project, e.Path, e.Op, e.Hash, e.Size, e.Mtime.UnixNano(), e.Status, e.PrevSeq)
@@ -161,6 +170,15 @@ func (e *Event) Msg() (*nats.Msg, error) {
 			return nil, err
 		}
 		m.Data = b
+	case OpConfig:
+		m.Subject = subj.Config()
+		m.Header.Set(HdrSource, headerSafe(e.Source))
+		m.Header.Set(HdrHash, HashContent(e.Config))
+		if e.PrevSeq != 0 {
+			m.Header.Set(HdrPrevSeq, strconv.FormatUint(e.PrevSeq, 10))
+		}
+		e.Hash = HashContent(e.Config)
+		m.Data = e.Config
 	default:
 		return nil, fmt.Errorf("%w: op %q", ErrMalformed, e.Op)
 	}
@@ -233,6 +251,14 @@ func Decode(subject string, h nats.Header, data []byte) (Event, error) {
 			}
 		}
 		e.Scan.ID = h.Get(HdrScanID)
+	case OpConfig:
+		if subject != NewSubjects(project).Config() {
+			return e, fmt.Errorf("%w: config event on %q", ErrMalformed, subject)
+		}
+		e.Source, e.Hash, e.Config = h.Get(HdrSource), h.Get(HdrHash), data
+		if data != nil && HashContent(data) != e.Hash {
+			return e, fmt.Errorf("%w: config body does not match its hash on %q", ErrMalformed, subject)
+		}
 	default:
 		return e, fmt.Errorf("%w: op %q on %q", ErrMalformed, e.Op, subject)
 	}

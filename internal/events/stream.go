@@ -209,6 +209,20 @@ func (s *Stream) LatestScan(ctx context.Context, project string) (Event, error) 
 	return e, err
 }
 
+// LatestConfig returns the latest config event of a project, and false when it has none.
+func (s *Stream) LatestConfig(ctx context.Context, project string) (Event, bool, error) {
+	raw, err := s.stream.GetLastMsgForSubject(ctx, NewSubjects(project).Config())
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return Event{}, false, nil
+	}
+	if err != nil {
+		return Event{}, false, err
+	}
+	e, err := Decode(raw.Subject, raw.Header, raw.Data)
+	e.Seq, e.Time = raw.Sequence, raw.Time
+	return e, err == nil, err
+}
+
 // Publisher publishes events asynchronously with a bounded number awaiting an ack, and
 // reports every failure on Flush. Retries reuse the message id, so the server drops
 // duplicates.

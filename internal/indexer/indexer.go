@@ -48,9 +48,14 @@ type Indexer struct {
 	Ignore []string
 	// Skip reports further paths (relative, slash-separated) to leave out.
 	Skip func(rel string, dir bool) bool
+	// ConfigFile is the project configuration; default guide.yaml at the root. It is
+	// published as a config event when it changes (see reconcileConfig).
+	ConfigFile string
 	// Progress, when set, is told how a full reconcile advances.
 	Progress func(Progress)
 	Logger   *slog.Logger
+
+	lastConfigErr string
 
 	root    string // Root, absolute, with its own symbolic links resolved
 	mu      sync.Mutex
@@ -68,26 +73,38 @@ type Progress struct {
 
 // Summary is what one reconcile did.
 type Summary struct {
-	ScanID    string        `json:"scan_id,omitempty"`
-	Documents int           `json:"documents"` // documents in the tree
-	Published int           `json:"published"` // new or changed documents published
-	Unchanged int           `json:"unchanged"`
-	Deleted   int           `json:"deleted"`
-	Failed    int           `json:"failed"` // documents that could not be published
-	Read      int           `json:"read"`   // files whose content was read
-	StreamSeq uint64        `json:"stream_seq"`
-	Duration  time.Duration `json:"-"`
-	Millis    int64         `json:"duration_ms"`
+	ScanID    string `json:"scan_id,omitempty"`
+	Documents int    `json:"documents"` // documents in the tree
+	Published int    `json:"published"` // new or changed documents published
+	Unchanged int    `json:"unchanged"`
+	Deleted   int    `json:"deleted"`
+	Failed    int    `json:"failed"` // documents that could not be published
+	Read      int    `json:"read"`   // files whose content was read
+	// Config is what became of the configuration: published, unchanged, default or invalid.
+	Config      string        `json:"config,omitempty"`
+	ConfigError string        `json:"config_error,omitempty"` // file:line: problem, when invalid
+	StreamSeq   uint64        `json:"stream_seq"`
+	Duration    time.Duration `json:"-"`
+	Millis      int64         `json:"duration_ms"`
 }
 
 // String is the one-line summary the indexer prints.
 func (s Summary) String() string {
+	var out string
 	if s.Published+s.Deleted+s.Failed == 0 {
-		return fmt.Sprintf("%d documents, nothing changed: nothing published; stream at %d (%s)",
+		out = fmt.Sprintf("%d documents, nothing changed: nothing published; stream at %d (%s)",
 			s.Documents, s.StreamSeq, s.Duration.Round(time.Millisecond))
+	} else {
+		out = fmt.Sprintf("%d documents: %d published, %d unchanged, %d deleted, %d failed; stream at %d (%s)",
+			s.Documents, s.Published, s.Unchanged, s.Deleted, s.Failed, s.StreamSeq, s.Duration.Round(time.Millisecond))
 	}
-	return fmt.Sprintf("%d documents: %d published, %d unchanged, %d deleted, %d failed; stream at %d (%s)",
-		s.Documents, s.Published, s.Unchanged, s.Deleted, s.Failed, s.StreamSeq, s.Duration.Round(time.Millisecond))
+	if s.Config != "" {
+		out += "; config " + s.Config
+	}
+	if s.ConfigError != "" {
+		out += ": " + s.ConfigError
+	}
+	return out
 }
 
 func (x *Indexer) init() error {
@@ -196,7 +213,7 @@ func (x *Indexer) Run(ctx context.Context) error {
 			var sum Summary
 			if sum, err = x.Reconcile(ctx); err == nil {
 				needFull, pending = false, map[string]struct{}{}
-				if sum.Published+sum.Deleted+sum.Failed > 0 {
+				if sum.Published+sum.Deleted+sum.Failed > 0 || sum.Config == "published" {
 					x.Logger.Info("reconciled", "summary", sum.String())
 				}
 				interval := x.Interval
@@ -237,9 +254,13 @@ func (x *Indexer) Run(ctx context.Context) error {
 				needFull = true
 				continue
 			}
+			cfgRel := x.configRel()
 			for _, p := range b.Paths {
 				if p == ignore.File {
 					needFull = true // the rules changed: what is a document may have too
+				}
+				if p == cfgRel {
+					needFull = true // the configuration is published by a full reconcile
 				}
 				pending[p] = struct{}{}
 			}
@@ -398,6 +419,12 @@ func (x *Indexer) publish(ctx context.Context, files []file, deleted []string, f
 		changed = append(changed, f)
 	}
 	pub := x.Stream.Publisher()
+	if full {
+		if err := x.reconcileConfig(ctx, pub, &sum); err != nil {
+			x.fresh = false
+			return sum, err
+		}
+	}
 	scan := &events.Scan{ID: nuid.Next()}
 	began := false
 	begin := func() error {

@@ -31,6 +31,10 @@ type Server struct {
 	Runner  *projection.Runner // may be nil in tests that feed the catalog directly
 	Stream  *events.Stream     // for the stream's head in the status resource; may be nil
 	Limits  query.Limits
+	// ToolPrefix is put before every tool name ("guide_" gives "guide_get_content").
+	ToolPrefix string
+	// Now is the clock of templates; nil for time.Now.
+	Now func() time.Time
 	// InitialWait bounds how long a call waits for a catalog that has never held a
 	// complete scan (a new query process), rather than answer from a partial one.
 	InitialWait time.Duration // default 5s
@@ -48,6 +52,8 @@ func (s *Server) New() *server.MCPServer {
 	m := server.NewMCPServer("guide", Version,
 		server.WithToolCapabilities(false),
 		server.WithResourceCapabilities(false, false),
+		server.WithCompletions(),
+		server.WithResourceCompletionProvider(s),
 		server.WithInputSchemaValidation(),
 		server.WithRecovery(),
 		server.WithResourceRecovery(),
@@ -73,11 +79,15 @@ func (s *Server) New() *server.MCPServer {
 		mcp.WithResourceDescription("How fresh the index is: documents, the last applied stream sequence, the lag behind the stream, and whether the initial scan is complete."),
 		mcp.WithMIMEType("application/json"),
 	), s.status)
+	s.addContent(m)
+	applyToolPrefix(m, s.ToolPrefix)
 	return m
 }
 
 const instructions = `guide serves a tree of documents. Use view("") to see the top level, ` +
-	`tree(folder, depth) for the structure, and view(path) to read a document. Paths are relative to the project root.`
+	`tree(folder, depth) for the structure, and view(path) to read a document. Paths are relative to the project root. ` +
+	`get_content(category_or_collection, pattern) returns the documents of a configured category or collection ` +
+	`(guide.yaml), also readable as the resources guide://{collection} and guide://{collection}/{document}.`
 
 func readOnly() mcp.ToolOption {
 	return func(t *mcp.Tool) {
@@ -112,8 +122,8 @@ func toolResult(v any) (*mcp.CallToolResult, error) {
 	return mcp.NewToolResultStructured(v, string(b)), nil
 }
 
-// read runs fn on a catalog snapshot and turns its outcome into a tool result.
-func (s *Server) read(ctx context.Context, fn func(*projection.Snapshot) (any, *query.Error)) (*mcp.CallToolResult, error) {
+// waitScanned waits, up to InitialWait, for a catalog that has never held a complete scan.
+func (s *Server) waitScanned(ctx context.Context) {
 	select {
 	case <-s.Catalog.Scanned():
 	default:
@@ -125,6 +135,11 @@ func (s *Server) read(ctx context.Context, fn func(*projection.Snapshot) (any, *
 		}
 		t.Stop()
 	}
+}
+
+// read runs fn on a catalog snapshot and turns its outcome into a tool result.
+func (s *Server) read(ctx context.Context, fn func(*projection.Snapshot) (any, *query.Error)) (*mcp.CallToolResult, error) {
+	s.waitScanned(ctx)
 	var out any
 	var qerr *query.Error
 	err := s.Catalog.Read(func(snap *projection.Snapshot) error {

@@ -16,6 +16,7 @@ import (
 	bolterrors "go.etcd.io/bbolt/errors"
 
 	"github.com/guide/guide/internal/events"
+	"github.com/guide/guide/internal/project"
 )
 
 // catalogFormat changes whenever the stored layout or the derivation of a record changes;
@@ -32,6 +33,7 @@ var (
 	keyStream  = []byte("stream")
 	keyProject = []byte("project")
 	keyScan    = []byte("scan")
+	keyConfig  = []byte("config") // canonical JSON of the project configuration, absent for the default
 )
 
 // ErrLocked is returned when another process has the catalog open.
@@ -44,6 +46,8 @@ type State struct {
 	Seq      uint64       `json:"applied_seq"`
 	Scan     *events.Scan `json:"last_scan,omitempty"` // the last completed scan
 	ScanSeq  uint64       `json:"last_scan_seq,omitempty"`
+	// ConfigSource is the file the configuration in force came from, "" for the default.
+	ConfigSource string `json:"config_source,omitempty"`
 	// Set by the runner, not persisted.
 	Pending   uint64    `json:"pending"`
 	AppliedAt time.Time `json:"applied_at"`
@@ -62,6 +66,9 @@ type Catalog struct {
 	docs  map[string]*Document
 	tree  *tree
 	state State
+	// config is the project configuration in force; nil for the default, derived from
+	// the tree on read.
+	config *project.Config
 
 	// Writer-only: how many documents reference each content hash, and hashes no longer
 	// referenced, deleted by the next batch (a reader of the previous state may still
@@ -157,6 +164,7 @@ func (c *Catalog) load() error {
 	c.refs = make(map[string]int)
 	c.orphans = make(map[string]struct{})
 	c.state = State{}
+	c.config = nil
 	reset := false
 	err := c.db.Update(func(tx *bolt.Tx) error {
 		st, err := tx.CreateBucketIfNotExists(bucketState)
@@ -190,6 +198,13 @@ func (c *Catalog) load() error {
 				return fmt.Errorf("scan state: %w", err)
 			}
 			c.state.Scan, c.state.ScanSeq = s.Scan, s.Seq
+		}
+		if v := st.Get(keyConfig); v != nil {
+			cfg, err := project.Decode(v)
+			if err != nil {
+				return fmt.Errorf("config state: %w", err)
+			}
+			c.setConfig(cfg)
 		}
 		return tx.Bucket(bucketDocs).ForEach(func(k, v []byte) error {
 			d, err := decodeDocument(v)
@@ -314,6 +329,7 @@ func (c *Catalog) Reset(st State) error {
 	c.refs = make(map[string]int)
 	c.orphans = make(map[string]struct{})
 	c.state = State{StreamID: st.StreamID, Project: st.Project}
+	c.config = nil
 	c.markScanned(false)
 	return nil
 }
@@ -337,6 +353,9 @@ func (c *Catalog) Apply(b events.Batch) error {
 	changes := make(map[string]change)
 	order := make([]string, 0, len(b.Events))
 	scan, scanSeq := c.state.Scan, c.state.ScanSeq
+	var cfg *project.Config
+	var cfgRaw []byte
+	cfgChanged := false
 	for i := range b.Events {
 		e := &b.Events[i]
 		if e.Seq <= seq {
@@ -368,6 +387,21 @@ func (c *Catalog) Apply(b events.Batch) error {
 			changes[e.Path] = change{}
 		case events.OpScanEnd:
 			scan, scanSeq = e.Scan, e.Seq
+		case events.OpConfig:
+			next, err := project.Decode(e.Config)
+			if err != nil {
+				// The indexer validated it; a body this program cannot read keeps the
+				// last good configuration, as a broken file does.
+				c.Logger.Error("config event not applied", "seq", e.Seq, "source", e.Source, "err", err)
+				continue
+			}
+			next.Source = e.Source
+			cfgChanged = true
+			if e.Source == "" {
+				cfg, cfgRaw = nil, nil
+			} else {
+				cfg, cfgRaw = next, next.Canonical()
+			}
 		}
 	}
 	if seq == c.state.Seq {
@@ -417,6 +451,17 @@ func (c *Catalog) Apply(b events.Batch) error {
 		if err := st.Put(keySeq, v[:]); err != nil {
 			return err
 		}
+		if cfgChanged {
+			var err error
+			if cfgRaw == nil {
+				err = st.Delete(keyConfig)
+			} else {
+				err = st.Put(keyConfig, cfgRaw)
+			}
+			if err != nil {
+				return err
+			}
+		}
 		if scanSeq != c.state.ScanSeq {
 			raw, _ := json.Marshal(struct {
 				Scan *events.Scan
@@ -461,9 +506,21 @@ func (c *Catalog) Apply(b events.Batch) error {
 	c.tree.settle()
 	c.state.Seq = seq
 	c.state.Scan, c.state.ScanSeq = scan, scanSeq
+	if cfgChanged {
+		c.setConfig(cfg)
+	}
 	c.mu.Unlock()
 	c.markScanned(scan != nil)
 	return nil
+}
+
+// setConfig installs the configuration in force; the caller holds mu or owns c.
+func (c *Catalog) setConfig(cfg *project.Config) {
+	c.config = cfg
+	c.state.ConfigSource = ""
+	if cfg != nil {
+		c.state.ConfigSource = cfg.Source
+	}
 }
 
 // Read calls fn with a consistent snapshot of the catalog. The snapshot, and anything it
@@ -499,6 +556,19 @@ func (s *Snapshot) Document(p string) (*Document, bool) {
 func (s *Snapshot) Folder(p string) (*Folder, bool) {
 	f, ok := s.c.tree.folders[p]
 	return f, ok
+}
+
+// Config is the project configuration in force: the last config event's, or the default
+// derived from the tree's top-level folders when there is none.
+func (s *Snapshot) Config() *project.Config {
+	if s.c.config != nil {
+		return s.c.config
+	}
+	var top []string
+	for _, f := range s.c.tree.root.Folders() {
+		top = append(top, f.Name())
+	}
+	return project.Default(top)
 }
 
 // Len is the number of documents.

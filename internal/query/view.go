@@ -18,10 +18,12 @@ type Limits struct {
 	MaxChars int
 	// MaxEntries bounds the entries of a listing (view of a folder, tree).
 	MaxEntries int
+	// MaxDocuments bounds the documents of one content response.
+	MaxDocuments int
 }
 
 // DefaultLimits are the limits used when none are given.
-var DefaultLimits = Limits{MaxChars: 100_000, MaxEntries: 2_000}
+var DefaultLimits = Limits{MaxChars: 100_000, MaxEntries: 2_000, MaxDocuments: DefaultMaxDocuments}
 
 func (l Limits) orDefault() Limits {
 	if l.MaxChars <= 0 {
@@ -29,6 +31,9 @@ func (l Limits) orDefault() Limits {
 	}
 	if l.MaxEntries <= 0 {
 		l.MaxEntries = DefaultLimits.MaxEntries
+	}
+	if l.MaxDocuments <= 0 {
+		l.MaxDocuments = DefaultLimits.MaxDocuments
 	}
 	return l
 }

@@ -156,6 +156,9 @@ type Pipeline struct {
 	MCP     *server.MCPServer
 	Client  *client.Client
 
+	// Configure, when set, adjusts the MCP server before it is built (tool prefix, limits, clock).
+	Configure func(*mcpserver.Server)
+
 	t      testing.TB
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -163,7 +166,8 @@ type Pipeline struct {
 
 // NewPipeline starts a pipeline over root on b (a fresh embedded server when nil), with the
 // catalog in dataDir (a temporary directory when ""). It does not scan: call Reconcile.
-func NewPipeline(t testing.TB, b *broker.Broker, root, dataDir string) *Pipeline {
+// configure, if given, adjusts the MCP server before it is built.
+func NewPipeline(t testing.TB, b *broker.Broker, root, dataDir string, configure ...func(*mcpserver.Server)) *Pipeline {
 	t.Helper()
 	if b == nil {
 		b = NATS(t)
@@ -173,6 +177,11 @@ func NewPipeline(t testing.TB, b *broker.Broker, root, dataDir string) *Pipeline
 	}
 	p := &Pipeline{Root: root, Project: "test", DataDir: dataDir, Broker: b, Stream: Stream(t, b), t: t}
 	p.Indexer = &indexer.Indexer{Root: root, Project: p.Project, Stream: p.Stream, Logger: Logger()}
+	p.Configure = func(s *mcpserver.Server) {
+		for _, c := range configure {
+			c(s)
+		}
+	}
 	p.Start()
 	t.Cleanup(p.Stop)
 	return p
@@ -190,6 +199,9 @@ func (p *Pipeline) Start() {
 		Projections: []projection.Projection{p.Catalog}, Logger: Logger()}
 	p.Server = &mcpserver.Server{Project: p.Project, Catalog: p.Catalog, Runner: p.Runner, Stream: p.Stream,
 		Logger: Logger(), InitialWait: 10 * time.Second}
+	if p.Configure != nil {
+		p.Configure(p.Server)
+	}
 	p.MCP = p.Server.New()
 	ctx, cancel := context.WithCancel(context.Background())
 	p.cancel, p.done = cancel, make(chan struct{})
@@ -264,6 +276,26 @@ func Call(t testing.TB, c client.MCPClient, tool string, args map[string]any) *m
 		t.Fatalf("%s(%v): %v", tool, args, err)
 	}
 	return res
+}
+
+// ReadResource reads a resource through the pipeline's client and returns its text and MIME type.
+func (p *Pipeline) ReadResource(uri string) (text, mimeType string) {
+	t := p.t
+	t.Helper()
+	req := mcp.ReadResourceRequest{}
+	req.Params.URI = uri
+	res, err := p.Client.ReadResource(Context(t), req)
+	if err != nil {
+		t.Fatalf("read %s: %v", uri, err)
+	}
+	var b strings.Builder
+	for _, c := range res.Contents {
+		if tc, ok := c.(mcp.TextResourceContents); ok {
+			b.WriteString(tc.Text)
+			mimeType = tc.MIMEType
+		}
+	}
+	return b.String(), mimeType
 }
 
 // Text returns a tool result's text content.

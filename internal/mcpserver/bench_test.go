@@ -1,0 +1,96 @@
+package mcpserver_test
+
+import (
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/guide/guide/internal/events"
+	"github.com/guide/guide/internal/mcpserver"
+	"github.com/guide/guide/internal/projection"
+	"github.com/guide/guide/internal/testkit"
+)
+
+// benchCatalog folds a generated project straight into a catalog: 100 top-level folders
+// (categories of the default configuration) × 10 subfolders × 100 documents of ~600 bytes.
+func benchCatalog(b *testing.B, tops, subs, docs int) *projection.Catalog {
+	b.Helper()
+	c := &projection.Catalog{Dir: b.TempDir(), Logger: testkit.Logger()}
+	testkit.NoErr(b, c.Open(), "open catalog")
+	b.Cleanup(func() { _ = c.Close() })
+	testkit.NoErr(b, c.Reset(projection.State{StreamID: "bench", Project: "bench"}), "reset")
+	seq := uint64(0)
+	mt := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	body := strings.Repeat("Some words of a generated document. ", 16)
+	var batch events.Batch
+	flush := func() {
+		testkit.NoErr(b, c.Apply(batch), "apply")
+		batch.Events = batch.Events[:0]
+	}
+	for i := range tops {
+		for j := range subs {
+			for k := range docs {
+				content := []byte(fmt.Sprintf("# Document %d/%d/%d\n\n%s\n", i, j, k, body))
+				seq++
+				batch.Events = append(batch.Events, events.Event{Op: events.OpUpsert, Project: "bench",
+					Path: fmt.Sprintf("cat-%03d/sub-%02d/doc-%04d.md", i, j, k),
+					Size: int64(len(content)), Mtime: mt, Hash: events.HashContent(content),
+					Status: events.StatusOK, Content: content, Seq: seq})
+				if len(batch.Events) == 1000 {
+					flush()
+				}
+			}
+		}
+	}
+	seq++
+	batch.Events = append(batch.Events, events.Event{Op: events.OpScanEnd, Project: "bench", Scan: &events.Scan{ID: "bench"}, Seq: seq})
+	flush()
+	return c
+}
+
+// BenchmarkGetContent measures get_content end to end through an in-process MCP client
+// over a 100k-document catalog, each call matching 10 documents; it reports p50 and p95.
+//
+//	go test ./internal/mcpserver -run '^$' -bench GetContent -benchtime 2000x
+func BenchmarkGetContent(b *testing.B) {
+	cat := benchCatalog(b, 100, 10, 100)
+	srv := &mcpserver.Server{Project: "bench", Catalog: cat, Logger: testkit.Logger()}
+	c, err := client.NewInProcessClient(srv.New())
+	testkit.NoErr(b, err, "client")
+	ctx := testkit.Context(b)
+	testkit.NoErr(b, c.Start(ctx), "start")
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	_, err = c.Initialize(ctx, init)
+	testkit.NoErr(b, err, "initialize")
+	runtime.GC() // leave the set-up's garbage out of the figures
+
+	for _, bc := range []struct{ name, category, pattern string }{
+		{"Folder10", "cat-042", "sub-07/doc-000?.md"},     // one folder, a name pattern
+		{"Recursive10", "cat-042", "**/doc-0042.md"},      // ** over a 1,000-document category
+		{"Extensionless10", "cat-042", "sub-0?/doc-0042"}, // one segment pattern per level, no extension
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			args := map[string]any{"category_or_collection": bc.category, "pattern": bc.pattern}
+			r := testkit.Call(b, c, "get_content", args)
+			if r.IsError || strings.Count(testkit.Text(b, r), `Content-Location:`) != 10 {
+				b.Fatalf("want 10 documents: %.300s", testkit.Text(b, r))
+			}
+			var lat []time.Duration
+			for b.Loop() {
+				t0 := time.Now()
+				testkit.Call(b, c, "get_content", args)
+				lat = append(lat, time.Since(t0))
+			}
+			slices.Sort(lat)
+			b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+			b.ReportMetric(float64(lat[len(lat)*95/100].Microseconds())/1000, "p95-ms")
+		})
+	}
+}
