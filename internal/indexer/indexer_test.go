@@ -1,6 +1,7 @@
 package indexer_test
 
 import (
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -106,4 +107,12 @@ func TestStatuses(t *testing.T) {
 	}
 	e, _ := s.Latest(ctx, "p", "alias.md")
 	testkit.Equal(t, string(e.Content), "inside", "a link inside the root reads its target")
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	testkit.NoErr(t, err, "listen")
+	defer ln.Close()
+	return ln.Addr().String()
 }

@@ -63,9 +63,9 @@ func (s *Server) New() *server.MCPServer {
 		mcp.WithDescription("Show what is at a path of the project: a document's full content and metadata, "+
 			"or a folder's immediate subfolders and documents. \"\" is the project root. Paths are relative "+
 			"to the root, like \"Characters/Elara.md\"; the extension may be left out when it is unambiguous. "+
-			"A long document comes in pages: pass the returned next_offset as offset."),
+			"A long document or a large folder comes in pages: pass the returned next_offset as offset."),
 		mcp.WithString("path", mcp.Description("Path of a document or folder, relative to the project root; \"\" for the root. Example: \"Characters/Elara.md\""), mcp.DefaultString("")),
-		mcp.WithInteger("offset", mcp.Description("Character offset to start a document's content at, from a previous response's next_offset"), mcp.Min(0)),
+		mcp.WithInteger("offset", mcp.Description("Where to start: a character offset in a document, an entry offset in a folder; from a previous response's next_offset"), mcp.Min(0)),
 		readOnly(),
 	), s.view)
 	m.AddTool(mcp.NewTool("tree",

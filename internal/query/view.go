@@ -70,8 +70,11 @@ type FolderView struct {
 	TotalWords     int           `json:"total_words"`     // at any depth below
 	Folders        []FolderEntry `json:"folders"`
 	Documents      []DocEntry    `json:"documents"` // directly in the folder
-	Truncated      bool          `json:"truncated,omitempty"`
-	Message        string        `json:"message,omitempty"`
+	// Offset is the index of the first entry listed (folders first, then documents).
+	Offset     int    `json:"offset,omitempty"`
+	Truncated  bool   `json:"truncated,omitempty"`
+	NextOffset int    `json:"next_offset,omitempty"` // where the next page starts, when truncated
+	Message    string `json:"message,omitempty"`
 }
 
 // FolderEntry is a subfolder in a listing.
@@ -116,7 +119,7 @@ func View(s *projection.Snapshot, rawPath string, offset int, lim Limits) (any, 
 		return nil, Errorf(ErrInvalidArgument, "offset %d is negative", offset)
 	}
 	if f, ok := s.Folder(p); ok {
-		return viewFolder(f, lim), nil
+		return viewFolder(f, offset, lim)
 	}
 	d, ok := s.Document(p)
 	var note string
@@ -185,34 +188,37 @@ func notFound(p string) *Error {
 		WithInstruction("Check the path with tree or search, then call view again.")
 }
 
-func viewFolder(f *projection.Folder, lim Limits) *FolderView {
+func viewFolder(f *projection.Folder, offset int, lim Limits) (*FolderView, *Error) {
 	v := &FolderView{Type: "folder", Path: f.Path, Name: f.Name(), TotalDocuments: f.Documents, TotalWords: f.Words,
-		Folders: []FolderEntry{}, Documents: []DocEntry{}}
-	budget := lim.MaxChars - 200
-	n := 0
-	for _, c := range f.Folders() {
-		if n >= lim.MaxEntries || budget < 0 {
-			v.Truncated = true
-			break
-		}
-		v.Folders = append(v.Folders, FolderEntry{Name: c.Name(), Path: c.Path, TotalDocuments: c.Documents, TotalWords: c.Words})
-		budget -= entrySize(c.Name(), c.Path, "")
-		n++
+		Folders: []FolderEntry{}, Documents: []DocEntry{}, Offset: offset}
+	folders, docs := f.Folders(), f.Docs()
+	total := len(folders) + len(docs)
+	if offset > total {
+		return nil, Errorf(ErrInvalidArgument, "offset %d is past the end of %q (%d entries)", offset, f.Path, total)
 	}
-	for _, d := range f.Docs() {
-		if n >= lim.MaxEntries || budget < 0 {
+	budget := lim.MaxChars - 200
+	i := offset
+	for ; i < total; i++ {
+		if i-offset >= lim.MaxEntries || budget < 0 {
 			v.Truncated = true
 			break
 		}
+		if i < len(folders) {
+			c := folders[i]
+			v.Folders = append(v.Folders, FolderEntry{Name: c.Name(), Path: c.Path, TotalDocuments: c.Documents, TotalWords: c.Words})
+			budget -= entrySize(c.Name(), c.Path, "")
+			continue
+		}
+		d := docs[i-len(folders)]
 		v.Documents = append(v.Documents, docEntry(d))
 		budget -= entrySize(d.Name(), d.Path, d.Title)
-		n++
 	}
 	if v.Truncated {
-		v.Message = fmt.Sprintf("listing truncated after %d of %d entries; use search, or view a subfolder",
-			n, len(f.Folders())+len(f.Docs()))
+		v.NextOffset = i
+		v.Message = fmt.Sprintf("listing truncated after %d of %d entries; call view with offset %d for the rest, or use search",
+			i, total, i)
 	}
-	return v
+	return v, nil
 }
 
 func viewDocument(s *projection.Snapshot, d *projection.Document, offset int, note string, lim Limits) (*DocumentView, *Error) {

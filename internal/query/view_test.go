@@ -169,8 +169,31 @@ func TestViewTruncatesLargeFolders(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := out.(*query.FolderView)
-	testkit.Equal(t, [2]any{len(f.Documents), f.Truncated}, [2]any{50, true}, "entries and truncation")
-	if !strings.Contains(f.Message, "50 of 300") {
-		t.Errorf("message %q does not say what was left out", f.Message)
+	testkit.Equal(t, [3]any{len(f.Documents), f.Truncated, f.NextOffset}, [3]any{50, true, 50}, "entries, truncation, next offset")
+	if !strings.Contains(f.Message, "50 of 300") || !strings.Contains(f.Message, "offset 50") {
+		t.Errorf("message %q does not say what was left out and how to get it", f.Message)
+	}
+	// Paging with next_offset lists every entry exactly once.
+	seen := map[string]bool{}
+	for offset := 0; ; {
+		out, err := view(t, c, "big", offset, query.Limits{MaxEntries: 50})
+		if err != nil {
+			t.Fatal(err)
+		}
+		page := out.(*query.FolderView)
+		for _, d := range page.Documents {
+			if seen[d.Path] {
+				t.Fatalf("%s listed twice", d.Path)
+			}
+			seen[d.Path] = true
+		}
+		if !page.Truncated {
+			break
+		}
+		offset = page.NextOffset
+	}
+	testkit.Equal(t, len(seen), 300, "entries over all pages")
+	if _, err := view(t, c, "big", 301, query.Limits{}); err == nil || err.Type != query.ErrInvalidArgument {
+		t.Errorf("offset past the end: %v", err)
 	}
 }

@@ -61,10 +61,34 @@ func Mismatch(t testing.TB, c client.MCPClient, root string) string {
 			return fmt.Sprintf("tree(%q): %v", v.folder, err)
 		}
 		if n.Truncated {
-			if v.depth == 1 {
-				return fmt.Sprintf("tree(%q, 1) truncated: a folder too large to compare this way", v.folder)
+			if v.depth > 1 {
+				queue = append(queue, visit{v.folder, 1}) // one level at a time
+				continue
 			}
-			queue = append(queue, visit{v.folder, 1}) // one level at a time
+			// A folder too large for one listing: page through it with view.
+			folders[v.folder] = true
+			for offset := 0; ; {
+				r := Call(t, c, "view", map[string]any{"path": v.folder, "offset": offset})
+				var page struct {
+					Folders    []struct{ Path string } `json:"folders"`
+					Documents  []struct{ Path string } `json:"documents"`
+					Truncated  bool                    `json:"truncated"`
+					NextOffset int                     `json:"next_offset"`
+				}
+				if r.IsError || json.Unmarshal([]byte(Text(t, r)), &page) != nil {
+					return fmt.Sprintf("view(%q, offset %d): %s", v.folder, offset, Text(t, r))
+				}
+				for _, f := range page.Folders {
+					queue = append(queue, visit{f.Path, 5})
+				}
+				for _, d := range page.Documents {
+					docs[d.Path] = true
+				}
+				if !page.Truncated {
+					break
+				}
+				offset = page.NextOffset
+			}
 			continue
 		}
 		var more []string

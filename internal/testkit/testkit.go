@@ -24,6 +24,7 @@ import (
 
 	"github.com/guide/guide/internal/broker"
 	"github.com/guide/guide/internal/events"
+	"github.com/guide/guide/internal/ignore"
 	"github.com/guide/guide/internal/indexer"
 	"github.com/guide/guide/internal/mcpserver"
 	"github.com/guide/guide/internal/projection"
@@ -113,16 +114,29 @@ func WriteFile(t testing.TB, root, rel, content string) {
 }
 
 // Disk reads every file of a tree as the indexer would see it: relative slash paths to
-// content, VCS folders left out.
+// content, leaving out what the built-in ignore rules and a root .guideignore leave out.
 func Disk(t testing.TB, root string) map[string]string {
 	t.Helper()
+	srcs := []ignore.Source{ignore.DefaultSource()}
+	if b, err := os.ReadFile(filepath.Join(root, ignore.File)); err == nil {
+		srcs = append(srcs, ignore.Parse(ignore.File, string(b)))
+	}
+	rules, err := ignore.New(srcs...)
+	if err != nil {
+		t.Fatal(err)
+	}
 	out := map[string]string{}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() && d.Name() == ".git" {
-			return fs.SkipDir
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		if rel != "." && rules.Self(rel, d.IsDir()) {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
 		}
 		if !d.Type().IsRegular() {
 			return nil
@@ -131,8 +145,7 @@ func Disk(t testing.TB, root string) map[string]string {
 		if err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(root, p)
-		out[filepath.ToSlash(rel)] = string(b)
+		out[rel] = string(b)
 		return nil
 	})
 	if err != nil {
@@ -232,6 +245,14 @@ func (p *Pipeline) Stop() {
 	_ = p.Client.Close()
 	_ = p.Catalog.Close()
 	p.cancel = nil
+}
+
+// Watch runs the indexer with its watcher until the test ends (or Stop).
+func (p *Pipeline) Watch() {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = p.Indexer.Run(ctx) }()
+	p.t.Cleanup(func() { cancel(); <-done })
 }
 
 // Reconcile runs the indexer once and waits until the catalog has applied what it published.

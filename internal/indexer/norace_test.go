@@ -1,0 +1,5 @@
+//go:build !race
+
+package indexer_test
+
+const raceEnabled = false
