@@ -6,6 +6,7 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 )
@@ -27,6 +29,7 @@ type Config struct {
 	Views    int // view calls per server
 	Trees    int // tree calls per server
 	Restarts int // restarts each way (after SIGKILL, after a clean stop)
+	Repeat   int // cold index runs of guide per corpus; the median is reported
 	FSServer bool
 	// InProcess also runs the cold index with the pieces in this process; CPUProfile,
 	// when set, profiles that run on the largest generated corpus.
@@ -47,15 +50,14 @@ type Result struct {
 
 // CorpusResult is what was measured on one corpus.
 type CorpusResult struct {
-	Corpus    *Corpus
-	Index     []IndexRun
-	Latency   []Latency
-	Restarts  []Restart
-	RSSIndex  int64 // guide's resident set after the first scan
-	RSSCalls  int64 // ...and after the view and tree calls
-	PeakRSS   int64
-	ScanLog   string // what guide logged of its first reconcile
-	GuideDocs int
+	Corpus   *Corpus
+	Index    []IndexRun
+	Latency  []Latency
+	Restarts []Restart
+	RSSIndex int64 // guide's resident set after the first scan
+	RSSCalls int64 // ...and after the view and tree calls
+	PeakRSS  int64
+	ScanLog  string // what guide logged of its last first reconcile
 }
 
 func (c *Config) defaults() {
@@ -67,6 +69,9 @@ func (c *Config) defaults() {
 	}
 	if c.Seed == 0 {
 		c.Seed = 1
+	}
+	if c.Repeat <= 0 {
+		c.Repeat = 1
 	}
 	if c.Log == nil {
 		c.Log = io.Discard
@@ -167,13 +172,21 @@ func measure(ctx context.Context, cfg Config, bin, fsScript string, c *Corpus, i
 		cr.Index = append(cr.Index, files, count)
 	}
 
-	cfg.logf("  cold index, all-in-one (bin/guide-mcp over stdio)")
-	run, s, err := coldBinary(ctx, bin, c, filepath.Join(data, "guide"), logFile)
-	if err != nil {
-		return cr, fmt.Errorf("cold index: %w (log: %s)", err, logPath)
+	cfg.logf("  cold index, all-in-one (bin/guide-mcp over stdio), %d run(s)", cfg.Repeat)
+	var runs []IndexRun
+	var s *server
+	for i := range cfg.Repeat {
+		if s != nil {
+			s.stop()
+		}
+		run, srv, err := coldBinary(ctx, bin, c, filepath.Join(data, "guide"), logFile)
+		if err != nil {
+			return cr, fmt.Errorf("cold index: %w (log: %s)", err, logPath)
+		}
+		cfg.logf("    run %d: %d documents in %s", i+1, run.Docs, fmtDur(run.Duration))
+		runs, s = append(runs, run), srv
 	}
-	cr.GuideDocs = run.Docs
-	cr.Index = append(cr.Index, run)
+	cr.Index = append(cr.Index, medianRun(runs))
 	cr.RSSIndex, _, _ = s.memory()
 	cr.ScanLog = reconciledLine(logPath)
 
@@ -211,18 +224,34 @@ func measure(ctx context.Context, cfg Config, bin, fsScript string, c *Corpus, i
 	return cr, nil
 }
 
+// medianRun returns the run of median duration, noting the spread.
+func medianRun(runs []IndexRun) IndexRun {
+	sorted := slices.Clone(runs)
+	slices.SortFunc(sorted, func(a, b IndexRun) int { return cmp.Compare(a.Duration, b.Duration) })
+	m := sorted[len(sorted)/2]
+	if len(runs) > 1 {
+		ds := make([]string, len(runs))
+		for i, r := range runs {
+			ds[i] = fmtDur(r.Duration)
+		}
+		m.Note = fmt.Sprintf("median of %d runs: %s", len(runs), strings.Join(ds, ", "))
+	}
+	return m
+}
+
 // reconciledLine finds what guide logged of its first reconcile.
 func reconciledLine(logPath string) string {
 	b, err := os.ReadFile(logPath)
 	if err != nil {
 		return ""
 	}
+	last := ""
 	for _, line := range strings.Split(string(b), "\n") {
 		if i := strings.Index(line, `summary="`); i >= 0 && strings.Contains(line, "msg=reconciled") {
-			return strings.TrimSuffix(line[i+len(`summary="`):], `"`)
+			last = strings.TrimSuffix(line[i+len(`summary="`):], `"`)
 		}
 	}
-	return ""
+	return last
 }
 
 // ensureRipgrep installs ripgrep from Debian's packages when it is missing.
