@@ -16,6 +16,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -161,6 +162,7 @@ func measure(ctx context.Context, cfg Config, bin, fsScript string, c *Corpus, i
 	// Baselines first: they also bring the tree into the page cache, so that every
 	// figure below is taken with a warm cache.
 	cfg.logf("  baselines: walk + read + sha256, ripgrep")
+	settle()
 	hashTree(c.Root, 1)
 	cr.Index = append(cr.Index, hashTree(c.Root, 1), hashTree(c.Root, max(2, runtime.NumCPU())))
 	if _, err := exec.LookPath("rg"); err == nil {
@@ -179,6 +181,7 @@ func measure(ctx context.Context, cfg Config, bin, fsScript string, c *Corpus, i
 		if s != nil {
 			s.stop()
 		}
+		settle()
 		run, srv, err := coldBinary(ctx, bin, c, filepath.Join(data, "guide"), logFile)
 		if err != nil {
 			return cr, fmt.Errorf("cold index: %w (log: %s)", err, logPath)
@@ -191,12 +194,14 @@ func measure(ctx context.Context, cfg Config, bin, fsScript string, c *Corpus, i
 	cr.ScanLog = reconciledLine(logPath)
 
 	w := newWorkload(c, cfg.Views, cfg.Trees, cfg.Seed)
+	settle()
 	cfg.logf("  latency: %d views, %d trees through the MCP client", len(w.views), len(w.trees))
 	cr.Latency = append(cr.Latency, measureGuide(ctx, s, w)...)
 	cr.RSSCalls, cr.PeakRSS, _ = s.memory()
 	cr.Latency = append(cr.Latency, measureOS(c, w)...)
 
 	cfg.logf("  restart to first answer, %d times after SIGKILL and %d after a clean stop", cfg.Restarts, cfg.Restarts)
+	settle()
 	killed, stopped := restarts(ctx, bin, c, filepath.Join(data, "guide"), s, cfg.Restarts, logFile)
 	cr.Restarts = append(cr.Restarts, killed, stopped)
 
@@ -206,6 +211,7 @@ func measure(ctx context.Context, cfg Config, bin, fsScript string, c *Corpus, i
 		if err != nil {
 			return cr, err
 		}
+		settle()
 		lat, rs := measureFSServer(ctx, fsScript, c, w, fsLog)
 		fsLog.Close()
 		cr.Latency = append(cr.Latency, lat...)
@@ -214,6 +220,7 @@ func measure(ctx context.Context, cfg Config, bin, fsScript string, c *Corpus, i
 
 	if cfg.InProcess || cpuprofile != "" {
 		cfg.logf("  cold index with the pieces in-process%s", map[bool]string{true: ", CPU profile to " + cpuprofile}[cpuprofile != ""])
+		settle()
 		run, err := coldInProcess(ctx, c, filepath.Join(data, "inproc"), cpuprofile)
 		if err != nil {
 			run.Err = err.Error()
@@ -223,6 +230,11 @@ func measure(ctx context.Context, cfg Config, bin, fsScript string, c *Corpus, i
 	_ = os.RemoveAll(data) // a 100k corpus leaves a gigabyte of stream and catalog
 	return cr, nil
 }
+
+// settle writes dirty pages out before a timed step, so that the step does not pay for
+// the writes of the one before (on this machine a 100k corpus leaves ~300 MB of them, and
+// a cold index that ran into that writeback took six times as long).
+func settle() { syscall.Sync() }
 
 // medianRun returns the run of median duration, noting the spread.
 func medianRun(runs []IndexRun) IndexRun {
