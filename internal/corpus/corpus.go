@@ -23,7 +23,7 @@ import (
 
 // Version changes whenever the generator's output for given options changes, so that a
 // stored corpus made by an older generator is made again.
-const Version = 1
+const Version = 2
 
 // Size bounds of a document, in bytes.
 const (
@@ -142,7 +142,7 @@ func folderName(rng *rand.Rand) string {
 	case r < 30:
 		return w + " " + english[40+rng.IntN(len(english)-40)]
 	case r < 35:
-		return strings.ToUpper(w[:1]) + w[1:]
+		return capitalize(w)
 	}
 	return w
 }

@@ -72,7 +72,7 @@ func TestGenerateIsRealistic(t *testing.T) {
 	for p := range digest(t, root) {
 		b, err := os.ReadFile(filepath.Join(root, p))
 		testkit.NoErr(t, err, "read")
-		if !utf8.Valid(b) {
+		if !utf8.Valid(b) || !utf8.ValidString(p) {
 			t.Fatalf("%s: not UTF-8", p)
 		}
 		if len(b) < corpus.MinSize-100 || len(b) > corpus.MaxSize {
