@@ -81,6 +81,8 @@ type Catalog struct {
 
 	scanMu  sync.Mutex
 	scanned chan struct{} // closed once the catalog holds a complete scan
+
+	gc sync.WaitGroup // the garbage collection started by Open; Close waits for it
 }
 
 // Scanned is closed once the catalog holds the result of a complete scan of the tree.
@@ -227,7 +229,7 @@ func (c *Catalog) load() error {
 		return c.Reset(State{})
 	}
 	c.markScanned(c.state.Scan != nil)
-	go c.collectGarbage()
+	c.gc.Go(c.collectGarbage)
 	return nil
 }
 
@@ -273,6 +275,8 @@ func (c *Catalog) Close() error {
 	if c.db == nil {
 		return nil
 	}
+	// The garbage collection reads c.db without the lock: let it finish first.
+	c.gc.Wait()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	err := c.db.Close()

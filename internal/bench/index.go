@@ -1,0 +1,213 @@
+package bench
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/guide/guide/internal/broker"
+	"github.com/guide/guide/internal/config"
+	"github.com/guide/guide/internal/events"
+	"github.com/guide/guide/internal/indexer"
+	"github.com/guide/guide/internal/projection"
+)
+
+// IndexRun is one way of going through a whole tree, timed.
+type IndexRun struct {
+	What     string
+	Docs     int
+	Bytes    int64
+	Duration time.Duration
+	Note     string
+	Err      string
+}
+
+// DocsPerSec is the documents handled per second.
+func (r IndexRun) DocsPerSec() float64 { return float64(r.Docs) / r.Duration.Seconds() }
+
+// MBPerSec is the megabytes (10^6) read per second.
+func (r IndexRun) MBPerSec() float64 { return float64(r.Bytes) / 1e6 / r.Duration.Seconds() }
+
+// hashTree is the baseline every full re-scan must at least do: walk, read and hash every
+// file, with workers goroutines.
+func hashTree(root string, workers int) IndexRun {
+	start := time.Now()
+	paths := make(chan string, 256)
+	var docs, bytes atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			buf := make([]byte, 64<<10)
+			for p := range paths {
+				f, err := os.Open(p)
+				if err != nil {
+					continue
+				}
+				h := sha256.New()
+				n, _ := io.CopyBuffer(h, f, buf)
+				f.Close()
+				_ = h.Sum(nil)
+				docs.Add(1)
+				bytes.Add(n)
+			}
+		})
+	}
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() {
+			if vcsDirs[d.Name()] && p != root {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.Type().IsRegular() {
+			paths <- p
+		}
+		return nil
+	})
+	close(paths)
+	wg.Wait()
+	return IndexRun{What: fmt.Sprintf("baseline: walk + read + sha256, %d goroutine(s)", workers),
+		Docs: int(docs.Load()), Bytes: bytes.Load(), Duration: time.Since(start)}
+}
+
+// ripgrep times rg over the tree: listing its files, and counting matching lines of every
+// file (which reads them all). It counts lines of output, as `| wc -l` would.
+func ripgrep(root string, args ...string) IndexRun {
+	r := IndexRun{What: "baseline: rg " + joinArgs(args) + " DIR"}
+	start := time.Now()
+	cmd := exec.Command("rg", append(args, root)...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		r.Err = err.Error()
+		return r
+	}
+	if err := cmd.Start(); err != nil {
+		r.Err = err.Error()
+		return r
+	}
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		r.Docs++
+	}
+	err = cmd.Wait()
+	r.Duration = time.Since(start)
+	// rg exits 1 when nothing matched, which is no failure here.
+	if ee, ok := err.(*exec.ExitError); err != nil && (!ok || ee.ExitCode() > 1) {
+		r.Err = err.Error()
+	}
+	return r
+}
+
+func joinArgs(a []string) string {
+	s := ""
+	for i, x := range a {
+		if i > 0 {
+			s += " "
+		}
+		s += x
+	}
+	return s
+}
+
+// coldBinary times bin/guide-mcp, all-in-one over stdio on an empty data directory, from
+// spawn until its status resource says the catalog holds the whole first scan. The server
+// is left running for the latency and restart measurements.
+func coldBinary(ctx context.Context, bin string, c *Corpus, data string, log io.Writer) (IndexRun, *server, error) {
+	r := IndexRun{What: "guide all-in-one: bin/guide-mcp --root, stdio, until the catalog applied the first scan", Bytes: c.Bytes}
+	if err := os.RemoveAll(data); err != nil {
+		return r, nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Minute)
+	defer cancel()
+	start := time.Now()
+	s, err := spawn(ctx, log, bin, "--root", c.Root, "--data", data)
+	if err != nil {
+		return r, nil, err
+	}
+	st, err := s.waitIndexed(ctx)
+	r.Duration = time.Since(start)
+	r.Docs = st.Documents
+	if err != nil {
+		s.kill()
+		return r, nil, err
+	}
+	return r, s, nil
+}
+
+// coldInProcess runs the same pieces in this process (embedded NATS, stream, indexer,
+// catalog and runner), so that a CPU profile can show where the time goes. It reports how
+// long the indexer's reconcile took apart from the catalog catching up.
+func coldInProcess(ctx context.Context, c *Corpus, data, cpuprofile string) (IndexRun, error) {
+	r := IndexRun{What: "guide pieces in-process: broker + Stream + Indexer.Reconcile + Catalog/Runner", Bytes: c.Bytes}
+	if err := os.RemoveAll(data); err != nil {
+		return r, err
+	}
+	logger, _ := config.Logger("warn")
+	if cpuprofile != "" {
+		f, err := os.Create(cpuprofile)
+		if err != nil {
+			return r, err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return r, err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Minute)
+	defer cancel()
+	start := time.Now()
+	b := &broker.Broker{StoreDir: filepath.Join(data, "nats"), Name: "guide-bench", Logger: logger}
+	if err := b.Open(); err != nil {
+		return r, err
+	}
+	defer b.Close()
+	s := &events.Stream{Conn: b.Conn}
+	if err := s.Open(ctx); err != nil {
+		return r, err
+	}
+	cat := &projection.Catalog{Dir: filepath.Join(data, "query"), Logger: logger}
+	if err := cat.Open(); err != nil {
+		return r, err
+	}
+	defer cat.Close()
+	project := config.ProjectName(c.Root)
+	run := &projection.Runner{Stream: s, Project: project, Projections: []projection.Projection{cat}, Logger: logger}
+	rctx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); _ = run.Run(rctx) }()
+	defer func() { stop(); <-done }()
+	x := &indexer.Indexer{Root: c.Root, Project: project, Stream: s, Logger: logger}
+	sum, err := x.Reconcile(ctx)
+	if err != nil {
+		return r, err
+	}
+	published := time.Since(start)
+	for cat.Checkpoint() < sum.StreamSeq {
+		if ctx.Err() != nil {
+			return r, ctx.Err()
+		}
+		time.Sleep(time.Millisecond)
+	}
+	r.Duration = time.Since(start)
+	r.Docs = sum.Documents
+	r.Note = fmt.Sprintf("reconcile (walk, read, hash, publish, acks) %s; catalog caught up %s later",
+		sum.Duration.Round(time.Millisecond), (r.Duration - published).Round(time.Millisecond))
+	runtime.GC()
+	return r, nil
+}

@@ -1,0 +1,286 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Latency is the distribution of one kind of call.
+type Latency struct {
+	Server string
+	Op     string
+	N      int
+	Errors int
+	P50    time.Duration
+	P95    time.Duration
+	P99    time.Duration
+	Max    time.Duration
+	Note   string
+	Err    string // why it was not measured
+}
+
+func summarize(server, op string, ds []time.Duration, errs int) Latency {
+	l := Latency{Server: server, Op: op, N: len(ds), Errors: errs}
+	if len(ds) == 0 {
+		return l
+	}
+	slices.Sort(ds)
+	pick := func(q float64) time.Duration {
+		i := int(q*float64(len(ds)) + 0.999999) // nearest rank
+		return ds[max(0, min(len(ds)-1, i-1))]
+	}
+	l.P50, l.P95, l.P99, l.Max = pick(0.50), pick(0.95), pick(0.99), ds[len(ds)-1]
+	return l
+}
+
+// workload is the sequence of calls every server answers: the same documents and folders,
+// in the same order.
+type workload struct {
+	views []string // document paths
+	trees []string // folder paths; "" is the root
+}
+
+func newWorkload(c *Corpus, views, trees int, seed uint64) workload {
+	rng := rand.New(rand.NewPCG(seed, 0xbe7c4))
+	var w workload
+	for range views {
+		w.views = append(w.views, c.Files[rng.IntN(len(c.Files))])
+	}
+	for i := range trees {
+		if i%10 == 0 {
+			w.trees = append(w.trees, "")
+			continue
+		}
+		w.trees = append(w.trees, c.Folders[rng.IntN(len(c.Folders))])
+	}
+	return w
+}
+
+// measureGuide times view and tree(depth 2) through the MCP client.
+func measureGuide(ctx context.Context, s *server, w workload) []Latency {
+	const name = "guide (bin/guide-mcp, stdio)"
+	var ds []time.Duration
+	errs := 0
+	var firstErr error
+	for _, p := range w.views {
+		t := time.Now()
+		_, err := s.call(ctx, "view", map[string]any{"path": p})
+		ds = append(ds, time.Since(t))
+		if err != nil {
+			errs++
+			firstErr = cmpErr(firstErr, err)
+		}
+	}
+	v := summarize(name, "view(document)", ds, errs)
+	v.Note = errNote(firstErr)
+	ds, errs, firstErr = nil, 0, nil
+	for _, f := range w.trees {
+		t := time.Now()
+		_, err := s.call(ctx, "tree", map[string]any{"folder": f, "depth": 2})
+		ds = append(ds, time.Since(t))
+		if err != nil {
+			errs++
+			firstErr = cmpErr(firstErr, err)
+		}
+	}
+	tr := summarize(name, "tree(folder, depth 2)", ds, errs)
+	tr.Note = errNote(firstErr)
+	return []Latency{v, tr}
+}
+
+func cmpErr(first, err error) error {
+	if first != nil {
+		return first
+	}
+	return err
+}
+
+func errNote(err error) string {
+	if err == nil {
+		return ""
+	}
+	return "first error: " + err.Error()
+}
+
+// measureOS times the same reads straight from the file system, in this process: the
+// floor under any server's answer (no protocol, no JSON, no process boundary).
+func measureOS(c *Corpus, w workload) []Latency {
+	const name = "baseline: os.ReadFile / os.ReadDir, in-process"
+	var ds []time.Duration
+	errs := 0
+	for _, p := range w.views {
+		t := time.Now()
+		_, err := os.ReadFile(filepath.Join(c.Root, filepath.FromSlash(p)))
+		ds = append(ds, time.Since(t))
+		if err != nil {
+			errs++
+		}
+	}
+	v := summarize(name, "view(document)", ds, errs)
+	ds, errs = nil, 0
+	for _, f := range w.trees {
+		t := time.Now()
+		dir := filepath.Join(c.Root, filepath.FromSlash(f))
+		ents, err := os.ReadDir(dir)
+		for _, e := range ents {
+			if e.IsDir() {
+				if _, err := os.ReadDir(filepath.Join(dir, e.Name())); err != nil {
+					errs++
+				}
+			}
+		}
+		ds = append(ds, time.Since(t))
+		if err != nil {
+			errs++
+		}
+	}
+	tr := summarize(name, "tree(folder, depth 2)", ds, errs)
+	tr.Note = "os.ReadDir of the folder and of each subfolder; names only, no word counts"
+	return []Latency{v, tr}
+}
+
+// fsServerName names the reference filesystem MCP server in the tables.
+const fsServerName = "baseline: @modelcontextprotocol/server-filesystem (node, stdio)"
+
+// measureFSServer times the reference filesystem MCP server on the same calls, over the
+// same stdio client: read_text_file for view; for tree(depth 2), which it has no single
+// tool for (directory_tree has no depth limit), list_directory on the folder and on each
+// subfolder, as an agent would call it.
+func measureFSServer(ctx context.Context, script string, c *Corpus, w workload, log io.Writer) ([]Latency, Restart) {
+	rs := Restart{What: fsServerName + ": spawn to first list_directory answer"}
+	start := time.Now()
+	s, err := spawn(ctx, log, "node", script, c.Root)
+	if err == nil {
+		_, err = s.call(ctx, "list_directory", map[string]any{"path": c.Root})
+	}
+	if err != nil {
+		rs.Err = err.Error()
+		if s != nil {
+			s.kill()
+		}
+		return []Latency{{Server: fsServerName, Op: "all", Err: err.Error()}}, rs
+	}
+	rs.Times = append(rs.Times, time.Since(start))
+	defer s.stop()
+	var ds []time.Duration
+	errs := 0
+	var firstErr error
+	for _, p := range w.views {
+		t := time.Now()
+		_, err := s.call(ctx, "read_text_file", map[string]any{"path": filepath.Join(c.Root, filepath.FromSlash(p))})
+		ds = append(ds, time.Since(t))
+		if err != nil {
+			errs++
+			firstErr = cmpErr(firstErr, err)
+		}
+	}
+	v := summarize(fsServerName, "view(document)", ds, errs)
+	v.Note = "read_text_file" + prefixNote(errNote(firstErr))
+	ds, errs, firstErr = nil, 0, nil
+	calls := 0
+	for _, f := range w.trees {
+		t := time.Now()
+		dir := filepath.Join(c.Root, filepath.FromSlash(f))
+		out, err := s.call(ctx, "list_directory", map[string]any{"path": dir})
+		calls++
+		if err == nil {
+			for _, line := range strings.Split(out, "\n") {
+				if name, ok := strings.CutPrefix(line, "[DIR] "); ok {
+					calls++
+					if _, err2 := s.call(ctx, "list_directory", map[string]any{"path": path.Join(dir, name)}); err2 != nil {
+						err = err2
+					}
+				}
+			}
+		}
+		ds = append(ds, time.Since(t))
+		if err != nil {
+			errs++
+			firstErr = cmpErr(firstErr, err)
+		}
+	}
+	tr := summarize(fsServerName, "tree(folder, depth 2)", ds, errs)
+	tr.Note = fmt.Sprintf("list_directory on the folder and each subfolder, %.1f calls per tree", float64(calls)/float64(max(1, len(w.trees)))) +
+		prefixNote(errNote(firstErr))
+	return []Latency{v, tr}, rs
+}
+
+func prefixNote(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "; " + s
+}
+
+// Restart is the time from spawning a server until its first answer.
+type Restart struct {
+	What  string
+	Times []time.Duration
+	Err   string
+}
+
+// Median of the times.
+func (r Restart) Median() time.Duration {
+	if len(r.Times) == 0 {
+		return 0
+	}
+	t := slices.Clone(r.Times)
+	slices.Sort(t)
+	return t[len(t)/2]
+}
+
+// Max of the times.
+func (r Restart) Max() time.Duration {
+	if len(r.Times) == 0 {
+		return 0
+	}
+	return slices.Max(r.Times)
+}
+
+// restarts stops the indexed guide server (with SIGKILL, or by closing stdin as a client
+// does), starts it again on the same data directory, and times spawn to the first
+// successful tree answer, n times each way. It leaves no server running.
+func restarts(ctx context.Context, bin string, c *Corpus, data string, s *server, n int, log io.Writer) (killed, stopped Restart) {
+	killed.What = "guide: after SIGKILL, spawn to first tree(\"\", 2) answer"
+	stopped.What = "guide: after a clean stop (stdin closed), spawn to first tree(\"\", 2) answer"
+	kill := true
+	for i := 0; i < 2*n; i++ {
+		if kill {
+			s.kill()
+		} else {
+			s.stop()
+		}
+		r := &stopped
+		if kill {
+			r = &killed
+		}
+		cctx, cancel := context.WithTimeout(ctx, time.Minute)
+		start := time.Now()
+		var err error
+		s, err = spawn(cctx, log, bin, "--root", c.Root, "--data", data)
+		if err == nil {
+			_, err = s.call(cctx, "tree", map[string]any{"folder": "", "depth": 2})
+		}
+		d := time.Since(start)
+		cancel()
+		if err != nil {
+			r.Err = err.Error()
+			if s != nil {
+				s.kill()
+			}
+			return killed, stopped
+		}
+		r.Times = append(r.Times, d)
+		kill = !kill
+	}
+	s.stop()
+	return killed, stopped
+}

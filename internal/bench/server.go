@@ -1,0 +1,161 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// server is an MCP server process driven by mcp-go's stdio client, the way a desktop MCP
+// client runs one.
+type server struct {
+	c   *client.Client
+	cmd *exec.Cmd
+}
+
+// spawn starts command with args and initializes an MCP session over its stdio. The
+// server's stderr goes to log.
+func spawn(ctx context.Context, log io.Writer, command string, args ...string) (*server, error) {
+	s := &server{}
+	c, err := client.NewStdioMCPClientWithOptions(command, nil, args,
+		transport.WithCommandFunc(func(_ context.Context, command string, env, args []string) (*exec.Cmd, error) {
+			cmd := exec.Command(command, args...)
+			cmd.Env = append(os.Environ(), env...)
+			cmd.Stderr = log
+			s.cmd = cmd
+			return cmd, nil
+		}))
+	if err != nil {
+		return nil, err
+	}
+	s.c = c
+	if err := c.Start(ctx); err != nil {
+		s.kill()
+		return nil, err
+	}
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: "guide-bench", Version: "0"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		s.kill()
+		return nil, fmt.Errorf("initialize %s: %w", command, err)
+	}
+	return s, nil
+}
+
+// call calls a tool and returns its text, or an error for a tool error.
+func (s *server) call(ctx context.Context, tool string, args map[string]any) (string, error) {
+	req := mcp.CallToolRequest{}
+	req.Params.Name = tool
+	req.Params.Arguments = args
+	res, err := s.c.CallTool(ctx, req)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	if res.IsError {
+		return b.String(), fmt.Errorf("%s(%v): tool error: %.200s", tool, args, b.String())
+	}
+	return b.String(), nil
+}
+
+// guideStatus is the part of guide's status resource the harness reads.
+type guideStatus struct {
+	Documents       int    `json:"documents"`
+	AppliedSeq      uint64 `json:"applied_seq"`
+	StreamLastSeq   uint64 `json:"stream_last_seq"`
+	Lag             uint64 `json:"lag"`
+	InitialScanDone bool   `json:"initial_scan_done"`
+	StreamError     string `json:"stream_error"`
+}
+
+func (s *server) status(ctx context.Context) (guideStatus, error) {
+	req := mcp.ReadResourceRequest{}
+	req.Params.URI = "guide://_status"
+	res, err := s.c.ReadResource(ctx, req)
+	if err != nil {
+		return guideStatus{}, err
+	}
+	var st guideStatus
+	for _, c := range res.Contents {
+		if tc, ok := c.(mcp.TextResourceContents); ok {
+			err = json.Unmarshal([]byte(tc.Text), &st)
+		}
+	}
+	return st, err
+}
+
+// waitIndexed polls the status resource until the catalog holds the whole first scan.
+func (s *server) waitIndexed(ctx context.Context) (guideStatus, error) {
+	for {
+		st, err := s.status(ctx)
+		if err != nil {
+			return st, err
+		}
+		if st.InitialScanDone && st.Lag == 0 && st.StreamLastSeq > 0 && st.AppliedSeq >= st.StreamLastSeq {
+			return st, nil
+		}
+		select {
+		case <-ctx.Done():
+			return st, fmt.Errorf("waiting for the first scan: %w (last status %+v)", ctx.Err(), st)
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+// memory reads the process's resident set and its peak, in bytes.
+func (s *server) memory() (rss, peak int64, err error) {
+	if s.cmd == nil || s.cmd.Process == nil {
+		return 0, 0, errors.New("no process")
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(s.cmd.Process.Pid) + "/status")
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if !ok || (k != "VmRSS" && k != "VmHWM") {
+			continue
+		}
+		f := strings.Fields(v)
+		if len(f) < 1 {
+			continue
+		}
+		n, _ := strconv.ParseInt(f[0], 10, 64)
+		if k == "VmRSS" {
+			rss = n << 10
+		} else {
+			peak = n << 10
+		}
+	}
+	return rss, peak, nil
+}
+
+// stop ends the session the way a client does: it closes stdin and waits.
+func (s *server) stop() { _ = s.c.Close() }
+
+// kill ends the process with SIGKILL, then releases the client.
+func (s *server) kill() {
+	if s.cmd != nil && s.cmd.Process != nil {
+		_ = s.cmd.Process.Kill()
+	}
+	if s.c != nil {
+		_ = s.c.Close()
+	}
+}
