@@ -1,4 +1,4 @@
-package index
+package index_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/guide/guide/internal/events"
+	. "github.com/guide/guide/internal/index"
 	"github.com/guide/guide/internal/projection"
 	"github.com/guide/guide/internal/testkit"
 )

@@ -252,3 +252,20 @@ func hasCJK(s string) bool {
 	}
 	return false
 }
+
+// CursorAfter returns the cursor of the page that starts after hit h of this request's
+// results, for a caller that shows fewer hits than it was given.
+func (r Request) CursorAfter(h Hit, relaxed bool) string {
+	return cursor{Key: fingerprint(r.Query, r.Folder), Score: strconv.FormatFloat(h.Score, 'g', -1, 64),
+		Path: h.Path, Relaxed: relaxed}.encode()
+}
+
+// Stem returns the stemmed form of a folded word, as the stem fields hold it.
+func (x *Index) Stem(w string) string {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if x.idx == nil {
+		return ""
+	}
+	return x.stem(w)
+}
