@@ -93,6 +93,11 @@ func ParseQuery(s string) (Query, error) {
 	if !utf8.ValidString(s) {
 		return q, ErrInvalidUTF8
 	}
+	// JSON transports replace invalid bytes with U+FFFD before the query gets here: it
+	// means the client's text was broken, and searching for it would find nothing useful.
+	if strings.ContainsRune(s, utf8.RuneError) {
+		return q, fmt.Errorf("%w: it holds U+FFFD, the mark of bytes that were not text", ErrInvalidUTF8)
+	}
 	if n := utf8.RuneCountInString(s); n > MaxQueryChars {
 		return q, fmt.Errorf("%w: %d characters, the limit is %d", ErrQueryTooLong, n, MaxQueryChars)
 	}
