@@ -57,11 +57,6 @@ var ErrLocked = errors.New("index is in use by another process")
 type Index struct {
 	Dir    string
 	Logger *slog.Logger
-	// Durable makes every batch wait until it is on disk. Without it a batch is searchable
-	// at once and persisted in the background: a crash then loses the last batches, and
-	// their checkpoint with them, so the index resumes from an earlier point of the stream
-	// and applies them again. Never the checkpoint ahead of the data.
-	Durable bool
 
 	// mu guards the Bleve handle against Reset and Close while searches use it.
 	mu  sync.RWMutex
@@ -102,7 +97,11 @@ func (x *Index) Open() error {
 
 func (x *Index) runtimeConfig() map[string]any {
 	return map[string]any{
-		"unsafe_batch": !x.Durable,
+		// Every batch waits until scorch has persisted it, with its checkpoint. Bleve's
+		// unsafe_batch would be faster, but scorch does not persist its last batches on
+		// Close, so that every clean restart would replay them, and an index created and
+		// closed at once would not even keep its mapping.
+		"unsafe_batch": false,
 		// Another process holding the index makes Open fail, rather than wait forever.
 		"bolt_timeout": "500ms",
 	}

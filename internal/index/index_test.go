@@ -48,7 +48,7 @@ func openIndex(t testing.TB, dir string) *Index {
 	testkit.NoErr(t, x.Open(), "open")
 	t.Cleanup(func() { _ = x.Close() })
 	if sid, _ := x.Identity(); sid == "" {
-		testkit.NoErr(t, x.Reset(projection.State{StreamID: "s@1", Project: "test"}), "reset")
+		testkit.NoErr(t, x.Reset(stateFor()), "reset")
 	}
 	return x
 }
@@ -88,3 +88,5 @@ func TestSmoke(t *testing.T) {
 	f.batch(t, map[string]*string{"a/Dragons.md": nil})
 	testkit.Equal(t, paths(t, x, "dragon", ""), []string{"a/b/notes.md"}, "after delete")
 }
+
+func stateFor() projection.State { return projection.State{StreamID: "s@1", Project: "test"} }
