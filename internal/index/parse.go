@@ -169,7 +169,9 @@ var stopWords = func() map[string]bool {
 	for _, list := range []string{
 		// English
 		"a an and are as at be but by for from has have i if in into is it its of on or " +
-			"that the their there these they this to was were will with",
+			"that the their there these they this to was were will with " +
+			// question words: agents ask in sentences
+			"who what where when why how which do does did about",
 		// German
 		"der die das den dem des ein eine einer eines einem einen und oder ist sind zu im " +
 			"in von mit auf für nicht es",
