@@ -23,6 +23,7 @@ var (
 	ErrNothingToFind  = errors.New("nothing to search for")
 	ErrInvalidCursor  = errors.New("the cursor is not valid for this query")
 	ErrInvalidRequest = errors.New("invalid search request")
+	ErrTooBroad       = errors.New("the query is too broad")
 )
 
 // Query is a parsed search: plain words, every one required, and quoted phrases, each

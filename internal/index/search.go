@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/blevesearch/bleve/v2"
 	bq "github.com/blevesearch/bleve/v2/search/query"
@@ -25,10 +26,13 @@ const (
 	boostContentCJK  = 1.0
 )
 
-// Limits of a page of results.
+// Limits of a page of results, and of the time one search may take: a phrase of the
+// commonest words over a large tree reads every position of both, and must not hold a
+// reader for seconds.
 const (
-	DefaultLimit = 20
-	MaxLimit     = 100
+	SearchTimeout = 2 * time.Second
+	DefaultLimit  = 20
+	MaxLimit      = 100
 )
 
 // Request is one search.
@@ -115,6 +119,8 @@ func (x *Index) Search(ctx context.Context, r Request) (Result, error) {
 	if x.idx == nil {
 		return res, errors.New("index is closed")
 	}
+	ctx, cancel := context.WithTimeout(ctx, SearchTimeout)
+	defer cancel()
 	relaxed := after != nil && after.Relaxed
 	res, err := x.search(ctx, r, after, relaxed)
 	if err == nil && res.Total == 0 && after == nil && len(r.Query.Words)+len(r.Query.Phrases) > 1 {
@@ -143,6 +149,9 @@ func (x *Index) search(ctx context.Context, r Request, after *cursor, relaxed bo
 		req.SetSearchAfter([]string{after.Score, after.Path})
 	}
 	sr, err := x.idx.SearchInContext(ctx, req)
+	if errors.Is(err, context.DeadlineExceeded) || err == nil && ctx.Err() != nil {
+		return Result{}, fmt.Errorf("%w: it matched too much to rank within %v; add rarer words or a folder", ErrTooBroad, SearchTimeout)
+	}
 	if err != nil {
 		return Result{}, fmt.Errorf("search: %w", err)
 	}

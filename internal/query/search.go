@@ -118,7 +118,8 @@ func searchError(err error) *Error {
 		return Errorf(ErrInvalidArgument, "query is empty: give one or more words to search for")
 	case errors.Is(err, index.ErrInvalidUTF8), errors.Is(err, index.ErrQueryTooLong),
 		errors.Is(err, index.ErrTooManyTerms), errors.Is(err, index.ErrNothingToFind),
-		errors.Is(err, index.ErrInvalidCursor), errors.Is(err, index.ErrInvalidRequest):
+		errors.Is(err, index.ErrInvalidCursor), errors.Is(err, index.ErrInvalidRequest),
+		errors.Is(err, index.ErrTooBroad):
 		return Errorf(ErrInvalidArgument, "%v", err)
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return Errorf(ErrIO, "search interrupted: %v", err)
