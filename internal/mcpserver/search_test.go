@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -90,13 +89,11 @@ func TestSearchBadInput(t *testing.T) {
 	}
 	for _, c := range invalid {
 		t.Run(c.name, func(t *testing.T) {
-			start := time.Now()
 			f := testkit.DecodeFailure(t, p.Call("search", map[string]any{"query": c.query}))
 			testkit.Equal(t, f.ErrorType, string(query.ErrInvalidArgument), "error type of "+c.name)
 			if f.Error == "" || f.Instruction == "" {
 				t.Errorf("failure %+v: want a message and an instruction", f)
 			}
-			_ = start
 		})
 	}
 	answered := []struct{ name, query string }{
