@@ -26,6 +26,7 @@ import (
 	"github.com/guide/guide/internal/broker"
 	"github.com/guide/guide/internal/config"
 	"github.com/guide/guide/internal/events"
+	"github.com/guide/guide/internal/index"
 	"github.com/guide/guide/internal/indexer"
 	"github.com/guide/guide/internal/mcpserver"
 	"github.com/guide/guide/internal/projection"
@@ -56,6 +57,7 @@ type Main struct {
 	broker  *broker.Broker
 	stream  *events.Stream
 	catalog *projection.Catalog
+	index   *index.Index
 	runner  *projection.Runner
 	mcp     *server.MCPServer
 	srv     *mcpserver.Server
@@ -167,9 +169,15 @@ func (m *Main) Run(ctx context.Context) error {
 	if err := m.catalog.Open(); err != nil {
 		return err
 	}
+	// The full-text index lives next to the catalog; like it, it can be deleted at any
+	// time and is rebuilt from the stream.
+	m.index = &index.Index{Dir: filepath.Join(m.dataDir(), "query", "index"), Logger: m.Logger}
+	if err := m.index.Open(); err != nil {
+		return err
+	}
 	m.runner = &projection.Runner{Stream: m.stream, Project: m.Project,
-		Projections: []projection.Projection{m.catalog}, Logger: m.Logger}
-	m.srv = &mcpserver.Server{Project: m.Project, Catalog: m.catalog, Runner: m.runner, Stream: m.stream,
+		Projections: []projection.Projection{m.catalog, m.index}, Logger: m.Logger}
+	m.srv = &mcpserver.Server{Project: m.Project, Catalog: m.catalog, Index: m.index, Runner: m.runner, Stream: m.stream,
 		Limits: query.Limits{MaxChars: m.MaxChars}, Logger: m.Logger, ToolPrefix: m.ToolPrefix}
 	m.mcp = m.srv.New()
 
@@ -296,6 +304,9 @@ func skipInside(root, data string) func(string, bool) bool {
 // Close stops the background work and releases everything, in reverse order of opening.
 func (m *Main) Close() {
 	m.wg.Wait()
+	if m.index != nil {
+		_ = m.index.Close()
+	}
 	if m.catalog != nil {
 		_ = m.catalog.Close()
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/guide/guide/internal/events"
+	"github.com/guide/guide/internal/index"
 	"github.com/guide/guide/internal/projection"
 	"github.com/guide/guide/internal/query"
 )
@@ -28,6 +29,7 @@ var Version = "0.1.0"
 type Server struct {
 	Project string
 	Catalog *projection.Catalog
+	Index   *index.Index       // the full-text index; without it there is no search tool
 	Runner  *projection.Runner // may be nil in tests that feed the catalog directly
 	Stream  *events.Stream     // for the stream's head in the status resource; may be nil
 	Limits  query.Limits
@@ -75,6 +77,21 @@ func (s *Server) New() *server.MCPServer {
 		mcp.WithInteger("depth", mcp.Description("Levels to show, 1 to 5"), mcp.Min(query.MinDepth), mcp.Max(query.MaxDepth), mcp.DefaultNumber(query.DefaultDepth)),
 		readOnly(),
 	), s.tree)
+	if s.Index != nil {
+		m.AddTool(mcp.NewTool("search",
+			mcp.WithDescription("Find documents by words in their names and content, ranked by relevance, best first "+
+				"(a name match counts twice a content match). Returns metadata and a short snippet per document, "+
+				"never whole documents: use view to read one. The query is plain text: every word must occur "+
+				"(case-insensitive, any language; English words also match their other forms), "+
+				"\"quoted words\" must occur together as a phrase; no other character is special. "+
+				"Common words like \"the\" only rank unless quoted. Matches are marked **like this** in snippets."),
+			mcp.WithString("query", mcp.Required(), mcp.Description("Words to find, e.g. dragon, or \"magic system\" for a phrase; at most 1000 characters and 32 words")),
+			mcp.WithString("folder", mcp.Description("Search only below this folder, relative to the project root; \"\" for the whole project. Example: \"Worldbuilding\""), mcp.DefaultString("")),
+			mcp.WithInteger("limit", mcp.Description("Hits per page, 1 to 100"), mcp.Min(1), mcp.Max(index.MaxLimit), mcp.DefaultNumber(index.DefaultLimit)),
+			mcp.WithString("cursor", mcp.Description("next_cursor from a previous response with the same query and folder, for the next page")),
+			readOnly(),
+		), s.search)
+	}
 	m.AddResource(mcp.NewResource(StatusURI, "status",
 		mcp.WithResourceDescription("How fresh the index is: documents, the last applied stream sequence, the lag behind the stream, and whether the initial scan is complete."),
 		mcp.WithMIMEType("application/json"),
@@ -85,7 +102,8 @@ func (s *Server) New() *server.MCPServer {
 }
 
 const instructions = `guide serves a tree of documents. Use view("") to see the top level, ` +
-	`tree(folder, depth) for the structure, and view(path) to read a document. Paths are relative to the project root. ` +
+	`tree(folder, depth) for the structure, view(path) to read a document, and search(query, folder) ` +
+	`to find documents by words. Paths are relative to the project root. ` +
 	`get_content(category_or_collection, pattern) returns the documents of a configured category or collection ` +
 	`(guide.yaml), also readable as the resources guide://{collection} and guide://{collection}/{document}.`
 
@@ -171,6 +189,18 @@ func (s *Server) tree(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallTo
 	})
 }
 
+func (s *Server) search(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	a := query.SearchArgs{
+		Query:  req.GetString("query", ""),
+		Folder: req.GetString("folder", ""),
+		Limit:  req.GetInt("limit", index.DefaultLimit),
+		Cursor: req.GetString("cursor", ""),
+	}
+	return s.read(ctx, func(snap *projection.Snapshot) (any, *query.Error) {
+		return query.Search(ctx, snap, s.Index, a, s.Limits)
+	})
+}
+
 // Status is the content of the status resource.
 type Status struct {
 	Project         string       `json:"project"`
@@ -182,6 +212,9 @@ type Status struct {
 	LastScan        *events.Scan `json:"last_scan,omitempty"`
 	AppliedAt       *time.Time   `json:"applied_at,omitempty"`
 	StreamError     string       `json:"stream_error,omitempty"` // why the stream cannot be read now
+	// Index is the full-text index's own progress: its applied sequence may trail the
+	// catalog's by a batch while it catches up.
+	Index *index.State `json:"index,omitempty"`
 }
 
 // CurrentStatus reports the projections' freshness.
@@ -196,6 +229,10 @@ func (s *Server) CurrentStatus(ctx context.Context) Status {
 		}
 		return nil
 	})
+	if s.Index != nil {
+		is := s.Index.State()
+		st.Index = &is
+	}
 	if s.Runner != nil {
 		if err := s.Runner.Err(); err != nil {
 			st.StreamError = err.Error()

@@ -25,6 +25,7 @@ import (
 	"github.com/guide/guide/internal/broker"
 	"github.com/guide/guide/internal/events"
 	"github.com/guide/guide/internal/ignore"
+	"github.com/guide/guide/internal/index"
 	"github.com/guide/guide/internal/indexer"
 	"github.com/guide/guide/internal/mcpserver"
 	"github.com/guide/guide/internal/projection"
@@ -164,6 +165,7 @@ type Pipeline struct {
 	Stream  *events.Stream
 	Indexer *indexer.Indexer
 	Catalog *projection.Catalog
+	Index   *index.Index
 	Runner  *projection.Runner
 	Server  *mcpserver.Server
 	MCP     *server.MCPServer
@@ -200,7 +202,7 @@ func NewPipeline(t testing.TB, b *broker.Broker, root, dataDir string, configure
 	return p
 }
 
-// Start opens the catalog, starts the runner and connects an MCP client.
+// Start opens the catalog and the index, starts the runner and connects an MCP client.
 func (p *Pipeline) Start() {
 	t := p.t
 	t.Helper()
@@ -208,9 +210,13 @@ func (p *Pipeline) Start() {
 	if err := p.Catalog.Open(); err != nil {
 		t.Fatalf("catalog: %v", err)
 	}
+	p.Index = &index.Index{Dir: filepath.Join(p.DataDir, "index"), Logger: Logger()}
+	if err := p.Index.Open(); err != nil {
+		t.Fatalf("index: %v", err)
+	}
 	p.Runner = &projection.Runner{Stream: p.Stream, Project: p.Project,
-		Projections: []projection.Projection{p.Catalog}, Logger: Logger()}
-	p.Server = &mcpserver.Server{Project: p.Project, Catalog: p.Catalog, Runner: p.Runner, Stream: p.Stream,
+		Projections: []projection.Projection{p.Catalog, p.Index}, Logger: Logger()}
+	p.Server = &mcpserver.Server{Project: p.Project, Catalog: p.Catalog, Index: p.Index, Runner: p.Runner, Stream: p.Stream,
 		Logger: Logger(), InitialWait: 10 * time.Second}
 	if p.Configure != nil {
 		p.Configure(p.Server)
@@ -243,6 +249,7 @@ func (p *Pipeline) Stop() {
 	p.cancel()
 	<-p.done
 	_ = p.Client.Close()
+	_ = p.Index.Close()
 	_ = p.Catalog.Close()
 	p.cancel = nil
 }
@@ -267,14 +274,15 @@ func (p *Pipeline) Reconcile() indexer.Summary {
 	return sum
 }
 
-// WaitApplied waits until the catalog has applied the stream up to seq.
+// WaitApplied waits until the catalog and the index have applied the stream up to seq.
 func (p *Pipeline) WaitApplied(seq uint64) {
 	t := p.t
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
-	for p.Catalog.Checkpoint() < seq {
+	for p.Catalog.Checkpoint() < seq || p.Index.Checkpoint() < seq {
 		if time.Now().After(deadline) {
-			t.Fatalf("catalog at %d, want %d (runner: %v)", p.Catalog.Checkpoint(), seq, p.Runner.Err())
+			t.Fatalf("catalog at %d, index at %d, want %d (runner: %v)",
+				p.Catalog.Checkpoint(), p.Index.Checkpoint(), seq, p.Runner.Err())
 		}
 		time.Sleep(2 * time.Millisecond)
 	}

@@ -1,0 +1,214 @@
+package index
+
+import (
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
+	"github.com/blevesearch/bleve/v2/analysis/token/porter"
+	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/registry"
+)
+
+// The analyzers of the mapping. "word" is the exact one: it splits where ripgrep's -w
+// sees a word boundary and folds case the way ripgrep's -i compares, so that every
+// document `rg -l -w -i WORD` lists holds the term WORD. "stem" adds English stemming
+// on the same words, and "cjk" indexes bigrams of the Chinese, Japanese and Korean runs,
+// which ripgrep cannot find inside a sentence without spaces but a reader expects to.
+const (
+	analyzerWord  = "guide_word"
+	analyzerStem  = "guide_stem"
+	analyzerCJK   = "guide_cjk"
+	tokenizerWord = "guide_word"
+	tokenizerCJK  = "guide_cjk_bigram"
+	filterFold    = "guide_fold"
+)
+
+func init() {
+	registry.RegisterTokenizer(tokenizerWord, func(map[string]any, *registry.Cache) (analysis.Tokenizer, error) {
+		return wordTokenizer{}, nil
+	})
+	registry.RegisterTokenizer(tokenizerCJK, func(map[string]any, *registry.Cache) (analysis.Tokenizer, error) {
+		return cjkTokenizer{}, nil
+	})
+	registry.RegisterTokenFilter(filterFold, func(map[string]any, *registry.Cache) (analysis.TokenFilter, error) {
+		return foldFilter{}, nil
+	})
+}
+
+func addAnalyzers(m *mapping.IndexMappingImpl) error {
+	if err := m.AddCustomAnalyzer(analyzerWord, map[string]any{
+		"type":          custom.Name,
+		"tokenizer":     tokenizerWord,
+		"token_filters": []any{filterFold},
+	}); err != nil {
+		return err
+	}
+	if err := m.AddCustomAnalyzer(analyzerCJK, map[string]any{
+		"type":      custom.Name,
+		"tokenizer": tokenizerCJK,
+	}); err != nil {
+		return err
+	}
+	return m.AddCustomAnalyzer(analyzerStem, map[string]any{
+		"type":          custom.Name,
+		"tokenizer":     tokenizerWord,
+		"token_filters": []any{filterFold, porter.Name},
+	})
+}
+
+// IsWordRune reports whether r is a word character as ripgrep's Unicode \w defines it:
+// alphabetic, a mark, a decimal digit, connector punctuation (the underscore), or a
+// joiner. Everything else separates words.
+func IsWordRune(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_'
+	}
+	return unicode.IsLetter(r) || unicode.Is(unicode.Nl, r) || unicode.Is(unicode.Other_Alphabetic, r) ||
+		unicode.IsMark(r) || unicode.Is(unicode.Nd, r) || unicode.Is(unicode.Pc, r) ||
+		r == 0x200C || r == 0x200D
+}
+
+// isCJK reports a rune of a script written without spaces between words (or, for
+// Hangul, with particles glued to them), which the cjk field indexes as bigrams.
+func isCJK(r rune) bool {
+	return r >= 0x1100 && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
+}
+
+// Span is one word of a text: its byte range.
+type Span struct{ Start, End int }
+
+// Words splits b into words as the index does. Invalid UTF-8 separates words.
+func Words(b []byte, fn func(Span) bool) {
+	start := -1
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r != utf8.RuneError && IsWordRune(r) {
+			if start < 0 {
+				start = i
+			}
+		} else if start >= 0 {
+			if !fn(Span{start, i}) {
+				return
+			}
+			start = -1
+		}
+		i += size
+	}
+	if start >= 0 {
+		fn(Span{start, len(b)})
+	}
+}
+
+type wordTokenizer struct{}
+
+func (wordTokenizer) Tokenize(b []byte) analysis.TokenStream {
+	out := make(analysis.TokenStream, 0, len(b)/6+1)
+	Words(b, func(s Span) bool {
+		out = append(out, &analysis.Token{Term: b[s.Start:s.End], Start: s.Start, End: s.End,
+			Position: len(out) + 1, Type: analysis.AlphaNumeric})
+		return true
+	})
+	return out
+}
+
+// Fold maps every rune to one representative of its simple case-folding orbit (the
+// orbit's smallest member, lower-cased), which is the equality `rg -i` uses: K, k and the
+// Kelvin sign fold together, so do ẞ and ß, Σ, σ and ς.
+func Fold(s []byte) []byte {
+	ascii := true
+	for _, c := range s {
+		if c >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		out, copied := s, false
+		for i, c := range s {
+			if c >= 'A' && c <= 'Z' {
+				if !copied {
+					out, copied = append([]byte(nil), s...), true
+				}
+				out[i] = c + 'a' - 'A'
+			}
+		}
+		return out
+	}
+	out := make([]byte, 0, len(s))
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRune(s[i:])
+		i += size
+		out = utf8.AppendRune(out, foldRune(r))
+	}
+	return out
+}
+
+// FoldString is Fold for a string.
+func FoldString(s string) string { return string(Fold([]byte(s))) }
+
+func foldRune(r rune) rune {
+	if r < utf8.RuneSelf {
+		if r >= 'A' && r <= 'Z' {
+			return r + 'a' - 'A'
+		}
+		return r
+	}
+	least := r
+	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+		least = min(least, f)
+	}
+	return unicode.ToLower(least)
+}
+
+type foldFilter struct{}
+
+func (foldFilter) Filter(in analysis.TokenStream) analysis.TokenStream {
+	for _, t := range in {
+		t.Term = Fold(t.Term)
+	}
+	return in
+}
+
+// cjkTokenizer emits the overlapping bigrams of every run of CJK characters ("中华人民"
+// → 中华 华人 人民), or the character itself for a run of one, and ignores all other
+// text. Bleve's own cjk analyzer leaves Hangul whole, so that 한국어 would not be found in
+// 한국어를; bigrams find a word inside a longer run, in every one of these scripts.
+// Runs are two positions apart, so that a phrase never spans two of them.
+type cjkTokenizer struct{}
+
+func (cjkTokenizer) Tokenize(b []byte) analysis.TokenStream {
+	var out analysis.TokenStream
+	pos := 0
+	prev, prevStart := -1, 0 // the previous CJK rune's start, or -1 after a non-CJK rune
+	runLen := 0
+	flush := func() {
+		if runLen == 1 { // a lone character: itself
+			pos++
+			out = append(out, &analysis.Token{Term: b[prevStart:prev], Start: prevStart, End: prev,
+				Position: pos, Type: analysis.Ideographic})
+		}
+		if runLen > 0 {
+			pos++ // a gap between runs
+		}
+		runLen = 0
+	}
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if isCJK(r) {
+			if runLen > 0 {
+				pos++
+				out = append(out, &analysis.Token{Term: b[prevStart : i+size], Start: prevStart, End: i + size,
+					Position: pos, Type: analysis.Ideographic})
+			}
+			runLen++
+			prevStart, prev = i, i+size
+		} else if runLen > 0 {
+			flush()
+		}
+		i += size
+	}
+	flush()
+	return out
+}

@@ -1,0 +1,345 @@
+// Package index is the full-text projection: a Bleve (scorch) index folded from the event
+// stream, and the searches over it. It knows the events and its own query form; it knows
+// nothing of MCP or of the catalog.
+package index
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
+	"github.com/blevesearch/bleve/v2/mapping"
+	bolterrors "go.etcd.io/bbolt/errors"
+
+	"github.com/guide/guide/internal/events"
+	"github.com/guide/guide/internal/projection"
+)
+
+// MappingVersion changes whenever the mapping, an analyzer or the derivation of a field
+// changes. An index of another version is deleted and rebuilt from the stream rather than
+// searched with terms it was not built with.
+const MappingVersion = "index/1"
+
+// Internal keys, written in the same batch as the documents they describe.
+var (
+	keySeq     = []byte("guide.seq")
+	keyStream  = []byte("guide.stream")
+	keyProject = []byte("guide.project")
+	keyMapping = []byte("guide.mapping")
+)
+
+// Field names of the mapping.
+const (
+	fieldName        = "name"         // the file name less its extensions, and the title
+	fieldNameStem    = "name_stem"    // the same, stemmed
+	fieldContent     = "content"      // the text, exact words (with positions, for phrases)
+	fieldContentStem = "content_stem" // the text, stemmed
+	fieldContentCJK  = "content_cjk"  // the CJK runs of the text, as bigrams
+	fieldFolders     = "folders"      // every ancestor folder: "a", "a/b" (for scoping)
+	fieldExt         = "ext"          // the extension, lower case, without the dot
+	fieldWords       = "words"        // word count
+)
+
+// ErrLocked is returned when another process has the index open.
+var ErrLocked = errors.New("index is in use by another process")
+
+// Index is the full-text projection in a directory of its own. One goroutine applies
+// batches; any number search.
+type Index struct {
+	Dir    string
+	Logger *slog.Logger
+
+	// mu guards the Bleve handle against Reset and Close while searches use it.
+	mu  sync.RWMutex
+	idx bleve.Index
+
+	// Written by the applying goroutine; read by anyone.
+	seq       atomic.Uint64
+	identity  atomic.Pointer[[2]string]
+	pending   atomic.Uint64
+	appliedAt atomic.Int64
+}
+
+// Open opens the index, or creates it. An index that cannot be opened, or was built with
+// another mapping, is deleted and rebuilt from the stream: it is derived data.
+func (x *Index) Open() error {
+	if x.Logger == nil {
+		x.Logger = slog.Default()
+	}
+	x.identity.Store(&[2]string{})
+	idx, err := bleve.OpenUsing(x.Dir, x.runtimeConfig())
+	switch {
+	case err == nil:
+		v, gerr := idx.GetInternal(keyMapping)
+		if gerr == nil && string(v) == MappingVersion {
+			x.idx = idx
+			return x.load()
+		}
+		_ = idx.Close()
+		x.Logger.Info("index mapping changed; rebuilding it from the stream", "dir", x.Dir, "was", string(v), "now", MappingVersion)
+	case errors.Is(err, bleve.ErrorIndexPathDoesNotExist) || errors.Is(err, bleve.ErrorIndexMetaMissing):
+	case errors.Is(err, bolterrors.ErrTimeout):
+		return fmt.Errorf("%w: %s", ErrLocked, x.Dir)
+	default:
+		x.Logger.Warn("index unreadable; rebuilding it from the stream", "dir", x.Dir, "err", err)
+	}
+	return x.create(projection.State{})
+}
+
+func (x *Index) runtimeConfig() map[string]any {
+	return map[string]any{
+		// Every batch waits until scorch has persisted it, with its checkpoint. Bleve's
+		// unsafe_batch would be faster, but scorch does not persist its last batches on
+		// Close, so that every clean restart would replay them, and an index created and
+		// closed at once would not even keep its mapping.
+		"unsafe_batch": false,
+		// Another process holding the index makes Open fail, rather than wait forever.
+		"bolt_timeout": "500ms",
+	}
+}
+
+// create deletes whatever is in Dir and makes an empty index for st.
+func (x *Index) create(st projection.State) error {
+	if err := os.RemoveAll(x.Dir); err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	m, err := newMapping()
+	if err != nil {
+		return fmt.Errorf("index mapping: %w", err)
+	}
+	cfg := x.runtimeConfig()
+	idx, err := bleve.NewUsing(x.Dir, m, bleve.Config.DefaultIndexType, bleve.Config.DefaultKVStore, cfg)
+	if err != nil {
+		return fmt.Errorf("create index %s: %w", x.Dir, err)
+	}
+	b := idx.NewBatch()
+	b.SetInternal(keyMapping, []byte(MappingVersion))
+	b.SetInternal(keyStream, []byte(st.StreamID))
+	b.SetInternal(keyProject, []byte(st.Project))
+	b.SetInternal(keySeq, seqBytes(0))
+	if err := idx.Batch(b); err != nil {
+		_ = idx.Close()
+		return fmt.Errorf("create index %s: %w", x.Dir, err)
+	}
+	x.idx = idx
+	x.seq.Store(0)
+	x.identity.Store(&[2]string{st.StreamID, st.Project})
+	return nil
+}
+
+func (x *Index) load() error {
+	get := func(k []byte) string {
+		v, _ := x.idx.GetInternal(k)
+		return string(v)
+	}
+	v, err := x.idx.GetInternal(keySeq)
+	if err != nil {
+		return fmt.Errorf("index checkpoint: %w", err)
+	}
+	if len(v) == 8 {
+		x.seq.Store(binary.BigEndian.Uint64(v))
+	}
+	x.identity.Store(&[2]string{get(keyStream), get(keyProject)})
+	return nil
+}
+
+func seqBytes(seq uint64) []byte {
+	var v [8]byte
+	binary.BigEndian.PutUint64(v[:], seq)
+	return v[:]
+}
+
+// Close closes the index.
+func (x *Index) Close() error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.idx == nil {
+		return nil
+	}
+	err := x.idx.Close()
+	x.idx = nil
+	return err
+}
+
+// Name names the projection in logs and status.
+func (x *Index) Name() string { return "index" }
+
+// Checkpoint is the sequence of the last event the index applied.
+func (x *Index) Checkpoint() uint64 { return x.seq.Load() }
+
+// Identity returns the stream and project the index was built from.
+func (x *Index) Identity() (streamID, project string) {
+	id := x.identity.Load()
+	return id[0], id[1]
+}
+
+// Reset deletes the index and starts an empty one for the stream st names. Deleting the
+// directory is much faster than deleting every document.
+func (x *Index) Reset(st projection.State) error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.idx != nil {
+		if err := x.idx.Close(); err != nil {
+			x.Logger.Warn("closing the index before a reset", "err", err)
+		}
+		x.idx = nil
+	}
+	return x.create(st)
+}
+
+// SetLag records how far behind the stream the index is, as the runner last saw it.
+func (x *Index) SetLag(pending uint64, at time.Time) {
+	x.pending.Store(pending)
+	x.appliedAt.Store(at.UnixNano())
+}
+
+// document is what the mapping indexes for one file.
+type document struct {
+	Name        string   `json:"name"`
+	NameStem    string   `json:"name_stem"`
+	Content     string   `json:"content,omitempty"`
+	ContentStem string   `json:"content_stem,omitempty"`
+	ContentCJK  string   `json:"content_cjk,omitempty"`
+	Folders     []string `json:"folders,omitempty"`
+	Ext         string   `json:"ext,omitempty"`
+	Words       float64  `json:"words"`
+}
+
+// newDocument derives the indexed fields of an upserted file. A file without readable
+// content is still indexed by its name, so that it can be found.
+func newDocument(e *events.Event) *document {
+	name := path.Base(e.Path)
+	name = strings.TrimSuffix(name, projection.TemplateExt)
+	ext := path.Ext(name)
+	stem := strings.TrimSuffix(name, ext)
+	if stem == "" { // ".env": the name is the extension
+		stem = name
+	}
+	d := &document{Ext: strings.ToLower(strings.TrimPrefix(ext, ".")), Folders: Ancestors(e.Path)}
+	if e.Status == events.StatusOK && events.HashContent(e.Content) == e.Hash {
+		d.Content = string(e.Content)
+		d.ContentStem = d.Content
+		if hasCJK(d.Content) {
+			d.ContentCJK = d.Content
+		}
+		d.Words = float64(projection.CountWords(e.Content))
+		if t := projection.Title(e.Content); t != "" && !strings.EqualFold(t, stem) {
+			stem += "\n" + t
+		}
+	}
+	d.Name, d.NameStem = stem, stem
+	return d
+}
+
+// Ancestors returns every folder above a document's path: "a/b/c.md" → ["a", "a/b"].
+func Ancestors(p string) []string {
+	var out []string
+	for i := 0; i < len(p); i++ {
+		if p[i] == '/' {
+			out = append(out, p[:i])
+		}
+	}
+	return out
+}
+
+// Apply folds a batch of events into the index, with the batch's last sequence as the new
+// checkpoint in the same Bleve batch. Events at or below the checkpoint are skipped.
+func (x *Index) Apply(b events.Batch) error {
+	seq := x.seq.Load()
+	batch := x.idx.NewBatch()
+	applied := seq
+	for i := range b.Events {
+		e := &b.Events[i]
+		if e.Seq <= seq {
+			continue
+		}
+		applied = e.Seq
+		switch e.Op {
+		case events.OpUpsert:
+			if err := batch.Index(e.Path, newDocument(e)); err != nil {
+				return fmt.Errorf("index %q: %w", e.Path, err)
+			}
+		case events.OpDelete:
+			batch.Delete(e.Path)
+		}
+	}
+	if applied == seq {
+		return nil
+	}
+	batch.SetInternal(keySeq, seqBytes(applied))
+	if err := x.idx.Batch(batch); err != nil {
+		return fmt.Errorf("index batch up to %d: %w", applied, err)
+	}
+	x.seq.Store(applied)
+	return nil
+}
+
+// State is how far the index has followed the stream.
+type State struct {
+	AppliedSeq uint64     `json:"applied_seq"`
+	Pending    uint64     `json:"pending"`
+	Documents  uint64     `json:"documents"`
+	Mapping    string     `json:"mapping"`
+	AppliedAt  *time.Time `json:"applied_at,omitempty"`
+}
+
+// State reports the checkpoint, the lag and the number of documents.
+func (x *Index) State() State {
+	st := State{AppliedSeq: x.seq.Load(), Pending: x.pending.Load(), Mapping: MappingVersion}
+	if t := x.appliedAt.Load(); t != 0 {
+		at := time.Unix(0, t).UTC()
+		st.AppliedAt = &at
+	}
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if x.idx != nil {
+		st.Documents, _ = x.idx.DocCount()
+	}
+	return st
+}
+
+func newMapping() (*mapping.IndexMappingImpl, error) {
+	m := bleve.NewIndexMapping()
+	if err := addAnalyzers(m); err != nil {
+		return nil, err
+	}
+	// BM25 saturates repeated terms and normalises by length, so that one passing
+	// mention in a long body weighs little against a name.
+	m.ScoringModel = "bm25"
+	m.StoreDynamic = false
+	m.IndexDynamic = false
+	m.DocValuesDynamic = false
+	m.DefaultAnalyzer = analyzerWord
+
+	text := func(analyzer string, positions bool) *mapping.FieldMapping {
+		f := bleve.NewTextFieldMapping()
+		f.Analyzer = analyzer
+		f.Store = false
+		f.IncludeInAll = false
+		f.DocValues = false
+		f.IncludeTermVectors = positions
+		return f
+	}
+	doc := bleve.NewDocumentStaticMapping()
+	doc.AddFieldMappingsAt(fieldName, text(analyzerWord, true))
+	doc.AddFieldMappingsAt(fieldNameStem, text(analyzerStem, false))
+	doc.AddFieldMappingsAt(fieldContent, text(analyzerWord, true))
+	doc.AddFieldMappingsAt(fieldContentStem, text(analyzerStem, false))
+	doc.AddFieldMappingsAt(fieldContentCJK, text(analyzerCJK, true))
+	doc.AddFieldMappingsAt(fieldFolders, text(keyword.Name, false))
+	doc.AddFieldMappingsAt(fieldExt, text(keyword.Name, false))
+	words := bleve.NewNumericFieldMapping()
+	words.Store, words.IncludeInAll, words.DocValues = false, false, false
+	doc.AddFieldMappingsAt(fieldWords, words)
+	m.DefaultMapping = doc
+	return m, nil
+}

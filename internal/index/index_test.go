@@ -1,0 +1,92 @@
+package index_test
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/guide/guide/internal/events"
+	. "github.com/guide/guide/internal/index"
+	"github.com/guide/guide/internal/projection"
+	"github.com/guide/guide/internal/testkit"
+)
+
+// feed applies upserts (path → content; "" content with del=true deletes) as one batch
+// with consecutive sequences after the index's checkpoint.
+type feeder struct {
+	x   *Index
+	seq uint64
+}
+
+func (f *feeder) batch(t testing.TB, docs map[string]*string) {
+	t.Helper()
+	var b events.Batch
+	keys := make([]string, 0, len(docs))
+	for k := range docs {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, p := range keys {
+		f.seq++
+		e := events.Event{Op: events.OpDelete, Path: p, Seq: f.seq, Project: "test"}
+		if c := docs[p]; c != nil {
+			e = events.Event{Op: events.OpUpsert, Path: p, Seq: f.seq, Project: "test", Status: events.StatusOK,
+				Content: []byte(*c), Hash: events.HashContent([]byte(*c)), Size: int64(len(*c)), Mtime: time.Now()}
+		}
+		b.Events = append(b.Events, e)
+	}
+	testkit.NoErr(t, f.x.Apply(b), "apply")
+}
+
+func str(s string) *string { return &s }
+
+func openIndex(t testing.TB, dir string) *Index {
+	t.Helper()
+	x := &Index{Dir: dir, Logger: testkit.Logger()}
+	testkit.NoErr(t, x.Open(), "open")
+	t.Cleanup(func() { _ = x.Close() })
+	if sid, _ := x.Identity(); sid == "" {
+		testkit.NoErr(t, x.Reset(stateFor()), "reset")
+	}
+	return x
+}
+
+func paths(t testing.TB, x *Index, q string, folder string) []string {
+	t.Helper()
+	pq, err := ParseQuery(q)
+	testkit.NoErr(t, err, "parse "+q)
+	res, err := x.Search(context.Background(), Request{Query: pq, Folder: folder, Limit: MaxLimit})
+	testkit.NoErr(t, err, "search "+q)
+	var out []string
+	for _, h := range res.Hits {
+		out = append(out, h.Path)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestSmoke(t *testing.T) {
+	x := openIndex(t, filepath.Join(t.TempDir(), "index"))
+	f := &feeder{x: x}
+	f.batch(t, map[string]*string{
+		"a/Dragons.md": str("# Dragons\n\nFire-breathing beasts of the north."),
+		"a/b/notes.md": str("A dragon was seen. Straße und STRASSE. 中华人民共和国成立。한국어를 배우다"),
+		"c/other.txt":  str("nothing here but foo.bar and don't"),
+		"c/Россия.md":  str("Москва — столица России."),
+	})
+	testkit.Equal(t, paths(t, x, "dragon", ""), []string{"a/Dragons.md", "a/b/notes.md"}, "dragon")
+	testkit.Equal(t, paths(t, x, "dragon", "a/b"), []string{"a/b/notes.md"}, "dragon in a/b")
+	testkit.Equal(t, paths(t, x, "foo", ""), []string{"c/other.txt"}, "foo")
+	testkit.Equal(t, paths(t, x, "STRASSE", ""), []string{"a/b/notes.md"}, "strasse")
+	testkit.Equal(t, paths(t, x, "人民", ""), []string{"a/b/notes.md"}, "人民")
+	testkit.Equal(t, paths(t, x, "한국어", ""), []string{"a/b/notes.md"}, "한국어")
+	testkit.Equal(t, paths(t, x, "москва", ""), []string{"c/Россия.md"}, "москва")
+	testkit.Equal(t, paths(t, x, "россия", ""), []string{"c/Россия.md"}, "россия (name)")
+	testkit.Equal(t, paths(t, x, `"fire breathing"`, ""), []string{"a/Dragons.md"}, "phrase")
+	f.batch(t, map[string]*string{"a/Dragons.md": nil})
+	testkit.Equal(t, paths(t, x, "dragon", ""), []string{"a/b/notes.md"}, "after delete")
+}
+
+func stateFor() projection.State { return projection.State{StreamID: "s@1", Project: "test"} }

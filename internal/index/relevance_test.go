@@ -1,0 +1,148 @@
+package index_test
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/guide/guide/internal/index"
+	"github.com/guide/guide/internal/testkit"
+)
+
+var update = flag.Bool("update", false, "write the relevance figures measured to testdata/relevance/figures.json")
+
+const relevanceDir = "../../testdata/relevance"
+
+// labelled is one query of testdata/relevance/queries.json. The first relevant document
+// is the one the query is after; the others are acceptable answers.
+type labelled struct {
+	Query    string   `json:"query"`
+	Folder   string   `json:"folder,omitempty"`
+	Relevant []string `json:"relevant"`
+}
+
+// figures are the committed relevance figures: recall@k is the share of queries whose
+// first relevant document ranks in the top k; MRR is the mean reciprocal rank of the
+// best-ranked relevant document (0 when none is found in the top 20).
+type figures struct {
+	Queries   int     `json:"queries"`
+	RecallAt1 float64 `json:"recall@1"`
+	RecallAt5 float64 `json:"recall@5"`
+	MRR       float64 `json:"mrr"`
+}
+
+// TestRelevance ranks the labelled queries over the relevance tree, reports recall@1,
+// recall@5 and MRR, and fails when any falls below the committed figures, so that a
+// change in ranking shows up in review. Run with -update to commit new figures.
+func TestRelevance(t *testing.T) {
+	x := openIndex(t, filepath.Join(t.TempDir(), "index"))
+	docs := map[string]*string{}
+	root := filepath.Join(relevanceDir, "docs")
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		s := string(b)
+		docs[filepath.ToSlash(rel)] = &s
+		return nil
+	})
+	testkit.NoErr(t, err, "read relevance tree")
+	(&feeder{x: x}).batch(t, docs)
+
+	var qs []labelled
+	b, err := os.ReadFile(filepath.Join(relevanceDir, "queries.json"))
+	testkit.NoErr(t, err, "read queries")
+	testkit.NoErr(t, json.Unmarshal(b, &qs), "decode queries")
+
+	var got figures
+	for _, q := range qs {
+		ranked := rank(t, x, q.Query, q.Folder)
+		first := slices.Index(ranked, q.Relevant[0]) + 1
+		best := 0
+		for _, r := range q.Relevant {
+			if i := slices.Index(ranked, r) + 1; i > 0 && (best == 0 || i < best) {
+				best = i
+			}
+		}
+		if first == 1 {
+			got.RecallAt1++
+		}
+		if first >= 1 && first <= 5 {
+			got.RecallAt5++
+		}
+		if best > 0 {
+			got.MRR += 1 / float64(best)
+		}
+		if first != 1 {
+			t.Logf("%-28q rank of %s: %d; top: %v", q.Query, q.Relevant[0], first, ranked[:min(3, len(ranked))])
+		}
+	}
+	n := float64(len(qs))
+	got = figures{Queries: len(qs), RecallAt1: round(got.RecallAt1 / n), RecallAt5: round(got.RecallAt5 / n), MRR: round(got.MRR / n)}
+	t.Logf("relevance over %d queries: recall@1 %.3f, recall@5 %.3f, MRR %.3f", got.Queries, got.RecallAt1, got.RecallAt5, got.MRR)
+
+	file := filepath.Join(relevanceDir, "figures.json")
+	if *update {
+		out, _ := json.MarshalIndent(got, "", "  ")
+		testkit.NoErr(t, os.WriteFile(file, append(out, '\n'), 0o644), "write figures")
+		return
+	}
+	var want figures
+	b, err = os.ReadFile(file)
+	testkit.NoErr(t, err, "read committed figures (run with -update to create them)")
+	testkit.NoErr(t, json.Unmarshal(b, &want), "decode figures")
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{{"recall@1", got.RecallAt1, want.RecallAt1}, {"recall@5", got.RecallAt5, want.RecallAt5}, {"MRR", got.MRR, want.MRR}} {
+		if c.got < c.want {
+			t.Errorf("%s fell to %.3f from the committed %.3f", c.name, c.got, c.want)
+		}
+	}
+	if got.Queries != want.Queries {
+		t.Errorf("%d queries, the figures were measured over %d: run with -update", got.Queries, want.Queries)
+	}
+}
+
+// TestNameOutranksPassingMention: a document named after the word beats a long document
+// that mentions it once.
+func TestNameOutranksPassingMention(t *testing.T) {
+	x := openIndex(t, filepath.Join(t.TempDir(), "index"))
+	long := "# Diary\n\n"
+	for i := range 300 {
+		long += fmt.Sprintf("Day %d: rain, bread, the road north, a song about the sea. ", i)
+	}
+	long += "Someone saw a griffin. "
+	long += long[10:]
+	(&feeder{x: x}).batch(t, map[string]*string{
+		"notes/diary.md":         &long,
+		"creatures/Griffin.md":   str("# Griffin\n\nHalf eagle, half lion."),
+		"creatures/unrelated.md": str("# Unrelated\n\nNothing to see."),
+	})
+	testkit.Equal(t, rank(t, x, "griffin", ""), []string{"creatures/Griffin.md", "notes/diary.md"}, "ranking")
+}
+
+func rank(t *testing.T, x *index.Index, q, folder string) []string {
+	t.Helper()
+	pq, err := index.ParseQuery(q)
+	testkit.NoErr(t, err, "parse "+q)
+	res, err := x.Search(testkit.Context(t), index.Request{Query: pq, Folder: folder, Limit: 20})
+	testkit.NoErr(t, err, "search "+q)
+	out := []string{}
+	for _, h := range res.Hits {
+		out = append(out, h.Path)
+	}
+	return out
+}
+
+func round(f float64) float64 { return float64(int(f*1000+0.5)) / 1000 }

@@ -1,0 +1,280 @@
+package index
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	bq "github.com/blevesearch/bleve/v2/search/query"
+)
+
+// Weights of the fields: a name match counts twice a content match; a stemmed match
+// ("dragons" for "dragon") counts less than the exact word.
+const (
+	boostName        = 2.0
+	boostNameStem    = 1.0
+	boostContent     = 1.0
+	boostContentStem = 0.5
+	boostContentCJK  = 1.0
+)
+
+// Limits of a page of results, and of the time one search may take: a phrase of the
+// commonest words over a large tree reads every position of both, and must not hold a
+// reader for seconds.
+const (
+	SearchTimeout = 2 * time.Second
+	DefaultLimit  = 20
+	MaxLimit      = 100
+)
+
+// Request is one search.
+type Request struct {
+	Query  Query
+	Folder string // a clean folder path; "" searches everything
+	Limit  int    // 1..MaxLimit; 0 means DefaultLimit
+	Cursor string // from a previous Result's Next, for the following page
+}
+
+// Hit is one matching document.
+type Hit struct {
+	Path  string  `json:"path"`
+	Score float64 `json:"score"`
+}
+
+// Result is a page of hits, best first.
+type Result struct {
+	Hits  []Hit
+	Total uint64 // matching documents, on every page
+	Next  string // cursor of the next page; "" on the last
+	// Relaxed is set when no document held every word, and the hits hold some of them.
+	Relaxed bool
+
+	more bool
+}
+
+// cursor is where a page ends: the last hit's sort key, and which search it belongs to.
+type cursor struct {
+	Key     string `json:"k"` // fingerprint of query and folder
+	Score   string `json:"s"`
+	Path    string `json:"p"`
+	Relaxed bool   `json:"r,omitempty"`
+}
+
+func fingerprint(q Query, folder string) string {
+	h := sha256.Sum256([]byte(q.String() + "\x00" + folder))
+	return hex.EncodeToString(h[:6])
+}
+
+func decodeCursor(s string, key string) (cursor, error) {
+	var c cursor
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil || len(b) > 8192 || json.Unmarshal(b, &c) != nil {
+		return c, fmt.Errorf("%w: not a cursor this server issued", ErrInvalidCursor)
+	}
+	if c.Key != key {
+		return c, fmt.Errorf("%w: it belongs to another query or folder", ErrInvalidCursor)
+	}
+	if _, err := strconv.ParseFloat(c.Score, 64); err != nil {
+		return c, fmt.Errorf("%w: bad score", ErrInvalidCursor)
+	}
+	return c, nil
+}
+
+func (c cursor) encode() string {
+	b, _ := json.Marshal(c)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// Search runs a query and returns one page of hits, best first, ties by path.
+func (x *Index) Search(ctx context.Context, r Request) (Result, error) {
+	var res Result
+	if r.Limit == 0 {
+		r.Limit = DefaultLimit
+	}
+	if r.Limit < 1 || r.Limit > MaxLimit {
+		return res, fmt.Errorf("%w: limit %d is outside 1..%d", ErrInvalidRequest, r.Limit, MaxLimit)
+	}
+	if len(r.Query.Words) == 0 && len(r.Query.Phrases) == 0 {
+		return res, ErrNothingToFind
+	}
+	key := fingerprint(r.Query, r.Folder)
+	var after *cursor
+	if r.Cursor != "" {
+		c, err := decodeCursor(r.Cursor, key)
+		if err != nil {
+			return res, err
+		}
+		after = &c
+	}
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if x.idx == nil {
+		return res, errors.New("index is closed")
+	}
+	ctx, cancel := context.WithTimeout(ctx, SearchTimeout)
+	defer cancel()
+	relaxed := after != nil && after.Relaxed
+	res, err := x.search(ctx, r, after, relaxed)
+	if err == nil && res.Total == 0 && after == nil && len(r.Query.Words)+len(r.Query.Phrases) > 1 {
+		// No document holds every word: say so, and show those holding some.
+		res, err = x.search(ctx, r, nil, true)
+	}
+	if err != nil {
+		return res, err
+	}
+	if res.more {
+		last := res.Hits[len(res.Hits)-1]
+		res.Next = cursor{Key: key, Score: strconv.FormatFloat(last.Score, 'g', -1, 64),
+			Path: last.Path, Relaxed: res.Relaxed}.encode()
+	}
+	return res, nil
+}
+
+func (x *Index) search(ctx context.Context, r Request, after *cursor, relaxed bool) (Result, error) {
+	q := x.build(r.Query, r.Folder, relaxed)
+	// One more hit than asked for tells whether a next page exists.
+	req := bleve.NewSearchRequestOptions(q, r.Limit+1, 0, false)
+	req.SortBy([]string{"-_score", "_id"})
+	if after != nil {
+		// Bleve compares the score of a score-sorted SearchAfter as a number parsed
+		// from the string, and the id as it is.
+		req.SetSearchAfter([]string{after.Score, after.Path})
+	}
+	sr, err := x.idx.SearchInContext(ctx, req)
+	if errors.Is(err, context.DeadlineExceeded) || err == nil && ctx.Err() != nil {
+		return Result{}, fmt.Errorf("%w: it matched too much to rank within %v; add rarer words or a folder", ErrTooBroad, SearchTimeout)
+	}
+	if err != nil {
+		return Result{}, fmt.Errorf("search: %w", err)
+	}
+	res := Result{Total: sr.Total, Relaxed: relaxed}
+	for _, h := range sr.Hits {
+		res.Hits = append(res.Hits, Hit{Path: h.ID, Score: h.Score})
+	}
+	if len(res.Hits) > r.Limit {
+		res.Hits = res.Hits[:r.Limit]
+		res.more = true
+	}
+	return res, nil
+}
+
+// build turns a parsed query into Bleve's query tree, without ever using Bleve's query
+// string syntax: every word is a term query on a field.
+func (x *Index) build(q Query, folder string, relaxed bool) bq.Query {
+	var required []bq.Query
+	for _, w := range q.Words {
+		required = append(required, x.wordQuery(w, 1))
+	}
+	for _, p := range q.Phrases {
+		required = append(required, x.phraseQuery(p))
+	}
+	var top *bq.BooleanQuery
+	if relaxed {
+		d := bq.NewDisjunctionQuery(required)
+		d.SetMin(1)
+		top = bq.NewBooleanQuery([]bq.Query{d}, nil, nil)
+	} else {
+		top = bq.NewBooleanQuery([]bq.Query{bq.NewConjunctionQuery(required)}, nil, nil)
+	}
+	for _, w := range q.Optional {
+		top.AddShould(x.wordQuery(w, 0.2))
+	}
+	if folder != "" {
+		t := bq.NewTermQuery(folder)
+		t.SetField(fieldFolders)
+		top.AddFilter(t)
+	}
+	return top
+}
+
+func term(field, t string, boost float64) bq.Query {
+	q := bq.NewTermQuery(t)
+	q.SetField(field)
+	q.SetBoost(boost)
+	return q
+}
+
+// wordQuery finds one folded word in any field: exactly in the name or content, stemmed,
+// or, for a CJK word, as a run of bigrams.
+func (x *Index) wordQuery(w string, weight float64) bq.Query {
+	qs := []bq.Query{
+		term(fieldName, w, weight*boostName),
+		term(fieldContent, w, weight*boostContent),
+	}
+	if s := x.stem(w); s != "" {
+		qs = append(qs, term(fieldNameStem, s, weight*boostNameStem), term(fieldContentStem, s, weight*boostContentStem))
+	}
+	if hasCJK(w) {
+		m := bq.NewMatchPhraseQuery(w)
+		m.SetField(fieldContentCJK)
+		m.Analyzer = analyzerCJK
+		m.SetBoost(weight * boostContentCJK)
+		qs = append(qs, m)
+	}
+	return bq.NewDisjunctionQuery(qs)
+}
+
+// phraseQuery finds words next to each other, in the name or the content.
+func (x *Index) phraseQuery(p []string) bq.Query {
+	name := bq.NewPhraseQuery(p, fieldName)
+	name.SetBoost(boostName)
+	content := bq.NewPhraseQuery(p, fieldContent)
+	content.SetBoost(boostContent)
+	qs := []bq.Query{name, content}
+	joined := strings.Join(p, " ")
+	if hasCJK(joined) {
+		m := bq.NewMatchPhraseQuery(joined)
+		m.SetField(fieldContentCJK)
+		m.Analyzer = analyzerCJK
+		m.SetBoost(boostContentCJK)
+		qs = append(qs, m)
+	}
+	return bq.NewDisjunctionQuery(qs)
+}
+
+// stem returns the stemmed form of a folded word, which the stem fields hold for it.
+func (x *Index) stem(w string) string {
+	a := x.idx.Mapping().AnalyzerNamed(analyzerStem)
+	if a == nil {
+		return ""
+	}
+	toks := a.Analyze([]byte(w))
+	if len(toks) != 1 {
+		return ""
+	}
+	return string(toks[0].Term)
+}
+
+func hasCJK(s string) bool {
+	for _, r := range s {
+		if isCJK(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// CursorAfter returns the cursor of the page that starts after hit h of this request's
+// results, for a caller that shows fewer hits than it was given.
+func (r Request) CursorAfter(h Hit, relaxed bool) string {
+	return cursor{Key: fingerprint(r.Query, r.Folder), Score: strconv.FormatFloat(h.Score, 'g', -1, 64),
+		Path: h.Path, Relaxed: relaxed}.encode()
+}
+
+// Stem returns the stemmed form of a folded word, as the stem fields hold it.
+func (x *Index) Stem(w string) string {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if x.idx == nil {
+		return ""
+	}
+	return x.stem(w)
+}

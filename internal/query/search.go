@@ -1,0 +1,128 @@
+package query
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/guide/guide/internal/index"
+	"github.com/guide/guide/internal/projection"
+)
+
+// SearchHit is one document found: metadata and a snippet, never the whole content.
+type SearchHit struct {
+	Path    string  `json:"path"`
+	Name    string  `json:"name"`
+	Title   string  `json:"title,omitempty"`
+	Words   int     `json:"words"`
+	Score   float64 `json:"score"`
+	Snippet string  `json:"snippet,omitempty"`
+}
+
+// SearchResult is what search returns: a page of hits, best first.
+type SearchResult struct {
+	Query  string      `json:"query"`
+	Folder string      `json:"folder"`
+	Total  uint64      `json:"total"` // matching documents, on every page
+	Hits   []SearchHit `json:"hits"`
+	// NextCursor, when set, fetches the next page: pass it as cursor with the same query
+	// and folder.
+	NextCursor string `json:"next_cursor,omitempty"`
+	// Truncated is set when the response size bound cut the page short.
+	Truncated bool `json:"truncated,omitempty"`
+	// Relaxed is set when no document held every word, and the hits hold some of them.
+	Relaxed bool   `json:"relaxed,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+// SearchArgs are the arguments of search.
+type SearchArgs struct {
+	Query  string
+	Folder string
+	Limit  int // 0: index.DefaultLimit
+	Cursor string
+}
+
+// Search finds the documents whose name or content holds the query's words, in the
+// folder given ("" for everything), ranked by relevance, a page at a time. The index
+// ranks; the catalog snapshot supplies metadata and the text the snippets come from.
+func Search(ctx context.Context, snap *projection.Snapshot, x *index.Index, a SearchArgs, l Limits) (*SearchResult, *Error) {
+	l = l.orDefault()
+	q, err := index.ParseQuery(a.Query)
+	if err != nil {
+		return nil, searchError(err)
+	}
+	folder, perr := CleanPath(a.Folder)
+	if perr != nil {
+		return nil, perr
+	}
+	if folder != "" {
+		if _, ok := snap.Folder(folder); !ok {
+			if _, isDoc := snap.Document(folder); isDoc {
+				return nil, Errorf(ErrInvalidArgument, "folder %q is a document; pass the folder that holds it, or use view to read it", folder)
+			}
+			return nil, Errorf(ErrNotFound, "folder %q does not exist", folder).
+				WithInstruction("Use tree(\"\") to see the folders, then search again with one of them, or with folder \"\" for everything.")
+		}
+	}
+	req := index.Request{Query: q, Folder: folder, Limit: a.Limit, Cursor: a.Cursor}
+	res, err := x.Search(ctx, req)
+	if err != nil {
+		return nil, searchError(err)
+	}
+	terms := q.Terms()
+	stems := make([]string, len(terms))
+	for i, t := range terms {
+		stems[i] = x.Stem(t)
+	}
+	out := &SearchResult{Query: a.Query, Folder: folder, Total: res.Total, Hits: []SearchHit{},
+		NextCursor: res.Next, Relaxed: res.Relaxed}
+	size := 200 // the envelope
+	for i, h := range res.Hits {
+		d, ok := snap.Document(h.Path)
+		if !ok {
+			// The index is a batch ahead of the catalog, or behind it: this document is
+			// being deleted, and the next batch removes it from the index too.
+			continue
+		}
+		hit := SearchHit{Path: d.Path, Name: d.Name(), Title: d.Title, Words: d.Words, Score: h.Score}
+		if d.Readable() {
+			if b, err := snap.Content(d); err == nil {
+				hit.Snippet = Snippet(b, terms, stems)
+			}
+		}
+		enc, _ := json.Marshal(hit)
+		if size+len(enc) > l.MaxChars && len(out.Hits) > 0 {
+			out.Truncated = true
+			out.NextCursor = req.CursorAfter(res.Hits[i-1], res.Relaxed)
+			out.Message = "the response size bound cut this page short; pass next_cursor to go on"
+			break
+		}
+		size += len(enc) + 1
+		out.Hits = append(out.Hits, hit)
+	}
+	switch {
+	case out.Message != "":
+	case res.Total == 0:
+		out.Message = "no document matches; try fewer or other words, or a wider folder"
+	case res.Relaxed:
+		out.Message = "no document holds every word; these hold some of them"
+	}
+	return out, nil
+}
+
+// searchError maps the index's errors to the client's error types.
+func searchError(err error) *Error {
+	switch {
+	case errors.Is(err, index.ErrEmptyQuery):
+		return Errorf(ErrInvalidArgument, "query is empty: give one or more words to search for")
+	case errors.Is(err, index.ErrInvalidUTF8), errors.Is(err, index.ErrQueryTooLong),
+		errors.Is(err, index.ErrTooManyTerms), errors.Is(err, index.ErrNothingToFind),
+		errors.Is(err, index.ErrInvalidCursor), errors.Is(err, index.ErrInvalidRequest),
+		errors.Is(err, index.ErrTooBroad):
+		return Errorf(ErrInvalidArgument, "%v", err)
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return Errorf(ErrIO, "search interrupted: %v", err)
+	}
+	return Errorf(ErrIO, "search failed: %v", err)
+}
