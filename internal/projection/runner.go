@@ -27,8 +27,9 @@ type Projection interface {
 	SetLag(pending uint64, at time.Time)
 }
 
-// Runner feeds every projection from one consumer of the stream, starting after the
-// lowest checkpoint; each projection skips what it already has.
+// Runner feeds each projection from its own consumer of the stream, starting after its
+// own checkpoint, so that a slow projection (the full-text index) never holds back a fast
+// one (the catalog, which answers view and tree).
 type Runner struct {
 	Stream      *events.Stream
 	Project     string
@@ -37,17 +38,10 @@ type Runner struct {
 	Logger      *slog.Logger
 
 	mu      sync.Mutex
-	caught  chan struct{} // closed once the projections have caught up with the stream
-	lastErr error
-	from    uint64 // the checkpoint the last (re)start resumed after
-}
-
-// ResumedFrom is the checkpoint the runner last resumed after: 0 when it replayed the
-// stream from the start.
-func (r *Runner) ResumedFrom() uint64 {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.from
+	caught  chan struct{} // closed once every projection has caught up with the stream
+	errs    map[string]error
+	from    map[string]uint64
+	pending int // projections not caught up yet
 }
 
 // StreamID identifies a stream incarnation: a stream deleted and created again under the
@@ -69,15 +63,38 @@ func (r *Runner) caughtCh() chan struct{} {
 	return r.caught
 }
 
+// ResumedFrom is the checkpoint the first projection (the catalog) last resumed after: 0
+// when it replayed the stream from the start.
+func (r *Runner) ResumedFrom() uint64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.Projections) == 0 {
+		return 0
+	}
+	return r.from[r.Projections[0].Name()]
+}
+
 // Err is the last error that interrupted following the stream, nil while healthy.
 func (r *Runner) Err() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.lastErr
+	for _, p := range r.Projections {
+		if err := r.errs[p.Name()]; err != nil {
+			return fmt.Errorf("%s: %w", p.Name(), err)
+		}
+	}
+	return nil
 }
 
-// Run follows the stream until ctx ends, reconnecting with backoff after a failure.
-// An event of an unknown schema stops it for good: the error says which.
+func (r *Runner) setErr(p Projection, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.errs[p.Name()] = err
+}
+
+// Run follows the stream until ctx ends, one consumer per projection, each reconnecting
+// with backoff after a failure. An event of an unknown schema stops a projection for good:
+// the error says which.
 func (r *Runner) Run(ctx context.Context) error {
 	if r.MaxBatch == 0 {
 		r.MaxBatch = 1000
@@ -86,20 +103,52 @@ func (r *Runner) Run(ctx context.Context) error {
 		r.Logger = slog.Default()
 	}
 	caught := r.caughtCh()
+	r.mu.Lock()
+	r.errs, r.from, r.pending = map[string]error{}, map[string]uint64{}, len(r.Projections)
+	r.mu.Unlock()
+	if len(r.Projections) == 0 {
+		markCaught(caught)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, len(r.Projections))
+	for _, p := range r.Projections {
+		wg.Go(func() { errs <- r.runOne(ctx, p, caught) })
+	}
+	wg.Wait()
+	close(errs)
+	var all []error
+	for err := range errs {
+		all = append(all, err)
+	}
+	return errors.Join(all...)
+}
+
+func (r *Runner) runOne(ctx context.Context, p Projection, caught chan struct{}) error {
 	backoff := 100 * time.Millisecond
+	once := &sync.Once{}
+	done := func() {
+		once.Do(func() {
+			r.mu.Lock()
+			r.pending--
+			last := r.pending == 0
+			r.mu.Unlock()
+			if last {
+				markCaught(caught)
+			}
+		})
+	}
 	for {
-		err := r.follow(ctx, caught)
+		err := r.follow(ctx, p, done)
 		if ctx.Err() != nil {
 			return nil
 		}
-		r.mu.Lock()
-		r.lastErr = err
-		r.mu.Unlock()
+		r.setErr(p, err)
 		if errors.Is(err, events.ErrUnknownSchema) {
-			r.Logger.Error("stopped following the stream: an event of an unknown schema version; upgrade this program", "err", err)
+			r.Logger.Error("stopped following the stream: an event of an unknown schema version; upgrade this program",
+				"projection", p.Name(), "err", err)
 			return err
 		}
-		r.Logger.Warn("following the stream failed; retrying", "err", err, "in", backoff)
+		r.Logger.Warn("following the stream failed; retrying", "projection", p.Name(), "err", err, "in", backoff)
 		select {
 		case <-ctx.Done():
 			return nil
@@ -109,48 +158,39 @@ func (r *Runner) Run(ctx context.Context) error {
 	}
 }
 
-func (r *Runner) follow(ctx context.Context, caught chan struct{}) error {
+func (r *Runner) follow(ctx context.Context, p Projection, caughtUp func()) error {
 	info, err := r.Stream.Info(ctx)
 	if err != nil {
 		return err
 	}
 	id := StreamID(info.Config.Name, info.Created)
-	var from uint64
-	for i, p := range r.Projections {
-		sid, project := p.Identity()
-		if sid != id || project != r.Project || p.Checkpoint() > info.State.LastSeq {
-			if sid != "" {
-				r.Logger.Info("projection was built from another stream or project; rebuilding",
-					"projection", p.Name(), "was", sid+"/"+project, "now", id+"/"+r.Project)
-			}
-			if err := p.Reset(State{StreamID: id, Project: r.Project}); err != nil {
-				return fmt.Errorf("reset %s: %w", p.Name(), err)
-			}
+	sid, project := p.Identity()
+	if sid != id || project != r.Project || p.Checkpoint() > info.State.LastSeq {
+		if sid != "" {
+			r.Logger.Info("projection was built from another stream or project; rebuilding",
+				"projection", p.Name(), "was", sid+"/"+project, "now", id+"/"+r.Project)
 		}
-		if c := p.Checkpoint(); i == 0 || c < from {
-			from = c
+		if err := p.Reset(State{StreamID: id, Project: r.Project}); err != nil {
+			return fmt.Errorf("reset %s: %w", p.Name(), err)
 		}
 	}
+	from := p.Checkpoint()
 	target := info.State.LastSeq
 	r.mu.Lock()
-	r.from = from
+	r.from[p.Name()] = from
 	r.mu.Unlock()
-	r.Logger.Info("following the stream", "project", r.Project, "from", from+1, "stream_last", target)
+	r.Logger.Info("following the stream", "projection", p.Name(), "project", r.Project, "from", from+1, "stream_last", target)
 	if from >= target {
-		markCaught(caught)
+		caughtUp()
 	}
 	return r.Stream.Follow(ctx, r.Project, from, r.MaxBatch, func(b events.Batch) error {
-		for _, p := range r.Projections {
-			if err := p.Apply(b); err != nil {
-				return fmt.Errorf("%s: %w", p.Name(), err)
-			}
-			p.SetLag(b.Pending, time.Now())
+		if err := p.Apply(b); err != nil {
+			return fmt.Errorf("%s: %w", p.Name(), err)
 		}
-		r.mu.Lock()
-		r.lastErr = nil
-		r.mu.Unlock()
+		p.SetLag(b.Pending, time.Now())
+		r.setErr(p, nil)
 		if b.Pending == 0 || b.Last() >= target {
-			markCaught(caught)
+			caughtUp()
 		}
 		return nil
 	})
