@@ -129,9 +129,14 @@ func TestKill9IndexerRecovers(t *testing.T) {
 	nc := testkit.NATSClientEventually(t, "nats://"+addr, 30*time.Second)
 	s := &events.Stream{Conn: nc}
 	ctx := testkit.Context(t)
-	testkit.NoErr(t, s.Bind(ctx), "stream")
-	disk := testkit.Disk(t, root)
 	deadline := time.Now().Add(60 * time.Second)
+	for err := s.Bind(ctx); err != nil; err = s.Bind(ctx) { // the indexer creates it as it starts
+		if time.Now().After(deadline) {
+			t.Fatalf("stream: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	disk := testkit.Disk(t, root)
 	for {
 		cur, _, err := s.Current(ctx, "p")
 		testkit.NoErr(t, err, "current")

@@ -64,6 +64,7 @@ type Main struct {
 	httpSrv *http.Server
 	addr    net.Addr
 	wg      sync.WaitGroup
+	mu      sync.Mutex // guards broker, stream and runner, set while serving
 }
 
 func main() {
@@ -141,6 +142,75 @@ func (m *Main) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
+	// The projections answer on their own: open them first and serve at once, and reach
+	// NATS in the background. A restarted query process answers in the time it takes to
+	// load its catalog, however long NATS takes to recover its stream.
+	if m.Project == "" && m.DataDir == "" {
+		if err := m.connect(ctx); err != nil { // the data directory is named after the project
+			return err
+		}
+	}
+	m.catalog = &projection.Catalog{Dir: filepath.Join(m.dataDir(), "query"), Logger: m.Logger}
+	if err := m.catalog.Open(); err != nil {
+		return err
+	}
+	if m.Project == "" {
+		// A replica restarting on its data directory serves the project it was built from.
+		if _, p := m.catalog.Identity(); p != "" {
+			m.Project = p
+		} else if err := m.connect(ctx); err != nil {
+			return err
+		}
+	}
+	// The full-text index lives next to the catalog; like it, it can be deleted at any
+	// time and is rebuilt from the stream.
+	m.index = &index.Index{Dir: filepath.Join(m.dataDir(), "query", "index"), Logger: m.Logger}
+	if err := m.index.Open(); err != nil {
+		return err
+	}
+	m.srv = &mcpserver.Server{Project: m.Project, Catalog: m.catalog, Index: m.index,
+		Limits: query.Limits{MaxChars: m.MaxChars}, Logger: m.Logger, ToolPrefix: m.ToolPrefix}
+	m.mcp = m.srv.New()
+
+	fatal := make(chan error, 1)
+	m.wg.Go(func() {
+		if err := m.follow(ctx); err != nil && ctx.Err() == nil {
+			fatal <- err
+			cancel()
+		}
+	})
+
+	served := make(chan error, 1)
+	if m.HTTPAddr != "" {
+		go func() { served <- m.serveHTTP(ctx) }()
+	} else {
+		close(m.Ready)
+		m.Logger.Info("serving MCP on stdio", "project", m.Project)
+		stdio := server.NewStdioServer(m.mcp)
+		stdio.SetErrorLogger(slog.NewLogLogger(m.Logger.Handler(), slog.LevelError))
+		go func() {
+			err := stdio.Listen(ctx, m.Stdin, m.Stdout)
+			if err != nil && (errors.Is(err, io.EOF) || ctx.Err() != nil) {
+				err = nil
+			}
+			served <- err
+		}()
+	}
+	select {
+	case err := <-fatal:
+		<-served
+		return err
+	case err := <-served:
+		return err
+	}
+}
+
+// connect opens the NATS connection and the stream (creating it in all-in-one mode, waiting
+// for the indexer to create it otherwise), and learns the project if none was named.
+func (m *Main) connect(ctx context.Context) error {
+	if m.stream != nil {
+		return nil
+	}
 	b := &broker.Broker{URL: m.NATSURL, Name: "guide-mcp", Logger: m.Logger}
 	if m.Root != "" {
 		b.StoreDir = filepath.Join(m.dataDir(), "nats")
@@ -148,10 +218,12 @@ func (m *Main) Run(ctx context.Context) error {
 	if err := b.Open(); err != nil {
 		return err
 	}
-	m.broker = b
-	m.stream = &events.Stream{Conn: b.Conn}
+	stream := &events.Stream{Conn: b.Conn}
+	m.mu.Lock()
+	m.broker, m.stream = b, stream
+	m.mu.Unlock()
 	if m.Root != "" {
-		if err := m.stream.Open(ctx); err != nil {
+		if err := stream.Open(ctx); err != nil {
 			return err
 		}
 	} else if err := m.bind(ctx); err != nil {
@@ -164,50 +236,38 @@ func (m *Main) Run(ctx context.Context) error {
 		}
 		m.Project = p
 	}
+	return nil
+}
 
-	m.catalog = &projection.Catalog{Dir: filepath.Join(m.dataDir(), "query"), Logger: m.Logger}
-	if err := m.catalog.Open(); err != nil {
+// follow connects, then feeds the projections from the stream (and, all-in-one, runs the
+// indexer) until ctx ends.
+func (m *Main) follow(ctx context.Context) error {
+	if err := m.connect(ctx); err != nil {
 		return err
 	}
-	// The full-text index lives next to the catalog; like it, it can be deleted at any
-	// time and is rebuilt from the stream.
-	m.index = &index.Index{Dir: filepath.Join(m.dataDir(), "query", "index"), Logger: m.Logger}
-	if err := m.index.Open(); err != nil {
-		return err
-	}
-	m.runner = &projection.Runner{Stream: m.stream, Project: m.Project,
+	runner := &projection.Runner{Stream: m.stream, Project: m.Project,
 		Projections: []projection.Projection{m.catalog, m.index}, Logger: m.Logger}
-	m.srv = &mcpserver.Server{Project: m.Project, Catalog: m.catalog, Index: m.index, Runner: m.runner, Stream: m.stream,
-		Limits: query.Limits{MaxChars: m.MaxChars}, Logger: m.Logger, ToolPrefix: m.ToolPrefix}
-	m.mcp = m.srv.New()
-
-	m.wg.Go(func() {
-		if err := m.runner.Run(ctx); err != nil {
+	m.mu.Lock()
+	m.runner = runner
+	m.mu.Unlock()
+	m.srv.Connect(m.stream, runner)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		if err := runner.Run(ctx); err != nil {
 			m.Logger.Error("projections stopped", "err", err)
 		}
 	})
 	if m.Root != "" {
 		x := &indexer.Indexer{Root: m.Root, Project: m.Project, Stream: m.stream, Interval: m.Interval,
 			Ignore: m.Ignore, ConfigFile: m.Config, Logger: m.Logger, Skip: skipInside(m.Root, m.dataDir())}
-		m.wg.Go(func() {
+		wg.Go(func() {
 			if err := x.Run(ctx); err != nil {
 				m.Logger.Error("indexer stopped", "err", err)
 			}
 		})
 	}
-
-	if m.HTTPAddr != "" {
-		return m.serveHTTP(ctx)
-	}
-	close(m.Ready)
-	m.Logger.Info("serving MCP on stdio", "project", m.Project)
-	stdio := server.NewStdioServer(m.mcp)
-	stdio.SetErrorLogger(slog.NewLogLogger(m.Logger.Handler(), slog.LevelError))
-	err := stdio.Listen(ctx, m.Stdin, m.Stdout)
-	if err != nil && (errors.Is(err, io.EOF) || ctx.Err() != nil) {
-		return nil
-	}
-	return err
+	wg.Wait()
+	return nil
 }
 
 func (m *Main) serveHTTP(ctx context.Context) error {
@@ -240,7 +300,11 @@ func (m *Main) Addr() net.Addr { return m.addr }
 func (m *Main) MCP() *server.MCPServer { return m.mcp }
 
 // Runner is the projection runner, once Ready.
-func (m *Main) Runner() *projection.Runner { return m.runner }
+func (m *Main) Runner() *projection.Runner {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.runner
+}
 
 // bind waits for the stream to exist: the indexer creates it.
 func (m *Main) bind(ctx context.Context) error {
@@ -304,6 +368,8 @@ func skipInside(root, data string) func(string, bool) bool {
 // Close stops the background work and releases everything, in reverse order of opening.
 func (m *Main) Close() {
 	m.wg.Wait()
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	if m.index != nil {
 		_ = m.index.Close()
 	}

@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -61,7 +62,9 @@ type Indexer struct {
 	mu      sync.Mutex
 	known   map[string]events.DocState // the stream's state as this indexer last saw it
 	fresh   bool                       // known is in step with the stream
-	ignored *ignore.Matcher
+	// ignored is swapped whole when the rules are reloaded: the watcher reads it from its
+	// own goroutine.
+	ignored atomic.Pointer[ignore.Matcher]
 }
 
 // Progress reports how far a full reconcile is.
@@ -157,8 +160,9 @@ func (x *Indexer) loadIgnore() error {
 	}
 	m, err := ignore.New(srcs...)
 	if err != nil {
-		if x.ignored == nil {
-			x.ignored, _ = ignore.New(ignore.DefaultSource())
+		if x.ignored.Load() == nil {
+			defaults, _ := ignore.New(ignore.DefaultSource())
+			x.ignored.Store(defaults)
 		}
 		var ie *ignore.Error
 		if errors.As(err, &ie) && ie.Source == "--ignore" {
@@ -167,12 +171,12 @@ func (x *Indexer) loadIgnore() error {
 		x.Logger.Error("ignore rules not applied; the previous ones stay in force", "err", err)
 		return nil
 	}
-	x.ignored = m
+	x.ignored.Store(m)
 	return nil
 }
 
 func (x *Indexer) skip(rel string, dir bool) bool {
-	if x.ignored.Ignored(rel, dir) {
+	if x.ignored.Load().Ignored(rel, dir) {
 		return true
 	}
 	return x.Skip != nil && x.Skip(rel, dir)
@@ -380,7 +384,7 @@ func (x *Indexer) ReconcilePaths(ctx context.Context, paths []string) (Summary, 
 		switch {
 		case err != nil:
 			// Gone: the document, or everything below the folder it was.
-		case x.ignored.Ignored(p, st.IsDir()) || (x.Skip != nil && x.Skip(p, st.IsDir())):
+		case x.ignored.Load().Ignored(p, st.IsDir()) || (x.Skip != nil && x.Skip(p, st.IsDir())):
 		case st.IsDir():
 			seen["dir:"+p] = true
 			found, _ = x.walk(abs)
@@ -440,22 +444,31 @@ func (x *Indexer) publish(ctx context.Context, files []file, deleted []string, f
 		return sum, err
 	}
 
-	// Read and hash changed files in parallel; publish from this goroutine.
+	// Read and hash changed files in parallel; publish from this goroutine, which alone
+	// touches x.known (the workers get what they need with their work).
+	type job struct {
+		f    file
+		prev events.DocState
+	}
 	results := make(chan *events.Event, 64)
-	work := make(chan file)
+	work := make(chan job)
 	var wg sync.WaitGroup
 	for range max(2, runtime.NumCPU()) {
 		wg.Go(func() {
-			for f := range work {
-				results <- x.read(f, x.known[f.rel])
+			for j := range work {
+				results <- x.read(j.f, j.prev)
 			}
 		})
 	}
+	jobs := make([]job, len(changed))
+	for i, f := range changed {
+		jobs[i] = job{f, x.known[f.rel]}
+	}
 	go func() {
 		defer close(work)
-		for _, f := range changed {
+		for _, j := range jobs {
 			select {
-			case work <- f:
+			case work <- j:
 			case <-ctx.Done():
 				return
 			}
@@ -569,12 +582,12 @@ func (x *Indexer) walk(dir string) ([]file, []error) {
 		}
 		rel := filepath.ToSlash(p[len(x.root)+1:])
 		if d.IsDir() {
-			if x.ignored.Self(rel, true) || (x.Skip != nil && x.Skip(rel, true)) {
+			if x.ignored.Load().Self(rel, true) || (x.Skip != nil && x.Skip(rel, true)) {
 				return fs.SkipDir
 			}
 			return nil
 		}
-		if x.ignored.Self(rel, false) || (x.Skip != nil && x.Skip(rel, false)) {
+		if x.ignored.Load().Self(rel, false) || (x.Skip != nil && x.Skip(rel, false)) {
 			return nil
 		}
 		info, err := d.Info()

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -29,10 +30,12 @@ var Version = "0.1.0"
 type Server struct {
 	Project string
 	Catalog *projection.Catalog
-	Index   *index.Index       // the full-text index; without it there is no search tool
-	Runner  *projection.Runner // may be nil in tests that feed the catalog directly
-	Stream  *events.Stream     // for the stream's head in the status resource; may be nil
-	Limits  query.Limits
+	Index   *index.Index // the full-text index; without it there is no search tool
+	// Runner and Stream may be nil: in tests that feed the catalog directly, and in a query
+	// process that answers from its projections while it connects (see Connect).
+	Runner *projection.Runner
+	Stream *events.Stream
+	Limits query.Limits
 	// ToolPrefix is put before every tool name ("guide_" gives "guide_get_content").
 	ToolPrefix string
 	// Now is the clock of templates; nil for time.Now.
@@ -41,6 +44,8 @@ type Server struct {
 	// complete scan (a new query process), rather than answer from a partial one.
 	InitialWait time.Duration // default 5s
 	Logger      *slog.Logger
+
+	connMu sync.Mutex // guards Stream and Runner, which Connect sets while serving
 }
 
 // New builds the MCP server with every tool and resource.
@@ -217,8 +222,23 @@ type Status struct {
 	Index *index.State `json:"index,omitempty"`
 }
 
+// Connect hands the server the stream and the runner once the process has reached NATS;
+// until then it answers from its projections and says the stream is not connected.
+func (s *Server) Connect(stream *events.Stream, runner *projection.Runner) {
+	s.connMu.Lock()
+	defer s.connMu.Unlock()
+	s.Stream, s.Runner = stream, runner
+}
+
+func (s *Server) connection() (*events.Stream, *projection.Runner) {
+	s.connMu.Lock()
+	defer s.connMu.Unlock()
+	return s.Stream, s.Runner
+}
+
 // CurrentStatus reports the projections' freshness.
 func (s *Server) CurrentStatus(ctx context.Context) Status {
+	stream, runner := s.connection()
 	var st Status
 	_ = s.Catalog.Read(func(snap *projection.Snapshot) error {
 		cs := snap.State()
@@ -233,15 +253,18 @@ func (s *Server) CurrentStatus(ctx context.Context) Status {
 		is := s.Index.State()
 		st.Index = &is
 	}
-	if s.Runner != nil {
-		if err := s.Runner.Err(); err != nil {
+	if stream == nil {
+		st.StreamError = "not connected to NATS yet"
+	}
+	if runner != nil {
+		if err := runner.Err(); err != nil {
 			st.StreamError = err.Error()
 		}
 	}
-	if s.Stream != nil {
+	if stream != nil {
 		ctx, cancel := context.WithTimeout(ctx, time.Second)
 		defer cancel()
-		if info, err := s.Stream.Info(ctx); err == nil {
+		if info, err := stream.Info(ctx); err == nil {
 			st.StreamLastSeq = info.State.LastSeq
 		} else if st.StreamError == "" {
 			st.StreamError = err.Error()
