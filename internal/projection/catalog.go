@@ -64,13 +64,13 @@ type Catalog struct {
 	db *bolt.DB
 
 	// Lock order: mu, then a bbolt transaction.
-	mu    sync.RWMutex
-	docs  map[string]*Document
-	tree  *tree
+	mu   sync.RWMutex
+	docs map[string]*Document
+	tree *tree
 	// sessions holds the session documents, by session token then file name; they are
 	// in no folder, so never in the tree.
 	sessions map[string]map[string]*Document
-	state State
+	state    State
 	// config is the project configuration in force; nil for the default, derived from
 	// the tree on read.
 	config *project.Config
