@@ -343,10 +343,11 @@ type DocKey struct {
 
 // Unapplied reads, headers only, the document events of project above the sequence after
 // (what the stream holds that a projection at that checkpoint has not applied yet), and
-// returns the latest sequence per document. It reads at most limit events; complete is
-// false when more remained. It costs one round trip when nothing is pending.
-func (s *Stream) Unapplied(ctx context.Context, project string, after uint64, limit int) (map[DocKey]uint64, bool, error) {
-	out := map[DocKey]uint64{}
+// returns the latest of them per document (operation, status and sequence). It reads at
+// most limit events; complete is false when more remained. It costs one round trip when
+// nothing is pending.
+func (s *Stream) Unapplied(ctx context.Context, project string, after uint64, limit int) (map[DocKey]DocState, bool, error) {
+	out := map[DocKey]DocState{}
 	info, err := s.stream.Info(ctx)
 	if err != nil {
 		return nil, false, err
@@ -386,7 +387,7 @@ func (s *Stream) Unapplied(ctx context.Context, project string, after uint64, li
 			if err != nil {
 				return nil, false, err
 			}
-			out[DocKey{Session: e.Session, Path: e.Path}] = md.Sequence.Stream
+			out[DocKey{Session: e.Session, Path: e.Path}] = e.State(md.Sequence.Stream)
 			remaining = md.NumPending
 		}
 		read += n
