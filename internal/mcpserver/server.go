@@ -16,6 +16,7 @@ import (
 	"github.com/guide/guide/internal/events"
 	"github.com/guide/guide/internal/projection"
 	"github.com/guide/guide/internal/query"
+	"github.com/guide/guide/internal/session"
 )
 
 // StatusURI is the resource that reports how fresh the projections are.
@@ -38,7 +39,10 @@ type Server struct {
 	// InitialWait bounds how long a call waits for a catalog that has never held a
 	// complete scan (a new query process), rather than answer from a partial one.
 	InitialWait time.Duration // default 5s
-	Logger      *slog.Logger
+	// Sessions holds each MCP session's contexts and documents; nil for one with the
+	// default settings.
+	Sessions *session.Registry
+	Logger   *slog.Logger
 }
 
 // New builds the MCP server with every tool and resource.
@@ -49,9 +53,12 @@ func (s *Server) New() *server.MCPServer {
 	if s.InitialWait == 0 {
 		s.InitialWait = 5 * time.Second
 	}
+	s.ensureSessions()
 	m := server.NewMCPServer("guide", Version,
 		server.WithToolCapabilities(false),
 		server.WithResourceCapabilities(false, false),
+		server.WithPromptCapabilities(false),
+		server.WithHooks(s.sessionHooks()),
 		server.WithCompletions(),
 		server.WithResourceCompletionProvider(s),
 		server.WithInputSchemaValidation(),
@@ -80,11 +87,14 @@ func (s *Server) New() *server.MCPServer {
 		mcp.WithMIMEType("application/json"),
 	), s.status)
 	s.addContent(m)
+	s.addContexts(m)
 	applyToolPrefix(m, s.ToolPrefix)
 	return m
 }
 
-const instructions = `guide serves a tree of documents. Use view("") to see the top level, ` +
+const instructions = `guide serves a tree of documents. Start with list: the documents of the focus context ` +
+	`(set it with focus(folder)) plus those attached to this session, with their status. The prompt "guide" explains the contexts. ` +
+	`Use view("") to see the top level, ` +
 	`tree(folder, depth) for the structure, and view(path) to read a document. Paths are relative to the project root. ` +
 	`get_content(category_or_collection, pattern) returns the documents of a configured category or collection ` +
 	`(guide.yaml), also readable as the resources guide://{collection} and guide://{collection}/{document}.`
@@ -158,6 +168,9 @@ func (s *Server) read(ctx context.Context, fn func(*projection.Snapshot) (any, *
 func (s *Server) view(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	p := req.GetString("path", "")
 	offset := req.GetInt("offset", 0)
+	if isSessionPath(p) {
+		return s.viewSession(ctx, p, offset)
+	}
 	return s.read(ctx, func(snap *projection.Snapshot) (any, *query.Error) {
 		return query.View(snap, p, offset, s.Limits)
 	})
