@@ -246,7 +246,9 @@ func (p Pending) Status(k events.DocKey, d *projection.Document) (status, reason
 	if k.Session != "" && p.Uploading[k.Path] {
 		return StatusUploading, ""
 	}
-	if st, ok := p.Events[k]; ok && (d == nil || st.Seq > d.Seq) {
+	// Events holds only what some projection has not applied: even when the catalog has
+	// (d.Seq == st.Seq), another projection (the search index) may not have.
+	if st, ok := p.Events[k]; ok && (d == nil || st.Seq >= d.Seq) {
 		return StatusProcessing, ""
 	}
 	if d == nil {
@@ -270,7 +272,8 @@ func failure(d *projection.Document) string {
 	if what == "" {
 		what = string(d.Status)
 	}
-	if d.Reason != "" && d.Reason != what {
+	// The indexer's reason often repeats the status ("binary content"); say it once.
+	if d.Reason != "" && !strings.Contains(d.Reason, strings.Fields(what)[0]) {
 		return what + ": " + d.Reason
 	}
 	return what
