@@ -31,6 +31,7 @@ import (
 	"github.com/guide/guide/internal/mcpserver"
 	"github.com/guide/guide/internal/projection"
 	"github.com/guide/guide/internal/query"
+	"github.com/guide/guide/internal/session"
 )
 
 // Main is the query process.
@@ -46,25 +47,34 @@ type Main struct {
 	Ignore     []string
 	MaxChars   int
 	LogLevel   string
+	// SessionTTL is how long an idle session keeps its documents; SessionMaxSize bounds one
+	// session document.
+	SessionTTL     time.Duration
+	SessionMaxSize int64
 
 	Stdin  io.Reader
 	Stdout io.Writer
 	Logger *slog.Logger
 
+	// Projections are further projections the runner feeds after the catalog (the search
+	// index goes here). A document is processing until every one has applied it.
+	Projections []projection.Projection
+
 	// Ready is closed when the server answers: the catalog is open and the MCP server built.
 	Ready chan struct{}
 
-	broker  *broker.Broker
-	stream  *events.Stream
-	catalog *projection.Catalog
-	index   *index.Index
-	runner  *projection.Runner
-	mcp     *server.MCPServer
-	srv     *mcpserver.Server
-	httpSrv *http.Server
-	addr    net.Addr
-	wg      sync.WaitGroup
-	mu      sync.Mutex // guards broker, stream and runner, set while serving
+	broker   *broker.Broker
+	stream   *events.Stream
+	catalog  *projection.Catalog
+	index    *index.Index
+	runner   *projection.Runner
+	mcp      *server.MCPServer
+	srv      *mcpserver.Server
+	sessions *session.Registry
+	httpSrv  *http.Server
+	addr     net.Addr
+	wg       sync.WaitGroup
+	mu       sync.Mutex // guards broker, stream and runner, set while serving
 }
 
 func main() {
@@ -103,6 +113,8 @@ func (m *Main) ParseFlags(args []string) error {
 	})
 	fs.IntVar(&m.MaxChars, "max-chars", query.DefaultLimits.MaxChars, "largest response, in characters")
 	fs.StringVar(&m.LogLevel, "log-level", "info", "debug, info, warn or error")
+	fs.DurationVar(&m.SessionTTL, "session-ttl", session.DefaultTTL, "how long an idle MCP session keeps its attached documents")
+	fs.Int64Var(&m.SessionMaxSize, "session-max-size", session.DefaultMaxDocBytes, "largest document a session may attach, in bytes")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -168,7 +180,11 @@ func (m *Main) Run(ctx context.Context) error {
 	if err := m.index.Open(); err != nil {
 		return err
 	}
-	m.srv = &mcpserver.Server{Project: m.Project, Catalog: m.catalog, Index: m.index,
+	// In all-in-one mode this is the only query process of the project, so at start every
+	// session document on the stream is one of a session that did not survive the restart.
+	m.sessions = &session.Registry{Project: m.Project, Catalog: m.catalog,
+		TTL: m.SessionTTL, MaxDocBytes: m.SessionMaxSize, Exclusive: m.Root != "", Logger: m.Logger}
+	m.srv = &mcpserver.Server{Project: m.Project, Catalog: m.catalog, Index: m.index, Sessions: m.sessions,
 		Limits: query.Limits{MaxChars: m.MaxChars}, Logger: m.Logger, ToolPrefix: m.ToolPrefix}
 	m.mcp = m.srv.New()
 
@@ -246,12 +262,14 @@ func (m *Main) follow(ctx context.Context) error {
 		return err
 	}
 	runner := &projection.Runner{Stream: m.stream, Project: m.Project,
-		Projections: []projection.Projection{m.catalog, m.index}, Logger: m.Logger}
+		Projections: append([]projection.Projection{m.catalog, m.index}, m.Projections...), Logger: m.Logger}
 	m.mu.Lock()
 	m.runner = runner
 	m.mu.Unlock()
 	m.srv.Connect(m.stream, runner)
+	m.sessions.Connect(m.stream, runner.Applied)
 	var wg sync.WaitGroup
+	wg.Go(func() { m.sessions.Run(ctx, runner.CaughtUp()) })
 	wg.Go(func() {
 		if err := runner.Run(ctx); err != nil {
 			m.Logger.Error("projections stopped", "err", err)
@@ -267,6 +285,11 @@ func (m *Main) follow(ctx context.Context) error {
 		})
 	}
 	wg.Wait()
+	// Sessions do not survive the process: their documents go when it stops, while the
+	// stream is still there (the broker closes after this returns).
+	ectx, ecancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer ecancel()
+	m.sessions.EndAll(ectx)
 	return nil
 }
 
@@ -277,7 +300,9 @@ func (m *Main) serveHTTP(ctx context.Context) error {
 	}
 	m.addr = ln.Addr()
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", server.NewStreamableHTTPServer(m.mcp, server.WithEndpointPath("/mcp")))
+	// The transport forgets a session idle for the session TTL, which ends it here too.
+	mux.Handle("/mcp", server.NewStreamableHTTPServer(m.mcp, server.WithEndpointPath("/mcp"),
+		server.WithSessionIdleTTL(m.sessionTTL())))
 	m.httpSrv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	m.Logger.Info("serving MCP over Streamable HTTP", "url", "http://"+m.addr.String()+"/mcp", "project", m.Project)
 	close(m.Ready)
@@ -292,6 +317,16 @@ func (m *Main) serveHTTP(ctx context.Context) error {
 		return m.httpSrv.Shutdown(sctx)
 	}
 }
+
+func (m *Main) sessionTTL() time.Duration {
+	if m.SessionTTL > 0 {
+		return m.SessionTTL
+	}
+	return session.DefaultTTL
+}
+
+// Sessions is the session registry, once Ready.
+func (m *Main) Sessions() *session.Registry { return m.sessions }
 
 // Addr is the HTTP listener's address, once Ready.
 func (m *Main) Addr() net.Addr { return m.addr }

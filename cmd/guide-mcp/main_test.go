@@ -135,8 +135,16 @@ func TestAllInOneOverStdio(t *testing.T) {
 
 	res, err := c.ListTools(testkit.Context(t), mcp.ListToolsRequest{})
 	testkit.NoErr(t, err, "list tools")
+	// focus, attach and detach change the session's state (never the project's documents).
+	sessionState := map[string]bool{"focus": true, "attach": true, "detach": true}
 	for _, tool := range res.Tools {
 		a := tool.Annotations
+		if sessionState[tool.Name] {
+			if a.ReadOnlyHint == nil || *a.ReadOnlyHint {
+				t.Errorf("tool %s changes the session but is annotated read-only", tool.Name)
+			}
+			continue
+		}
 		if a.ReadOnlyHint == nil || !*a.ReadOnlyHint || a.DestructiveHint == nil || *a.DestructiveHint {
 			t.Errorf("tool %s is not annotated read-only and non-destructive: %+v", tool.Name, a)
 		}

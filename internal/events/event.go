@@ -59,6 +59,7 @@ const (
 	HdrPrevSeq = "Guide-Prev-Seq"
 	HdrInode   = "Guide-Inode"
 	HdrSource  = "Guide-Source" // a config event's file, "" for the built-in default
+	HdrSession = "Guide-Session"
 )
 
 // ErrUnknownSchema is returned for an event written by an unknown version of the contract.
@@ -72,7 +73,9 @@ type Event struct {
 	Op      Op
 	Project string
 
-	// Document events.
+	// Document events. Session is the token of the MCP session a session document is
+	// attached to ("" for a document of the tree); Path is then the document's file name.
+	Session string
 	Path    string
 	Size    int64
 	Mtime   time.Time
@@ -125,6 +128,9 @@ func (e *Event) MsgID() string {
 	default:
 		fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%d\x00%d\x00%s\x00%d",
 			e.Project, e.Path, e.Op, e.Hash, e.Size, e.Mtime.UnixNano(), e.Status, e.PrevSeq)
+		if e.Session != "" {
+			fmt.Fprintf(h, "\x00session\x00%s", e.Session)
+		}
 	}
 	return hex.EncodeToString(h.Sum(nil)[:16])
 }
@@ -137,12 +143,15 @@ func (e *Event) Msg() (*nats.Msg, error) {
 	m.Header.Set(HdrOp, string(e.Op))
 	switch e.Op {
 	case OpUpsert, OpDelete:
-		s, err := subj.Document(e.Path)
+		s, err := e.subject(subj)
 		if err != nil {
 			return nil, err
 		}
 		m.Subject = s
 		m.Header.Set(HdrPath, headerSafe(e.Path))
+		if e.Session != "" {
+			m.Header.Set(HdrSession, e.Session)
+		}
 		if e.PrevSeq != 0 {
 			m.Header.Set(HdrPrevSeq, strconv.FormatUint(e.PrevSeq, 10))
 		}
@@ -186,6 +195,16 @@ func (e *Event) Msg() (*nats.Msg, error) {
 	return m, nil
 }
 
+// Subject is the subject of a document event: a tree document's or a session document's.
+func (e *Event) Subject() (string, error) { return e.subject(NewSubjects(e.Project)) }
+
+func (e *Event) subject(subj Subjects) (string, error) {
+	if e.Session != "" {
+		return subj.SessionDocument(e.Session, e.Path)
+	}
+	return subj.Document(e.Path)
+}
+
 // headerSafe returns p as a header value: as it is when it is printable UTF-8, else
 // Go-quoted, since a header cannot carry a line break.
 func headerSafe(p string) string {
@@ -217,8 +236,12 @@ func Decode(subject string, h nats.Header, data []byte) (Event, error) {
 	switch e.Op {
 	case OpUpsert, OpDelete:
 		// The subject is authoritative: the header is for people and may be quoted.
-		if e.Path, err = NewSubjects(project).ParseDocument(subject); err != nil {
-			return e, err
+		subj := NewSubjects(project)
+		if e.Path, err = subj.ParseDocument(subject); err != nil {
+			var serr error
+			if e.Session, e.Path, serr = subj.ParseSessionDocument(subject); serr != nil {
+				return e, err
+			}
 		}
 		if s := h.Get(HdrPrevSeq); s != "" {
 			if e.PrevSeq, err = strconv.ParseUint(s, 10, 64); err != nil {

@@ -333,3 +333,112 @@ func (p *Publisher) Flush(ctx context.Context) ([]Ack, error) {
 	p.acked, p.failed = nil, nil
 	return acks, errors.Join(failed...)
 }
+
+// DocKey names a document of either kind: a tree document (Session "") or a session
+// document (Session its session's token, Path its file name).
+type DocKey struct {
+	Session string
+	Path    string
+}
+
+// Unapplied reads, headers only, the document events of project above the sequence after
+// (what the stream holds that a projection at that checkpoint has not applied yet), and
+// returns the latest of them per document (operation, status and sequence). It reads at
+// most limit events; complete is false when more remained. It costs one round trip when
+// nothing is pending.
+func (s *Stream) Unapplied(ctx context.Context, project string, after uint64, limit int) (map[DocKey]DocState, bool, error) {
+	out := map[DocKey]DocState{}
+	info, err := s.stream.Info(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	if info.State.LastSeq <= after {
+		return out, true, nil
+	}
+	subj := NewSubjects(project)
+	cons, err := s.stream.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
+		FilterSubjects: []string{subj.Documents(), subj.Sessions()},
+		DeliverPolicy:  jetstream.DeliverByStartSequencePolicy,
+		OptStartSeq:    after + 1,
+		HeadersOnly:    true,
+	})
+	if err != nil {
+		return nil, false, fmt.Errorf("read unapplied events: %w", err)
+	}
+	ci := cons.CachedInfo()
+	if ci == nil {
+		return nil, false, fmt.Errorf("read unapplied events: no consumer info")
+	}
+	remaining := ci.NumPending
+	read := 0
+	for remaining > 0 && read < limit {
+		batch, err := cons.Fetch(int(min(remaining, uint64(limit-read), 500)), jetstream.FetchMaxWait(5*time.Second))
+		if err != nil {
+			return nil, false, fmt.Errorf("read unapplied events: %w", err)
+		}
+		n := 0
+		for m := range batch.Messages() {
+			n++
+			md, err := m.Metadata()
+			if err != nil {
+				return nil, false, err
+			}
+			e, err := Decode(m.Subject(), m.Headers(), nil)
+			if err != nil {
+				return nil, false, err
+			}
+			out[DocKey{Session: e.Session, Path: e.Path}] = e.State(md.Sequence.Stream)
+			remaining = md.NumPending
+		}
+		read += n
+		if err := batch.Error(); err != nil {
+			return nil, false, fmt.Errorf("read unapplied events: %w", err)
+		}
+		if n == 0 {
+			break
+		}
+	}
+	return out, remaining == 0, nil
+}
+
+// LatestSession returns the latest event of one session document, with its content.
+func (s *Stream) LatestSession(ctx context.Context, project, token, name string) (Event, error) {
+	subj, err := NewSubjects(project).SessionDocument(token, name)
+	if err != nil {
+		return Event{}, err
+	}
+	raw, err := s.stream.GetLastMsgForSubject(ctx, subj)
+	if err != nil {
+		return Event{}, err
+	}
+	e, err := Decode(raw.Subject, raw.Header, raw.Data)
+	e.Seq, e.Time = raw.Sequence, raw.Time
+	return e, err
+}
+
+// PublishSync publishes one event and waits for the stream's ack: for a caller that must
+// know the event's sequence before it answers (a session document being attached).
+func (s *Stream) PublishSync(ctx context.Context, e *Event) (uint64, error) {
+	m, err := e.Msg()
+	if err != nil {
+		return 0, fmt.Errorf("event for %q: %w", e.Path, err)
+	}
+	ack, err := s.JS.PublishMsg(ctx, m)
+	if err != nil {
+		return 0, fmt.Errorf("publish %s: %w", m.Subject, err)
+	}
+	return ack.Sequence, nil
+}
+
+// Forget purges a document's subject down to its last keep events, so that the content of
+// a deleted session document does not linger in the stream's history.
+func (s *Stream) Forget(ctx context.Context, subject string, keep uint64) error {
+	opts := []jetstream.StreamPurgeOpt{jetstream.WithPurgeSubject(subject)}
+	if keep > 0 {
+		opts = append(opts, jetstream.WithPurgeKeep(keep))
+	}
+	if err := s.stream.Purge(ctx, opts...); err != nil {
+		return fmt.Errorf("purge %s: %w", subject, err)
+	}
+	return nil
+}

@@ -9,6 +9,8 @@ import (
 // Subject layout, one stream for every project:
 //
 //	guide.<project>.doc.<seg>.<seg>...   one subject per document; each path segment is one token
+//	guide.<project>.ses.<token>.<name>   one subject per session document: a file attached to one
+//	                                     MCP session, <token> the session's token (see SessionToken)
 //	guide.<project>.ctl.scan             scan began / ended
 //	guide.<project>.ctl.config           the project's configuration changed
 //
@@ -131,6 +133,51 @@ func (s Subjects) All() string { return Prefix + "." + s.project + ".>" }
 
 // Documents matches every document subject of the project.
 func (s Subjects) Documents() string { return Prefix + "." + s.project + ".doc.>" }
+
+// Sessions matches every session-document subject of the project.
+func (s Subjects) Sessions() string { return Prefix + "." + s.project + ".ses.>" }
+
+// Session matches the documents of one session.
+func (s Subjects) Session(token string) string {
+	return Prefix + "." + s.project + ".ses." + EncodeToken(token) + ".>"
+}
+
+// SessionDocument is the subject of the document name attached to the session token.
+// A session document has a file name, not a path: it lives in no folder.
+func (s Subjects) SessionDocument(token, name string) (string, error) {
+	if token == "" || name == "" {
+		return "", fmt.Errorf("%w: empty session token or name", ErrBadSubject)
+	}
+	subj := Prefix + "." + s.project + ".ses." + EncodeToken(token) + "." + EncodeToken(name)
+	if len(subj) > MaxSubjectLen {
+		return "", fmt.Errorf("%w: %d bytes", ErrPathTooLong, len(subj))
+	}
+	return subj, nil
+}
+
+// ParseSessionDocument returns the session token and file name of a session-document
+// subject of this project.
+func (s Subjects) ParseSessionDocument(subject string) (token, name string, err error) {
+	head := Prefix + "." + s.project + ".ses."
+	rest, ok := strings.CutPrefix(subject, head)
+	if !ok {
+		return "", "", fmt.Errorf("%w: %q", ErrBadSubject, subject)
+	}
+	tok, nm, ok := strings.Cut(rest, ".")
+	if !ok || strings.Contains(nm, ".") {
+		return "", "", fmt.Errorf("%w: %q is not <token>.<name>", ErrBadSubject, subject)
+	}
+	if token, err = DecodeToken(tok); err != nil {
+		return "", "", err
+	}
+	if name, err = DecodeToken(nm); err != nil {
+		return "", "", err
+	}
+	if token == "" || name == "" {
+		return "", "", fmt.Errorf("%w: empty session token or name in %q", ErrBadSubject, subject)
+	}
+	return token, name, nil
+}
 
 // Scan is the subject of scan events.
 func (s Subjects) Scan() string { return Prefix + "." + s.project + ".ctl.scan" }

@@ -27,7 +27,7 @@ import (
 // MappingVersion changes whenever the mapping, an analyzer or the derivation of a field
 // changes. An index of another version is deleted and rebuilt from the stream rather than
 // searched with terms it was not built with.
-const MappingVersion = "index/1"
+const MappingVersion = "index/2"
 
 // Internal keys, written in the same batch as the documents they describe.
 var (
@@ -45,6 +45,8 @@ const (
 	fieldContentStem = "content_stem" // the text, stemmed
 	fieldContentCJK  = "content_cjk"  // the CJK runs of the text, as bigrams
 	fieldFolders     = "folders"      // every ancestor folder: "a", "a/b" (for scoping)
+	fieldDir         = "dir"          // the folder holding the document ("." for the root)
+	fieldSession     = "session"      // a session document's session token; "-" for the tree
 	fieldExt         = "ext"          // the extension, lower case, without the dot
 	fieldWords       = "words"        // word count
 )
@@ -210,6 +212,8 @@ type document struct {
 	ContentStem string   `json:"content_stem,omitempty"`
 	ContentCJK  string   `json:"content_cjk,omitempty"`
 	Folders     []string `json:"folders,omitempty"`
+	Dir         string   `json:"dir,omitempty"`
+	Session     string   `json:"session"`
 	Ext         string   `json:"ext,omitempty"`
 	Words       float64  `json:"words"`
 }
@@ -224,7 +228,12 @@ func newDocument(e *events.Event) *document {
 	if stem == "" { // ".env": the name is the extension
 		stem = name
 	}
-	d := &document{Ext: strings.ToLower(strings.TrimPrefix(ext, ".")), Folders: Ancestors(e.Path)}
+	d := &document{Ext: strings.ToLower(strings.TrimPrefix(ext, ".")), Session: treeSession}
+	if e.Session != "" {
+		d.Session = e.Session // a session document belongs to no folder of the tree
+	} else {
+		d.Folders, d.Dir = Ancestors(e.Path), dirKey(path.Dir(e.Path))
+	}
 	if e.Status == events.StatusOK && events.HashContent(e.Content) == e.Hash {
 		d.Content = string(e.Content)
 		d.ContentStem = d.Content
@@ -238,6 +247,36 @@ func newDocument(e *events.Event) *document {
 	}
 	d.Name, d.NameStem = stem, stem
 	return d
+}
+
+// treeSession marks the documents of the tree in the session field.
+const treeSession = "-"
+
+// dirKey is how the dir field names a folder: the root, "" elsewhere, is ".".
+func dirKey(dir string) string {
+	if dir == "" || dir == "." {
+		return "."
+	}
+	return dir
+}
+
+// DocID is the index's id of a document: its path for the tree, and for a session
+// document the session token and file name behind a NUL, which no path holds.
+func DocID(session, p string) string {
+	if session == "" {
+		return p
+	}
+	return "\x00" + session + "\x00" + p
+}
+
+// SplitID reverses DocID.
+func SplitID(id string) (session, p string) {
+	if rest, ok := strings.CutPrefix(id, "\x00"); ok {
+		if i := strings.IndexByte(rest, 0); i >= 0 {
+			return rest[:i], rest[i+1:]
+		}
+	}
+	return "", id
 }
 
 // Ancestors returns every folder above a document's path: "a/b/c.md" → ["a", "a/b"].
@@ -265,11 +304,11 @@ func (x *Index) Apply(b events.Batch) error {
 		applied = e.Seq
 		switch e.Op {
 		case events.OpUpsert:
-			if err := batch.Index(e.Path, newDocument(e)); err != nil {
+			if err := batch.Index(DocID(e.Session, e.Path), newDocument(e)); err != nil {
 				return fmt.Errorf("index %q: %w", e.Path, err)
 			}
 		case events.OpDelete:
-			batch.Delete(e.Path)
+			batch.Delete(DocID(e.Session, e.Path))
 		}
 	}
 	if applied == seq {
@@ -336,6 +375,8 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 	doc.AddFieldMappingsAt(fieldContentStem, text(analyzerStem, false))
 	doc.AddFieldMappingsAt(fieldContentCJK, text(analyzerCJK, true))
 	doc.AddFieldMappingsAt(fieldFolders, text(keyword.Name, false))
+	doc.AddFieldMappingsAt(fieldDir, text(keyword.Name, false))
+	doc.AddFieldMappingsAt(fieldSession, text(keyword.Name, false))
 	doc.AddFieldMappingsAt(fieldExt, text(keyword.Name, false))
 	words := bleve.NewNumericFieldMapping()
 	words.Store, words.IncludeInAll, words.DocValues = false, false, false

@@ -39,14 +39,27 @@ const (
 type Request struct {
 	Query  Query
 	Folder string // a clean folder path; "" searches everything
+	// Scope, when set, replaces Folder: which documents of the tree and of one session
+	// the search covers (a session's focus set and its attached documents).
+	Scope  *Scope
 	Limit  int    // 1..MaxLimit; 0 means DefaultLimit
 	Cursor string // from a previous Result's Next, for the following page
 }
 
+// Scope admits the documents of the tree below Subtree ("" for all of it) or directly in
+// one of DirectIn, and the documents of the session Session ("" for none). Session
+// documents never match a search without a Scope naming their session.
+type Scope struct {
+	Session  string
+	Subtree  string
+	DirectIn []string
+}
+
 // Hit is one matching document.
 type Hit struct {
-	Path  string  `json:"path"`
-	Score float64 `json:"score"`
+	Path    string  `json:"path"`
+	Session string  `json:"session,omitempty"` // a session document's session token
+	Score   float64 `json:"score"`
 }
 
 // Result is a page of hits, best first.
@@ -105,7 +118,7 @@ func (x *Index) Search(ctx context.Context, r Request) (Result, error) {
 	if len(r.Query.Words) == 0 && len(r.Query.Phrases) == 0 {
 		return res, ErrNothingToFind
 	}
-	key := fingerprint(r.Query, r.Folder)
+	key := fingerprint(r.Query, r.Folder+scopeKey(r.Scope))
 	var after *cursor
 	if r.Cursor != "" {
 		c, err := decodeCursor(r.Cursor, key)
@@ -133,13 +146,13 @@ func (x *Index) Search(ctx context.Context, r Request) (Result, error) {
 	if res.more {
 		last := res.Hits[len(res.Hits)-1]
 		res.Next = cursor{Key: key, Score: strconv.FormatFloat(last.Score, 'g', -1, 64),
-			Path: last.Path, Relaxed: res.Relaxed}.encode()
+			Path: DocID(last.Session, last.Path), Relaxed: res.Relaxed}.encode()
 	}
 	return res, nil
 }
 
 func (x *Index) search(ctx context.Context, r Request, after *cursor, relaxed bool) (Result, error) {
-	q := x.build(r.Query, r.Folder, relaxed)
+	q := x.build(r.Query, r.Folder, r.Scope, relaxed)
 	// One more hit than asked for tells whether a next page exists.
 	req := bleve.NewSearchRequestOptions(q, r.Limit+1, 0, false)
 	req.SortBy([]string{"-_score", "_id"})
@@ -157,7 +170,8 @@ func (x *Index) search(ctx context.Context, r Request, after *cursor, relaxed bo
 	}
 	res := Result{Total: sr.Total, Relaxed: relaxed}
 	for _, h := range sr.Hits {
-		res.Hits = append(res.Hits, Hit{Path: h.ID, Score: h.Score})
+		session, p := SplitID(h.ID)
+		res.Hits = append(res.Hits, Hit{Path: p, Session: session, Score: h.Score})
 	}
 	if len(res.Hits) > r.Limit {
 		res.Hits = res.Hits[:r.Limit]
@@ -168,7 +182,7 @@ func (x *Index) search(ctx context.Context, r Request, after *cursor, relaxed bo
 
 // build turns a parsed query into Bleve's query tree, without ever using Bleve's query
 // string syntax: every word is a term query on a field.
-func (x *Index) build(q Query, folder string, relaxed bool) bq.Query {
+func (x *Index) build(q Query, folder string, scope *Scope, relaxed bool) bq.Query {
 	var required []bq.Query
 	for _, w := range q.Words {
 		required = append(required, x.wordQuery(w, 1))
@@ -187,12 +201,35 @@ func (x *Index) build(q Query, folder string, relaxed bool) bq.Query {
 	for _, w := range q.Optional {
 		top.AddShould(x.wordQuery(w, 0.2))
 	}
-	if folder != "" {
-		t := bq.NewTermQuery(folder)
-		t.SetField(fieldFolders)
-		top.AddFilter(t)
-	}
+	top.AddFilter(scopeQuery(folder, scope))
 	return top
+}
+
+// scopeQuery admits the documents a search covers: the tree below folder, or what a
+// Scope says; session documents only by their session.
+func scopeQuery(folder string, sc *Scope) bq.Query {
+	if sc == nil {
+		sc = &Scope{Subtree: folder}
+	}
+	var tree bq.Query = term(fieldSession, treeSession, 0)
+	if sc.Subtree != "" {
+		where := []bq.Query{term(fieldFolders, sc.Subtree, 0)}
+		for _, d := range sc.DirectIn {
+			where = append(where, term(fieldDir, dirKey(d), 0))
+		}
+		tree = bq.NewConjunctionQuery([]bq.Query{tree, bq.NewDisjunctionQuery(where)})
+	}
+	if sc.Session == "" {
+		return tree
+	}
+	return bq.NewDisjunctionQuery([]bq.Query{tree, term(fieldSession, sc.Session, 0)})
+}
+
+func scopeKey(sc *Scope) string {
+	if sc == nil {
+		return ""
+	}
+	return "\x00" + sc.Session + "\x00" + sc.Subtree + "\x00" + strings.Join(sc.DirectIn, "\x00")
 }
 
 func term(field, t string, boost float64) bq.Query {
@@ -265,8 +302,8 @@ func hasCJK(s string) bool {
 // CursorAfter returns the cursor of the page that starts after hit h of this request's
 // results, for a caller that shows fewer hits than it was given.
 func (r Request) CursorAfter(h Hit, relaxed bool) string {
-	return cursor{Key: fingerprint(r.Query, r.Folder), Score: strconv.FormatFloat(h.Score, 'g', -1, 64),
-		Path: h.Path, Relaxed: relaxed}.encode()
+	return cursor{Key: fingerprint(r.Query, r.Folder+scopeKey(r.Scope)), Score: strconv.FormatFloat(h.Score, 'g', -1, 64),
+		Path: DocID(h.Session, h.Path), Relaxed: relaxed}.encode()
 }
 
 // Stem returns the stemmed form of a folded word, as the stem fields hold it.

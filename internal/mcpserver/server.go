@@ -18,6 +18,7 @@ import (
 	"github.com/guide/guide/internal/index"
 	"github.com/guide/guide/internal/projection"
 	"github.com/guide/guide/internal/query"
+	"github.com/guide/guide/internal/session"
 )
 
 // StatusURI is the resource that reports how fresh the projections are.
@@ -43,7 +44,10 @@ type Server struct {
 	// InitialWait bounds how long a call waits for a catalog that has never held a
 	// complete scan (a new query process), rather than answer from a partial one.
 	InitialWait time.Duration // default 5s
-	Logger      *slog.Logger
+	// Sessions holds each MCP session's contexts and documents; nil for one with the
+	// default settings.
+	Sessions *session.Registry
+	Logger   *slog.Logger
 
 	connMu sync.Mutex // guards Stream and Runner, which Connect sets while serving
 }
@@ -56,9 +60,12 @@ func (s *Server) New() *server.MCPServer {
 	if s.InitialWait == 0 {
 		s.InitialWait = 5 * time.Second
 	}
+	s.ensureSessions()
 	m := server.NewMCPServer("guide", Version,
 		server.WithToolCapabilities(false),
 		server.WithResourceCapabilities(false, false),
+		server.WithPromptCapabilities(false),
+		server.WithHooks(s.sessionHooks()),
 		server.WithCompletions(),
 		server.WithResourceCompletionProvider(s),
 		server.WithInputSchemaValidation(),
@@ -94,6 +101,7 @@ func (s *Server) New() *server.MCPServer {
 			mcp.WithString("folder", mcp.Description("Search only below this folder, relative to the project root; \"\" for the whole project. Example: \"Worldbuilding\""), mcp.DefaultString("")),
 			mcp.WithInteger("limit", mcp.Description("Hits per page, 1 to 100"), mcp.Min(1), mcp.Max(index.MaxLimit), mcp.DefaultNumber(index.DefaultLimit)),
 			mcp.WithString("cursor", mcp.Description("next_cursor from a previous response with the same query and folder, for the next page")),
+			mcp.WithString("scope", mcp.Description("\"focus\" (default): the session's focus set and its attached documents; \"all\": every document of the project. Each hit says which context it came from."), mcp.Enum("focus", "all")),
 			readOnly(),
 		), s.search)
 	}
@@ -102,13 +110,15 @@ func (s *Server) New() *server.MCPServer {
 		mcp.WithMIMEType("application/json"),
 	), s.status)
 	s.addContent(m)
+	s.addContexts(m)
 	applyToolPrefix(m, s.ToolPrefix)
 	return m
 }
 
-const instructions = `guide serves a tree of documents. Use view("") to see the top level, ` +
-	`tree(folder, depth) for the structure, view(path) to read a document, and search(query, folder) ` +
-	`to find documents by words. Paths are relative to the project root. ` +
+const instructions = `guide serves a tree of documents. Start with list: the documents of the focus context ` +
+	`(set it with focus(folder)) plus those attached to this session, with their status. The prompt "guide" explains the contexts. ` +
+	`Use view("") to see the top level, tree(folder, depth) for the structure, view(path) to read a document, ` +
+	`and search(query, folder) to find documents by words. Paths are relative to the project root. ` +
 	`get_content(category_or_collection, pattern) returns the documents of a configured category or collection ` +
 	`(guide.yaml), also readable as the resources guide://{collection} and guide://{collection}/{document}.`
 
@@ -181,6 +191,9 @@ func (s *Server) read(ctx context.Context, fn func(*projection.Snapshot) (any, *
 func (s *Server) view(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	p := req.GetString("path", "")
 	offset := req.GetInt("offset", 0)
+	if isSessionPath(p) {
+		return s.viewSession(ctx, p, offset)
+	}
 	return s.read(ctx, func(snap *projection.Snapshot) (any, *query.Error) {
 		return query.View(snap, p, offset, s.Limits)
 	})
@@ -200,6 +213,11 @@ func (s *Server) search(ctx context.Context, req mcp.CallToolRequest) (*mcp.Call
 		Folder: req.GetString("folder", ""),
 		Limit:  req.GetInt("limit", index.DefaultLimit),
 		Cursor: req.GetString("cursor", ""),
+	}
+	if s.Sessions != nil {
+		// By default a session searches its focus set and its own documents; a folder
+		// or scope "all" widens that, and each hit says which context it came from.
+		a.Scope = &query.Scope{Contexts: s.Sessions.Contexts(sessionID(ctx)), All: req.GetString("scope", "") == "all"}
 	}
 	return s.read(ctx, func(snap *projection.Snapshot) (any, *query.Error) {
 		return query.Search(ctx, snap, s.Index, a, s.Limits)

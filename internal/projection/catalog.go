@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -21,7 +23,7 @@ import (
 
 // catalogFormat changes whenever the stored layout or the derivation of a record changes;
 // a catalog of another format is rebuilt from the stream rather than misread.
-const catalogFormat = "catalog/1"
+const catalogFormat = "catalog/2" // 2: session documents, summaries
 
 var (
 	bucketDocs    = []byte("docs")    // path → record
@@ -62,10 +64,13 @@ type Catalog struct {
 	db *bolt.DB
 
 	// Lock order: mu, then a bbolt transaction.
-	mu    sync.RWMutex
-	docs  map[string]*Document
-	tree  *tree
-	state State
+	mu   sync.RWMutex
+	docs map[string]*Document
+	tree *tree
+	// sessions holds the session documents, by session token then file name; they are
+	// in no folder, so never in the tree.
+	sessions map[string]map[string]*Document
+	state    State
 	// config is the project configuration in force; nil for the default, derived from
 	// the tree on read.
 	config *project.Config
@@ -162,6 +167,7 @@ func (c *Catalog) openDB(file string) (*bolt.DB, error) {
 
 func (c *Catalog) load() error {
 	c.docs = make(map[string]*Document)
+	c.sessions = make(map[string]map[string]*Document)
 	c.tree = newTree()
 	c.refs = make(map[string]int)
 	c.orphans = make(map[string]struct{})
@@ -213,8 +219,7 @@ func (c *Catalog) load() error {
 			if err != nil {
 				return fmt.Errorf("record %q: %w", k, err)
 			}
-			c.docs[d.Path] = d
-			c.tree.put(d, true)
+			c.put(d)
 			if d.Hash != "" && d.Readable() {
 				c.refs[d.Hash]++
 			}
@@ -329,6 +334,7 @@ func (c *Catalog) Reset(st State) error {
 		return err
 	}
 	c.docs = make(map[string]*Document)
+	c.sessions = make(map[string]map[string]*Document)
 	c.tree = newTree()
 	c.refs = make(map[string]int)
 	c.orphans = make(map[string]struct{})
@@ -349,13 +355,64 @@ type change struct {
 	body []byte
 }
 
+// recordKey is a document's key in the docs bucket: its path for a document of the tree;
+// NUL, the session token, NUL and the name for a session document, which no path can be.
+func recordKey(k events.DocKey) []byte {
+	if k.Session == "" {
+		return []byte(k.Path)
+	}
+	return []byte("\x00" + k.Session + "\x00" + k.Path)
+}
+
+func (c *Catalog) lookup(k events.DocKey) (*Document, bool) {
+	if k.Session == "" {
+		d, ok := c.docs[k.Path]
+		return d, ok
+	}
+	d, ok := c.sessions[k.Session][k.Path]
+	return d, ok
+}
+
+// put inserts or replaces a record in memory; the caller holds mu or owns c.
+func (c *Catalog) put(d *Document) {
+	if d.Session != "" {
+		m := c.sessions[d.Session]
+		if m == nil {
+			m = make(map[string]*Document)
+			c.sessions[d.Session] = m
+		}
+		m[d.Path] = d
+		return
+	}
+	_, existed := c.docs[d.Path]
+	c.docs[d.Path] = d
+	c.tree.put(d, !existed)
+}
+
+// drop removes a record from memory; the caller holds mu.
+func (c *Catalog) drop(k events.DocKey) {
+	if k.Session != "" {
+		if m := c.sessions[k.Session]; m != nil {
+			delete(m, k.Path)
+			if len(m) == 0 {
+				delete(c.sessions, k.Session)
+			}
+		}
+		return
+	}
+	if _, ok := c.docs[k.Path]; ok {
+		delete(c.docs, k.Path)
+		c.tree.remove(k.Path)
+	}
+}
+
 // Apply folds a batch of events into the catalog. Events at or below the checkpoint are
 // skipped, so applying a batch twice changes nothing.
 func (c *Catalog) Apply(b events.Batch) error {
 	// Only this goroutine writes, so it may read the maps without the lock.
 	seq := c.state.Seq
-	changes := make(map[string]change)
-	order := make([]string, 0, len(b.Events))
+	changes := make(map[events.DocKey]change)
+	order := make([]events.DocKey, 0, len(b.Events))
 	scan, scanSeq := c.state.Scan, c.state.ScanSeq
 	var cfg *project.Config
 	var cfgRaw []byte
@@ -368,7 +425,7 @@ func (c *Catalog) Apply(b events.Batch) error {
 		seq = e.Seq
 		switch e.Op {
 		case events.OpUpsert:
-			d := &Document{Path: e.Path, Size: e.Size, Mtime: e.Mtime.UTC(), Hash: e.Hash,
+			d := &Document{Path: e.Path, Session: e.Session, Size: e.Size, Mtime: e.Mtime.UTC(), Hash: e.Hash,
 				Status: e.Status, Reason: e.Reason, Seq: e.Seq}
 			var body []byte
 			if d.Status == events.StatusOK {
@@ -378,17 +435,21 @@ func (c *Catalog) Apply(b events.Batch) error {
 					body = e.Content
 					d.Words = CountWords(body)
 					d.Title = Title(body)
+					d.Outline = Outline(body)
+					d.FirstParagraph = FirstParagraph(body)
 				}
 			}
-			if _, seen := changes[e.Path]; !seen {
-				order = append(order, e.Path)
+			k := d.Key()
+			if _, seen := changes[k]; !seen {
+				order = append(order, k)
 			}
-			changes[e.Path] = change{doc: d, body: body}
+			changes[k] = change{doc: d, body: body}
 		case events.OpDelete:
-			if _, seen := changes[e.Path]; !seen {
-				order = append(order, e.Path)
+			k := events.DocKey{Session: e.Session, Path: e.Path}
+			if _, seen := changes[k]; !seen {
+				order = append(order, k)
 			}
-			changes[e.Path] = change{}
+			changes[k] = change{}
 		case events.OpScanEnd:
 			scan, scanSeq = e.Scan, e.Seq
 		case events.OpConfig:
@@ -415,7 +476,7 @@ func (c *Catalog) Apply(b events.Batch) error {
 	// Reference counts after the batch, to know which content to write and which to drop.
 	delta := make(map[string]int)
 	for _, p := range order {
-		if old, ok := c.docs[p]; ok && old.Readable() {
+		if old, ok := c.lookup(p); ok && old.Readable() {
 			delta[old.Hash]--
 		}
 		if d := changes[p].doc; d != nil && d.Readable() {
@@ -436,12 +497,12 @@ func (c *Catalog) Apply(b events.Batch) error {
 		for _, p := range order {
 			ch := changes[p]
 			if ch.doc == nil {
-				if err := docs.Delete([]byte(p)); err != nil {
+				if err := docs.Delete(recordKey(p)); err != nil {
 					return err
 				}
 				continue
 			}
-			if err := docs.Put([]byte(p), encodeDocument(ch.doc)); err != nil {
+			if err := docs.Put(recordKey(p), encodeDocument(ch.doc)); err != nil {
 				return err
 			}
 			if ch.body != nil && c.refs[ch.doc.Hash] <= 0 && content.Get([]byte(ch.doc.Hash)) == nil {
@@ -495,17 +556,11 @@ func (c *Catalog) Apply(b events.Batch) error {
 		}
 	}
 	for _, p := range order {
-		ch := changes[p]
-		_, existed := c.docs[p]
-		if ch.doc == nil {
-			if existed {
-				delete(c.docs, p)
-				c.tree.remove(p)
-			}
-			continue
+		if ch := changes[p]; ch.doc == nil {
+			c.drop(p)
+		} else {
+			c.put(ch.doc)
 		}
-		c.docs[p] = ch.doc
-		c.tree.put(ch.doc, !existed)
 	}
 	c.tree.settle()
 	c.state.Seq = seq
@@ -575,7 +630,34 @@ func (s *Snapshot) Config() *project.Config {
 	return project.Default(top)
 }
 
-// Len is the number of documents.
+// SessionDocument returns the document name attached to the session token.
+func (s *Snapshot) SessionDocument(token, name string) (*Document, bool) {
+	d, ok := s.c.sessions[token][name]
+	return d, ok
+}
+
+// SessionDocuments returns the documents attached to the session token, sorted by name.
+func (s *Snapshot) SessionDocuments(token string) []*Document {
+	m := s.c.sessions[token]
+	out := make([]*Document, 0, len(m))
+	for _, d := range m {
+		out = append(out, d)
+	}
+	slices.SortFunc(out, func(a, b *Document) int { return strings.Compare(a.Path, b.Path) })
+	return out
+}
+
+// SessionTokens returns the tokens of every session that has documents, sorted.
+func (s *Snapshot) SessionTokens() []string {
+	out := make([]string, 0, len(s.c.sessions))
+	for t := range s.c.sessions {
+		out = append(out, t)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Len is the number of documents of the tree (session documents are not counted).
 func (s *Snapshot) Len() int { return len(s.c.docs) }
 
 // State reports how far the catalog has followed the stream.

@@ -10,7 +10,7 @@ import (
 
 // The catalog stores a document record in a compact binary form: loading 100k records at
 // start-up must take milliseconds, not the hundreds that JSON would.
-const recordVersion = 1
+const recordVersion = 2
 
 var errRecord = errors.New("corrupt catalog record")
 
@@ -31,6 +31,13 @@ func encodeDocument(d *Document) []byte {
 	b = binary.AppendUvarint(b, uint64(d.Words))
 	b = appendString(b, d.Title)
 	b = binary.AppendUvarint(b, d.Seq)
+	b = appendString(b, d.Session)
+	b = binary.AppendUvarint(b, uint64(len(d.Outline)))
+	for _, h := range d.Outline {
+		b = binary.AppendUvarint(b, uint64(h.Level))
+		b = appendString(b, h.Text)
+	}
+	b = appendString(b, d.FirstParagraph)
 	return b
 }
 
@@ -85,6 +92,17 @@ func decodeDocument(b []byte) (*Document, error) {
 	d.Words = int(r.uvarint())
 	d.Title = r.string()
 	d.Seq = r.uvarint()
+	d.Session = r.string()
+	if n := r.uvarint(); r.err == nil && n > 0 {
+		if n > uint64(len(r.b)) {
+			return nil, errRecord
+		}
+		d.Outline = make([]Heading, n)
+		for i := range d.Outline {
+			d.Outline[i] = Heading{Level: int(r.uvarint()), Text: r.string()}
+		}
+	}
+	d.FirstParagraph = r.string()
 	if r.err != nil {
 		return nil, r.err
 	}

@@ -29,7 +29,24 @@ type Document struct {
 	Words  int           `json:"words"`
 	Title  string        `json:"title,omitempty"`
 	Seq    uint64        `json:"seq"` // the stream sequence of the event that wrote this record
+
+	// Session is the token of the MCP session a session document is attached to; "" for a
+	// document of the tree. A session document's Path is its file name: it is in no folder.
+	Session string `json:"session,omitempty"`
+	// Outline and FirstParagraph, with Title, are the document's summary, derived when the
+	// event is applied so that get_summary costs nothing at query time.
+	Outline        []Heading `json:"outline,omitempty"`
+	FirstParagraph string    `json:"first_paragraph,omitempty"`
 }
+
+// Heading is one Markdown heading of a document's outline.
+type Heading struct {
+	Level int    `json:"level"`
+	Text  string `json:"text"`
+}
+
+// Key names the document in either family: the tree's or a session's.
+func (d *Document) Key() events.DocKey { return events.DocKey{Session: d.Session, Path: d.Path} }
 
 // Name is the file name, the last element of the path.
 func (d *Document) Name() string { return path.Base(d.Path) }
@@ -134,4 +151,126 @@ func Title(b []byte) string {
 		}
 	}
 	return ""
+}
+
+// Outline bounds: a summary stays short whatever the document.
+const (
+	MaxOutline        = 100 // headings
+	MaxHeadingLen     = 200 // bytes per heading
+	MaxFirstParagraph = 500 // bytes
+)
+
+// Outline lists a document's Markdown headings (ATX "#" headings outside fenced code and
+// front matter), at most MaxOutline of them.
+func Outline(b []byte) []Heading {
+	var out []Heading
+	eachLine(b, func(line string, inCode bool) bool {
+		if inCode {
+			return true
+		}
+		if lvl, text, ok := heading(line); ok {
+			out = append(out, Heading{Level: lvl, Text: clip(text, MaxHeadingLen)})
+		}
+		return len(out) < MaxOutline
+	})
+	return out
+}
+
+// FirstParagraph is a document's first run of prose lines, joined by spaces: not a
+// heading, front matter, fenced code or an HTML comment; at most MaxFirstParagraph bytes.
+func FirstParagraph(b []byte) string {
+	var para []string
+	inComment := false
+	eachLine(b, func(line string, inCode bool) bool {
+		t := strings.TrimSpace(line)
+		switch {
+		case inComment:
+			inComment = !strings.Contains(t, "-->")
+			return true
+		case inCode || strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~"):
+			return len(para) == 0
+		case strings.HasPrefix(t, "<!--"):
+			inComment = !strings.Contains(t, "-->")
+			return len(para) == 0
+		case t == "":
+			return len(para) == 0
+		}
+		if _, _, ok := heading(t); ok {
+			return len(para) == 0
+		}
+		para = append(para, t)
+		return true
+	})
+	return clip(strings.Join(para, " "), MaxFirstParagraph)
+}
+
+// eachLine calls fn with every line of b after any YAML front matter, and whether it lies
+// in fenced code (the fence lines included), until fn returns false.
+func eachLine(b []byte, fn func(line string, inCode bool) bool) {
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 0, 4096), 1<<20)
+	n, front, fence := 0, false, ""
+	for sc.Scan() {
+		line := sc.Text()
+		t := strings.TrimSpace(line)
+		n++
+		if n == 1 && t == "---" {
+			front = true
+			continue
+		}
+		if front {
+			if t == "---" || t == "..." {
+				front = false
+			}
+			continue
+		}
+		if fence != "" {
+			if strings.HasPrefix(t, fence) {
+				fence = ""
+			}
+			if !fn(line, true) {
+				return
+			}
+			continue
+		}
+		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			fence = t[:3]
+			if !fn(line, true) {
+				return
+			}
+			continue
+		}
+		if !fn(line, false) {
+			return
+		}
+	}
+}
+
+func heading(line string) (int, string, bool) {
+	t := strings.TrimSpace(line)
+	if !strings.HasPrefix(t, "#") {
+		return 0, "", false
+	}
+	h := strings.TrimLeft(t, "#")
+	lvl := len(t) - len(h)
+	if lvl > 6 || h != "" && h[0] != ' ' && h[0] != '\t' {
+		return 0, "", false
+	}
+	h = strings.TrimSpace(strings.TrimRight(strings.TrimSpace(h), "#"))
+	if h == "" {
+		return 0, "", false
+	}
+	return lvl, h, true
+}
+
+// clip shortens s to at most n bytes on a character boundary, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }

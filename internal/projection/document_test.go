@@ -3,6 +3,8 @@ package projection_test
 import (
 	"bytes"
 	"math/rand/v2"
+	"reflect"
+	"strings"
 	"testing"
 	"unicode"
 	"unicode/utf8"
@@ -110,5 +112,22 @@ func TestTitle(t *testing.T) {
 		if got := projection.Title([]byte(tc.in)); got != tc.want {
 			t.Errorf("Title(%q) = %q, want %q", tc.in, got, tc.want)
 		}
+	}
+}
+
+func TestSummaryParts(t *testing.T) {
+	doc := []byte("---\ntitle: Front\n---\n<!-- a note\nstill -->\n# Elara Voss\n\n```\n# not a heading\n```\n" +
+		"Elara is a cartographer\nfrom the north.\n\nSecond paragraph.\n\n## Early life ##\n### Work\n####### too deep\n")
+	got := projection.Outline(doc)
+	want := []projection.Heading{{1, "Elara Voss"}, {2, "Early life"}, {3, "Work"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Outline = %v, want %v", got, want)
+	}
+	if p := projection.FirstParagraph(doc); p != "Elara is a cartographer from the north." {
+		t.Errorf("FirstParagraph = %q", p)
+	}
+	long := []byte(strings.Repeat("word ", 400))
+	if p := projection.FirstParagraph(long); len(p) > projection.MaxFirstParagraph || !strings.HasSuffix(p, "…") {
+		t.Errorf("a long paragraph is not clipped: %d bytes", len(p))
 	}
 }

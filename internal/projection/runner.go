@@ -44,6 +44,18 @@ type Runner struct {
 	pending int // projections not caught up yet
 }
 
+// Applied is the sequence every projection has applied: the lowest checkpoint. An event at
+// or below it is visible to every query; one above it is still being processed.
+func (r *Runner) Applied() uint64 {
+	var low uint64
+	for i, p := range r.Projections {
+		if c := p.Checkpoint(); i == 0 || c < low {
+			low = c
+		}
+	}
+	return low
+}
+
 // StreamID identifies a stream incarnation: a stream deleted and created again under the
 // same name is a different stream, and projections built from the old one are discarded.
 func StreamID(name string, created time.Time) string {

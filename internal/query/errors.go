@@ -22,6 +22,7 @@ const (
 	ErrInvalidPath     ErrorType = "invalid_path"     // a path that is not a clean relative path inside the root
 	ErrInvalidArgument ErrorType = "invalid_argument" // an argument out of its range
 	ErrNotReady        ErrorType = "not_ready"        // the document has no readable content (yet)
+	ErrTooLarge        ErrorType = "too_large"        // a session document or a session over its size limits
 )
 
 // instructions tell an agent what to do with each type of error; the wording of the first
@@ -37,6 +38,7 @@ var instructions = map[ErrorType]string{
 	ErrInvalidPath:     "Use a path relative to the project root, without '..', as shown by tree or view(\"\").",
 	ErrInvalidArgument: "Correct the argument as the error says and call the tool again.",
 	ErrNotReady:        "Tell the user this document cannot be shown as text, and why.",
+	ErrTooLarge:        "Tell the user the limit and how far over it the document is.",
 }
 
 // Error is an error a client sees: a type, a message for the user, and an instruction

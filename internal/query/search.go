@@ -11,7 +11,8 @@ import (
 
 // SearchHit is one document found: metadata and a snippet, never the whole content.
 type SearchHit struct {
-	Path    string  `json:"path"`
+	Path string `json:"path"`
+	*Origin
 	Name    string  `json:"name"`
 	Title   string  `json:"title,omitempty"`
 	Words   int     `json:"words"`
@@ -41,6 +42,10 @@ type SearchArgs struct {
 	Folder string
 	Limit  int // 0: index.DefaultLimit
 	Cursor string
+	// Scope, when set, is the session's view: by default its focus set and its attached
+	// documents, each hit marked with the context it came from. Without it (no sessions),
+	// the search covers Folder.
+	Scope *Scope
 }
 
 // Search finds the documents whose name or content holds the query's words, in the
@@ -66,6 +71,11 @@ func Search(ctx context.Context, snap *projection.Snapshot, x *index.Index, a Se
 		}
 	}
 	req := index.Request{Query: q, Folder: folder, Limit: a.Limit, Cursor: a.Cursor}
+	if sc := a.Scope; sc != nil {
+		sc.Folder = folder
+		f := sc.Filter()
+		req.Scope = &index.Scope{Session: f.Session, Subtree: f.Subtree, DirectIn: f.DirectIn}
+	}
 	res, err := x.Search(ctx, req)
 	if err != nil {
 		return nil, searchError(err)
@@ -79,13 +89,26 @@ func Search(ctx context.Context, snap *projection.Snapshot, x *index.Index, a Se
 		NextCursor: res.Next, Relaxed: res.Relaxed}
 	size := 200 // the envelope
 	for i, h := range res.Hits {
-		d, ok := snap.Document(h.Path)
+		var d *projection.Document
+		var ok bool
+		if h.Session != "" {
+			d, ok = snap.SessionDocument(h.Session, h.Path)
+		} else {
+			d, ok = snap.Document(h.Path)
+		}
 		if !ok {
 			// The index is a batch ahead of the catalog, or behind it: this document is
 			// being deleted, and the next batch removes it from the index too.
 			continue
 		}
 		hit := SearchHit{Path: d.Path, Name: d.Name(), Title: d.Title, Words: d.Words, Score: h.Score}
+		if h.Session != "" {
+			hit.Path = SessionPrefix + d.Path
+		}
+		if a.Scope != nil {
+			o := a.Scope.Annotate(h.Session, d.Path)
+			hit.Origin = &o
+		}
 		if d.Readable() {
 			if b, err := snap.Content(d); err == nil {
 				hit.Snippet = Snippet(b, terms, stems)

@@ -184,6 +184,9 @@ type Status struct {
 	Lag             uint64 `json:"lag"`
 	InitialScanDone bool   `json:"initial_scan_done"`
 	StreamError     string `json:"stream_error"`
+	Index           *struct {
+		AppliedSeq uint64 `json:"applied_seq"`
+	} `json:"index"`
 }
 
 // ReadStatus reads the status resource.
@@ -202,14 +205,15 @@ func ReadStatus(t testing.TB, c client.MCPClient) Status {
 	return st
 }
 
-// WaitCaughtUp waits until the status resource says the initial scan is applied and the
-// projections have applied the whole stream.
+// WaitCaughtUp waits until the status resource says the initial scan is applied and every
+// projection (the catalog and the search index) has applied the whole stream.
 func WaitCaughtUp(t testing.TB, c client.MCPClient) Status {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		st := ReadStatus(t, c)
-		if st.InitialScanDone && st.Lag == 0 && st.AppliedSeq >= st.StreamLastSeq && st.StreamLastSeq > 0 {
+		if st.InitialScanDone && st.Lag == 0 && st.AppliedSeq >= st.StreamLastSeq && st.StreamLastSeq > 0 &&
+			(st.Index == nil || st.Index.AppliedSeq >= st.StreamLastSeq) {
 			return st
 		}
 		if time.Now().After(deadline) {
