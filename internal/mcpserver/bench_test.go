@@ -1,7 +1,9 @@
 package mcpserver_test
 
 import (
+	"encoding/json"
 	"fmt"
+	"github.com/guide/guide/internal/query"
 	"runtime"
 	"slices"
 	"strings"
@@ -91,6 +93,76 @@ func BenchmarkGetContent(b *testing.B) {
 			slices.Sort(lat)
 			b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
 			b.ReportMetric(float64(lat[len(lat)*95/100].Microseconds())/1000, "p95-ms")
+		})
+	}
+}
+
+// BenchmarkViewTree: view and tree over 100k documents (100 folders × 10 subfolders × 100)
+// through an in-process MCP client; p50/p95 as metrics. make bench measures the same over
+// stdio against the real binary.
+func BenchmarkViewTree(b *testing.B) {
+	cat := benchCatalog(b, 100, 10, 100)
+	srv := &mcpserver.Server{Project: "bench", Catalog: cat, Logger: testkit.Logger()}
+	c, err := client.NewInProcessClient(srv.New())
+	testkit.NoErr(b, err, "client")
+	ctx := testkit.Context(b)
+	testkit.NoErr(b, c.Start(ctx), "start")
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	_, err = c.Initialize(ctx, init)
+	testkit.NoErr(b, err, "initialize")
+	runtime.GC()
+	for _, bc := range []struct {
+		name string
+		args func(i int) (string, map[string]any)
+	}{
+		{"View", func(i int) (string, map[string]any) {
+			return "view", map[string]any{"path": fmt.Sprintf("cat-%03d/sub-%02d/doc-%04d.md", i%100, i%10, i%100)}
+		}},
+		{"ViewFolder", func(i int) (string, map[string]any) {
+			return "view", map[string]any{"path": fmt.Sprintf("cat-%03d/sub-%02d", i%100, i%10)}
+		}},
+		{"TreeRootDepth2", func(int) (string, map[string]any) {
+			return "tree", map[string]any{"folder": "", "depth": 2}
+		}},
+		{"TreeFolderDepth2", func(i int) (string, map[string]any) {
+			return "tree", map[string]any{"folder": fmt.Sprintf("cat-%03d", i%100), "depth": 2}
+		}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			var lat []time.Duration
+			i := 0
+			for b.Loop() {
+				tool, args := bc.args(i)
+				i++
+				t0 := time.Now()
+				if r := testkit.Call(b, c, tool, args); r.IsError {
+					b.Fatalf("%s(%v): %s", tool, args, testkit.Text(b, r))
+				}
+				lat = append(lat, time.Since(t0))
+			}
+			slices.Sort(lat)
+			b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+			b.ReportMetric(float64(lat[len(lat)*95/100].Microseconds()), "p95-µs")
+		})
+	}
+}
+
+// BenchmarkTreeServerSide: the server's own share of a tree call over 100k documents —
+// the query and the JSON encoding — without any client decoding.
+func BenchmarkTreeServerSide(b *testing.B) {
+	cat := benchCatalog(b, 100, 10, 100)
+	runtime.GC()
+	for b.Loop() {
+		_ = cat.Read(func(s *projection.Snapshot) error {
+			v, qerr := query.Tree(s, "", 2, query.Limits{})
+			if qerr != nil {
+				b.Fatal(qerr)
+			}
+			if _, err := json.Marshal(v); err != nil {
+				b.Fatal(err)
+			}
+			return nil
 		})
 	}
 }

@@ -152,7 +152,9 @@ func toolResult(v any) (*mcp.CallToolResult, error) {
 	if err != nil {
 		return toolError(query.Errorf(query.ErrUnknown, "encoding the result: %v", err)), nil
 	}
-	return mcp.NewToolResultStructured(v, string(b)), nil
+	// The structured copy is the same bytes: handing them over raw spares a second
+	// reflective encoding of what can be a 2,000-entry tree.
+	return mcp.NewToolResultStructured(json.RawMessage(b), string(b)), nil
 }
 
 // waitScanned waits, up to InitialWait, for a catalog that has never held a complete scan.
