@@ -11,7 +11,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -26,11 +25,17 @@ import (
 	"github.com/guide/guide/internal/broker"
 	"github.com/guide/guide/internal/config"
 	"github.com/guide/guide/internal/events"
+	"github.com/guide/guide/internal/httpserve"
 	"github.com/guide/guide/internal/indexer"
 	"github.com/guide/guide/internal/mcpserver"
+	"github.com/guide/guide/internal/metrics"
 	"github.com/guide/guide/internal/projection"
 	"github.com/guide/guide/internal/query"
 )
+
+// tokenEnv is the environment variable that holds the HTTP bearer token, when no
+// --token-file is given: secrets come from the environment, not the command line.
+const tokenEnv = "GUIDE_TOKEN"
 
 // Main is the query process.
 type Main struct {
@@ -46,6 +51,17 @@ type Main struct {
 	MaxChars   int
 	LogLevel   string
 
+	// Scaled out: how to reach the NATS cluster, and how to serve HTTP to a team.
+	NATS           broker.Security
+	TokenFile      string
+	AllowedHosts   []string
+	AllowedOrigins []string
+	TLSCert        string
+	TLSKey         string
+	MaxBody        int64
+	ReadyMaxLag    uint64
+	ShutdownWait   time.Duration
+
 	Stdin  io.Reader
 	Stdout io.Writer
 	Logger *slog.Logger
@@ -59,7 +75,7 @@ type Main struct {
 	runner  *projection.Runner
 	mcp     *server.MCPServer
 	srv     *mcpserver.Server
-	httpSrv *http.Server
+	metrics *metrics.Metrics
 	addr    net.Addr
 	wg      sync.WaitGroup
 }
@@ -100,6 +116,21 @@ func (m *Main) ParseFlags(args []string) error {
 	})
 	fs.IntVar(&m.MaxChars, "max-chars", query.DefaultLimits.MaxChars, "largest response, in characters")
 	fs.StringVar(&m.LogLevel, "log-level", "info", "debug, info, warn or error")
+	m.NATS.Flags(fs)
+	fs.StringVar(&m.TokenFile, "token-file", "", "HTTP: file holding the bearer token clients must send (default: $"+tokenEnv+"); required on a non-loopback address")
+	fs.Func("allowed-host", "HTTP: accept this Host header besides loopback names (repeatable; \"*\" for any)", func(v string) error {
+		m.AllowedHosts = append(m.AllowedHosts, v)
+		return nil
+	})
+	fs.Func("allowed-origin", "HTTP: accept browser requests from this Origin, e.g. https://app.example.com (repeatable)", func(v string) error {
+		m.AllowedOrigins = append(m.AllowedOrigins, v)
+		return nil
+	})
+	fs.StringVar(&m.TLSCert, "tls-cert", "", "HTTP: serve HTTPS with this certificate (PEM)")
+	fs.StringVar(&m.TLSKey, "tls-key", "", "HTTP: key of --tls-cert (PEM)")
+	fs.Int64Var(&m.MaxBody, "max-body", httpserve.DefaultMaxBodyBytes, "HTTP: largest request body, in bytes")
+	fs.Uint64Var(&m.ReadyMaxLag, "ready-max-lag", 0, "HTTP: /healthz says ready while at most this many events are not yet applied")
+	fs.DurationVar(&m.ShutdownWait, "shutdown-wait", httpserve.DefaultShutdownTimeout, "HTTP: on SIGTERM, how long in-flight calls may take to finish")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -139,7 +170,11 @@ func (m *Main) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	b := &broker.Broker{URL: m.NATSURL, Name: "guide-mcp", Logger: m.Logger}
+	opts, err := m.NATS.Options()
+	if err != nil {
+		return err
+	}
+	b := &broker.Broker{URL: m.NATSURL, Options: opts, Name: "guide-mcp", Logger: m.Logger}
 	if m.Root != "" {
 		b.StoreDir = filepath.Join(m.dataDir(), "nats")
 	}
@@ -195,7 +230,7 @@ func (m *Main) Run(ctx context.Context) error {
 	m.Logger.Info("serving MCP on stdio", "project", m.Project)
 	stdio := server.NewStdioServer(m.mcp)
 	stdio.SetErrorLogger(slog.NewLogLogger(m.Logger.Handler(), slog.LevelError))
-	err := stdio.Listen(ctx, m.Stdin, m.Stdout)
+	err = stdio.Listen(ctx, m.Stdin, m.Stdout)
 	if err != nil && (errors.Is(err, io.EOF) || ctx.Err() != nil) {
 		return nil
 	}
@@ -203,26 +238,40 @@ func (m *Main) Run(ctx context.Context) error {
 }
 
 func (m *Main) serveHTTP(ctx context.Context) error {
-	ln, err := net.Listen("tcp", m.HTTPAddr)
+	token, err := httpserve.ReadToken(m.TokenFile, tokenEnv)
 	if err != nil {
 		return err
 	}
-	m.addr = ln.Addr()
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", server.NewStreamableHTTPServer(m.mcp, server.WithEndpointPath("/mcp")))
-	m.httpSrv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	m.Logger.Info("serving MCP over Streamable HTTP", "url", "http://"+m.addr.String()+"/mcp", "project", m.Project)
-	close(m.Ready)
-	errc := make(chan error, 1)
-	go func() { errc <- m.httpSrv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		return m.httpSrv.Shutdown(sctx)
+	met := metrics.New(func(ctx context.Context) metrics.Freshness {
+		h := m.srv.Health(ctx, m.ReadyMaxLag)
+		return metrics.Freshness{Documents: h.Documents, AppliedSeq: h.AppliedSeq,
+			StreamLastSeq: h.StreamLastSeq, Lag: h.Lag, Ready: h.Ready}
+	})
+	m.metrics = met
+	m.mcp.Use(mcpserver.ToolObserver(met.ObserveTool))
+	hs := &httpserve.Server{
+		Addr: m.HTTPAddr, Token: token, AllowedHosts: m.AllowedHosts, AllowedOrigins: m.AllowedOrigins,
+		TLSCert: m.TLSCert, TLSKey: m.TLSKey, MaxBodyBytes: m.MaxBody, ShutdownWait: m.ShutdownWait,
+		// The transport's own localhost check knows no --allowed-host; httpserve checks Host.
+		MCP: server.NewStreamableHTTPServer(m.mcp, server.WithEndpointPath("/mcp"),
+			server.WithDisableLocalhostProtection(true),
+			server.WithSessionIdleTTL(30*time.Minute),
+			server.WithStreamableHTTPLogger(m.Logger)),
+		Metrics: met.Handler(),
+		Health: func(ctx context.Context) (bool, any) {
+			h := m.srv.Health(ctx, m.ReadyMaxLag)
+			return h.Ready, h
+		},
+		Logger: m.Logger,
 	}
+	if err := hs.Listen(); err != nil {
+		return err
+	}
+	m.addr = hs.ListenAddr()
+	m.Logger.Info("serving MCP over Streamable HTTP", "url", hs.URL()+"/mcp", "project", m.Project,
+		"token", token != "", "tls", m.TLSCert != "")
+	close(m.Ready)
+	return hs.Serve(ctx)
 }
 
 // Addr is the HTTP listener's address, once Ready.

@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -61,7 +62,8 @@ type Indexer struct {
 	mu      sync.Mutex
 	known   map[string]events.DocState // the stream's state as this indexer last saw it
 	fresh   bool                       // known is in step with the stream
-	ignored *ignore.Matcher
+	// ignored is swapped by a reconcile while the watcher reads it.
+	ignored atomic.Pointer[ignore.Matcher]
 }
 
 // Progress reports how far a full reconcile is.
@@ -157,8 +159,9 @@ func (x *Indexer) loadIgnore() error {
 	}
 	m, err := ignore.New(srcs...)
 	if err != nil {
-		if x.ignored == nil {
-			x.ignored, _ = ignore.New(ignore.DefaultSource())
+		if x.ignored.Load() == nil {
+			d, _ := ignore.New(ignore.DefaultSource())
+			x.ignored.Store(d)
 		}
 		var ie *ignore.Error
 		if errors.As(err, &ie) && ie.Source == "--ignore" {
@@ -167,12 +170,12 @@ func (x *Indexer) loadIgnore() error {
 		x.Logger.Error("ignore rules not applied; the previous ones stay in force", "err", err)
 		return nil
 	}
-	x.ignored = m
+	x.ignored.Store(m)
 	return nil
 }
 
 func (x *Indexer) skip(rel string, dir bool) bool {
-	if x.ignored.Ignored(rel, dir) {
+	if x.ignored.Load().Ignored(rel, dir) {
 		return true
 	}
 	return x.Skip != nil && x.Skip(rel, dir)
@@ -380,7 +383,7 @@ func (x *Indexer) ReconcilePaths(ctx context.Context, paths []string) (Summary, 
 		switch {
 		case err != nil:
 			// Gone: the document, or everything below the folder it was.
-		case x.ignored.Ignored(p, st.IsDir()) || (x.Skip != nil && x.Skip(p, st.IsDir())):
+		case x.ignored.Load().Ignored(p, st.IsDir()) || (x.Skip != nil && x.Skip(p, st.IsDir())):
 		case st.IsDir():
 			seen["dir:"+p] = true
 			found, _ = x.walk(abs)
@@ -569,12 +572,12 @@ func (x *Indexer) walk(dir string) ([]file, []error) {
 		}
 		rel := filepath.ToSlash(p[len(x.root)+1:])
 		if d.IsDir() {
-			if x.ignored.Self(rel, true) || (x.Skip != nil && x.Skip(rel, true)) {
+			if x.ignored.Load().Self(rel, true) || (x.Skip != nil && x.Skip(rel, true)) {
 				return fs.SkipDir
 			}
 			return nil
 		}
-		if x.ignored.Self(rel, false) || (x.Skip != nil && x.Skip(rel, false)) {
+		if x.ignored.Load().Self(rel, false) || (x.Skip != nil && x.Skip(rel, false)) {
 			return nil
 		}
 		info, err := d.Info()

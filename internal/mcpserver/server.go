@@ -179,6 +179,7 @@ type Status struct {
 	StreamLastSeq   uint64       `json:"stream_last_seq,omitempty"`
 	Lag             uint64       `json:"lag"` // events of this project not yet applied
 	InitialScanDone bool         `json:"initial_scan_done"`
+	CaughtUp        bool         `json:"caught_up"` // has applied everything the stream held when it started following
 	LastScan        *events.Scan `json:"last_scan,omitempty"`
 	AppliedAt       *time.Time   `json:"applied_at,omitempty"`
 	StreamError     string       `json:"stream_error,omitempty"` // why the stream cannot be read now
@@ -197,6 +198,11 @@ func (s *Server) CurrentStatus(ctx context.Context) Status {
 		return nil
 	})
 	if s.Runner != nil {
+		select {
+		case <-s.Runner.CaughtUp():
+			st.CaughtUp = true
+		default:
+		}
 		if err := s.Runner.Err(); err != nil {
 			st.StreamError = err.Error()
 		}
