@@ -58,10 +58,10 @@ type Indexer struct {
 
 	lastConfigErr string
 
-	root    string // Root, absolute, with its own symbolic links resolved
-	mu      sync.Mutex
-	known   map[string]events.DocState // the stream's state as this indexer last saw it
-	fresh   bool                       // known is in step with the stream
+	root  string // Root, absolute, with its own symbolic links resolved
+	mu    sync.Mutex
+	known map[string]events.DocState // the stream's state as this indexer last saw it
+	fresh bool                       // known is in step with the stream
 	// ignored is swapped by a reconcile while the watcher reads it.
 	ignored atomic.Pointer[ignore.Matcher]
 }
