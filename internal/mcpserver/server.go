@@ -212,6 +212,10 @@ func (s *Server) CurrentStatus(ctx context.Context) Status {
 		defer cancel()
 		if info, err := s.Stream.Info(ctx); err == nil {
 			st.StreamLastSeq = info.State.LastSeq
+			// The consumer's pending count is as of the last delivery, and goes stale when
+			// the consumer is recreated (a NATS node fails over): nothing can be pending
+			// beyond the end of the stream.
+			st.Lag = min(st.Lag, st.StreamLastSeq-min(st.StreamLastSeq, st.AppliedSeq))
 		} else if st.StreamError == "" {
 			st.StreamError = err.Error()
 		}
