@@ -215,7 +215,14 @@ func (s *Server) CurrentStatus(ctx context.Context) Status {
 			// The consumer's pending count is as of the last delivery, and goes stale when
 			// the consumer is recreated (a NATS node fails over): nothing can be pending
 			// beyond the end of the stream.
-			st.Lag = min(st.Lag, st.StreamLastSeq-min(st.StreamLastSeq, st.AppliedSeq))
+			behind := st.StreamLastSeq - min(st.StreamLastSeq, st.AppliedSeq)
+			st.Lag = min(st.Lag, behind)
+			if s.Runner != nil && s.Runner.Err() != nil {
+				// Not following: the last pending count says nothing of what came since.
+				// Count every event after the checkpoint (an upper bound when the stream
+				// holds other projects too).
+				st.Lag = behind
+			}
 		} else if st.StreamError == "" {
 			st.StreamError = err.Error()
 		}
