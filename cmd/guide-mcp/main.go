@@ -61,6 +61,7 @@ type Main struct {
 	MaxBody        int64
 	ReadyMaxLag    uint64
 	ShutdownWait   time.Duration
+	PageSize       int
 
 	Stdin  io.Reader
 	Stdout io.Writer
@@ -116,6 +117,7 @@ func (m *Main) ParseFlags(args []string) error {
 	})
 	fs.IntVar(&m.MaxChars, "max-chars", query.DefaultLimits.MaxChars, "largest response, in characters")
 	fs.StringVar(&m.LogLevel, "log-level", "info", "debug, info, warn or error")
+	fs.IntVar(&m.PageSize, "page-size", mcpserver.DefaultPageSize, "items per page of tools/list, resources/list and resources/templates/list")
 	m.NATS.Flags(fs)
 	fs.StringVar(&m.TokenFile, "token-file", "", "HTTP: file holding the bearer token clients must send (default: $"+tokenEnv+"); required on a non-loopback address")
 	fs.Func("allowed-host", "HTTP: accept this Host header besides loopback names (repeatable; \"*\" for any)", func(v string) error {
@@ -205,7 +207,7 @@ func (m *Main) Run(ctx context.Context) error {
 	m.runner = &projection.Runner{Stream: m.stream, Project: m.Project,
 		Projections: []projection.Projection{m.catalog}, Logger: m.Logger}
 	m.srv = &mcpserver.Server{Project: m.Project, Catalog: m.catalog, Runner: m.runner, Stream: m.stream,
-		Limits: query.Limits{MaxChars: m.MaxChars}, Logger: m.Logger, ToolPrefix: m.ToolPrefix}
+		Limits: query.Limits{MaxChars: m.MaxChars}, Logger: m.Logger, ToolPrefix: m.ToolPrefix, PageSize: m.PageSize}
 	m.mcp = m.srv.New()
 
 	m.wg.Go(func() {

@@ -38,7 +38,9 @@ type Server struct {
 	// InitialWait bounds how long a call waits for a catalog that has never held a
 	// complete scan (a new query process), rather than answer from a partial one.
 	InitialWait time.Duration // default 5s
-	Logger      *slog.Logger
+	// PageSize is how many items a list call returns before a nextCursor.
+	PageSize int // default DefaultPageSize
+	Logger   *slog.Logger
 }
 
 // New builds the MCP server with every tool and resource.
@@ -49,9 +51,16 @@ func (s *Server) New() *server.MCPServer {
 	if s.InitialWait == 0 {
 		s.InitialWait = 5 * time.Second
 	}
+	if s.PageSize == 0 {
+		s.PageSize = DefaultPageSize
+	}
+	subs := &subscriptions{srv: s}
 	m := server.NewMCPServer("guide", Version,
 		server.WithToolCapabilities(false),
-		server.WithResourceCapabilities(false, false),
+		server.WithResourceCapabilities(true, true),
+		server.WithLogging(),
+		server.WithHooks(subs.hooks()),
+		server.WithPaginationLimit(s.PageSize),
 		server.WithCompletions(),
 		server.WithResourceCompletionProvider(s),
 		server.WithInputSchemaValidation(),
@@ -59,6 +68,11 @@ func (s *Server) New() *server.MCPServer {
 		server.WithResourceRecovery(),
 		server.WithInstructions(instructions),
 	)
+	subs.mcp = m
+	m.Use(progress(m))
+	if s.Runner != nil {
+		s.Runner.OnApplied = subs.applied
+	}
 	m.AddTool(mcp.NewTool("view",
 		mcp.WithDescription("Show what is at a path of the project: a document's full content and metadata, "+
 			"or a folder's immediate subfolders and documents. \"\" is the project root. Paths are relative "+

@@ -40,6 +40,9 @@ type Runner struct {
 	// when they reach it. The progress is also logged.
 	OnProgress    func(Progress)
 	ProgressEvery time.Duration // default 2s
+	// OnApplied, when set, runs after every projection has applied a batch (to notify
+	// subscribers); it runs on the runner's goroutine, so it must be quick.
+	OnApplied func(events.Batch)
 
 	mu      sync.Mutex
 	caught  chan struct{} // closed once the projections have caught up with the stream
@@ -156,6 +159,9 @@ func (r *Runner) follow(ctx context.Context, caught chan struct{}) error {
 		r.lastErr = nil
 		r.mu.Unlock()
 		prog.applied(b)
+		if r.OnApplied != nil {
+			r.OnApplied(b)
+		}
 		if b.Pending == 0 || b.Last() >= target {
 			markCaught(caught)
 		}
