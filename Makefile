@@ -6,7 +6,7 @@ ROOT      ?= testdata/sample
 DATA      ?= .run
 FUZZTIME  ?= 20s
 
-.PHONY: all build run test test-short vet fuzz bench clean
+.PHONY: all build run test test-short vet fuzz bench clean e2e
 
 all: build
 
@@ -26,6 +26,11 @@ run: build
 # Every test, with the race detector.
 test: vet
 	$(GO) test -race -count=1 ./...
+
+# The official MCP TypeScript SDK client and conformance suite against the built binaries
+# (installs e2e/node_modules from the npm registry with npm ci).
+e2e: build
+	e2e/run.sh
 
 test-short: vet
 	$(GO) test -short -count=1 ./...

@@ -11,7 +11,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -26,13 +25,19 @@ import (
 	"github.com/guide/guide/internal/broker"
 	"github.com/guide/guide/internal/config"
 	"github.com/guide/guide/internal/events"
+	"github.com/guide/guide/internal/httpserve"
 	"github.com/guide/guide/internal/index"
 	"github.com/guide/guide/internal/indexer"
 	"github.com/guide/guide/internal/mcpserver"
+	"github.com/guide/guide/internal/metrics"
 	"github.com/guide/guide/internal/projection"
 	"github.com/guide/guide/internal/query"
 	"github.com/guide/guide/internal/session"
 )
+
+// tokenEnv is the environment variable that holds the HTTP bearer token, when no
+// --token-file is given: secrets come from the environment, not the command line.
+const tokenEnv = "GUIDE_TOKEN"
 
 // Main is the query process.
 type Main struct {
@@ -51,6 +56,18 @@ type Main struct {
 	// session document.
 	SessionTTL     time.Duration
 	SessionMaxSize int64
+
+	// Scaled out: how to reach the NATS cluster, and how to serve HTTP to a team.
+	NATS           broker.Security
+	TokenFile      string
+	AllowedHosts   []string
+	AllowedOrigins []string
+	TLSCert        string
+	TLSKey         string
+	MaxBody        int64
+	ReadyMaxLag    uint64
+	ShutdownWait   time.Duration
+	PageSize       int
 
 	Stdin  io.Reader
 	Stdout io.Writer
@@ -71,10 +88,10 @@ type Main struct {
 	mcp      *server.MCPServer
 	srv      *mcpserver.Server
 	sessions *session.Registry
-	httpSrv  *http.Server
 	addr     net.Addr
 	wg       sync.WaitGroup
 	mu       sync.Mutex // guards broker, stream and runner, set while serving
+	metrics  *metrics.Metrics
 }
 
 func main() {
@@ -115,6 +132,22 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.StringVar(&m.LogLevel, "log-level", "info", "debug, info, warn or error")
 	fs.DurationVar(&m.SessionTTL, "session-ttl", session.DefaultTTL, "how long an idle MCP session keeps its attached documents")
 	fs.Int64Var(&m.SessionMaxSize, "session-max-size", session.DefaultMaxDocBytes, "largest document a session may attach, in bytes")
+	fs.IntVar(&m.PageSize, "page-size", mcpserver.DefaultPageSize, "items per page of tools/list, resources/list and resources/templates/list")
+	m.NATS.Flags(fs)
+	fs.StringVar(&m.TokenFile, "token-file", "", "HTTP: file holding the bearer token clients must send (default: $"+tokenEnv+"); required on a non-loopback address")
+	fs.Func("allowed-host", "HTTP: accept this Host header besides loopback names (repeatable; \"*\" for any)", func(v string) error {
+		m.AllowedHosts = append(m.AllowedHosts, v)
+		return nil
+	})
+	fs.Func("allowed-origin", "HTTP: accept browser requests from this Origin, e.g. https://app.example.com (repeatable)", func(v string) error {
+		m.AllowedOrigins = append(m.AllowedOrigins, v)
+		return nil
+	})
+	fs.StringVar(&m.TLSCert, "tls-cert", "", "HTTP: serve HTTPS with this certificate (PEM)")
+	fs.StringVar(&m.TLSKey, "tls-key", "", "HTTP: key of --tls-cert (PEM)")
+	fs.Int64Var(&m.MaxBody, "max-body", httpserve.DefaultMaxBodyBytes, "HTTP: largest request body, in bytes")
+	fs.Uint64Var(&m.ReadyMaxLag, "ready-max-lag", 0, "HTTP: /healthz says ready while at most this many events are not yet applied")
+	fs.DurationVar(&m.ShutdownWait, "shutdown-wait", httpserve.DefaultShutdownTimeout, "HTTP: on SIGTERM, how long in-flight calls may take to finish")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -185,7 +218,7 @@ func (m *Main) Run(ctx context.Context) error {
 	m.sessions = &session.Registry{Project: m.Project, Catalog: m.catalog,
 		TTL: m.SessionTTL, MaxDocBytes: m.SessionMaxSize, Exclusive: m.Root != "", Logger: m.Logger}
 	m.srv = &mcpserver.Server{Project: m.Project, Catalog: m.catalog, Index: m.index, Sessions: m.sessions,
-		Limits: query.Limits{MaxChars: m.MaxChars}, Logger: m.Logger, ToolPrefix: m.ToolPrefix}
+		Limits: query.Limits{MaxChars: m.MaxChars}, Logger: m.Logger, ToolPrefix: m.ToolPrefix, PageSize: m.PageSize}
 	m.mcp = m.srv.New()
 
 	fatal := make(chan error, 1)
@@ -227,7 +260,11 @@ func (m *Main) connect(ctx context.Context) error {
 	if m.stream != nil {
 		return nil
 	}
-	b := &broker.Broker{URL: m.NATSURL, Name: "guide-mcp", Logger: m.Logger}
+	opts, err := m.NATS.Options()
+	if err != nil {
+		return err
+	}
+	b := &broker.Broker{URL: m.NATSURL, Options: opts, Name: "guide-mcp", Logger: m.Logger}
 	if m.Root != "" {
 		b.StoreDir = filepath.Join(m.dataDir(), "nats")
 	}
@@ -294,28 +331,40 @@ func (m *Main) follow(ctx context.Context) error {
 }
 
 func (m *Main) serveHTTP(ctx context.Context) error {
-	ln, err := net.Listen("tcp", m.HTTPAddr)
+	token, err := httpserve.ReadToken(m.TokenFile, tokenEnv)
 	if err != nil {
 		return err
 	}
-	m.addr = ln.Addr()
-	mux := http.NewServeMux()
-	// The transport forgets a session idle for the session TTL, which ends it here too.
-	mux.Handle("/mcp", server.NewStreamableHTTPServer(m.mcp, server.WithEndpointPath("/mcp"),
-		server.WithSessionIdleTTL(m.sessionTTL())))
-	m.httpSrv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	m.Logger.Info("serving MCP over Streamable HTTP", "url", "http://"+m.addr.String()+"/mcp", "project", m.Project)
-	close(m.Ready)
-	errc := make(chan error, 1)
-	go func() { errc <- m.httpSrv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		return m.httpSrv.Shutdown(sctx)
+	met := metrics.New(func(ctx context.Context) metrics.Freshness {
+		h := m.srv.Health(ctx, m.ReadyMaxLag)
+		return metrics.Freshness{Documents: h.Documents, AppliedSeq: h.AppliedSeq,
+			StreamLastSeq: h.StreamLastSeq, Lag: h.Lag, Ready: h.Ready}
+	})
+	m.metrics = met
+	m.mcp.Use(mcpserver.ToolObserver(met.ObserveTool))
+	hs := &httpserve.Server{
+		Addr: m.HTTPAddr, Token: token, AllowedHosts: m.AllowedHosts, AllowedOrigins: m.AllowedOrigins,
+		TLSCert: m.TLSCert, TLSKey: m.TLSKey, MaxBodyBytes: m.MaxBody, ShutdownWait: m.ShutdownWait,
+		// The transport's own localhost check knows no --allowed-host; httpserve checks Host.
+		MCP: server.NewStreamableHTTPServer(m.mcp, server.WithEndpointPath("/mcp"),
+			server.WithDisableLocalhostProtection(true),
+			server.WithSessionIdleTTL(m.sessionTTL()), // which ends an idle session here too
+			server.WithStreamableHTTPLogger(m.Logger)),
+		Metrics: met.Handler(),
+		Health: func(ctx context.Context) (bool, any) {
+			h := m.srv.Health(ctx, m.ReadyMaxLag)
+			return h.Ready, h
+		},
+		Logger: m.Logger,
 	}
+	if err := hs.Listen(); err != nil {
+		return err
+	}
+	m.addr = hs.ListenAddr()
+	m.Logger.Info("serving MCP over Streamable HTTP", "url", hs.URL()+"/mcp", "project", m.Project,
+		"token", token != "", "tls", m.TLSCert != "")
+	close(m.Ready)
+	return hs.Serve(ctx)
 }
 
 func (m *Main) sessionTTL() time.Duration {

@@ -47,6 +47,7 @@ type Main struct {
 	MaxSize  int64
 	Replicas int
 	LogLevel string
+	NATS     broker.Security
 
 	Stdout io.Writer
 	Logger *slog.Logger
@@ -91,11 +92,15 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.Int64Var(&m.MaxSize, "max-size", 0, "largest document whose content is published, in bytes (default: what the server accepts, at most 16 MiB)")
 	fs.IntVar(&m.Replicas, "replicas", 1, "stream replicas, on a NATS cluster")
 	fs.StringVar(&m.LogLevel, "log-level", "info", "debug, info, warn or error")
+	m.NATS.Flags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if m.Replicas < 1 || m.Replicas > 5 {
+		return fmt.Errorf("--replicas %d: want 1 to 5", m.Replicas)
 	}
 	if m.Root == "" {
 		return errors.New("--root is required")
@@ -118,7 +123,12 @@ func (m *Main) ParseFlags(args []string) error {
 
 // Run indexes until ctx ends, or once with --once, and returns the exit code.
 func (m *Main) Run(ctx context.Context) int {
-	b := &broker.Broker{URL: m.NATSURL, StoreDir: m.DataDir, Listen: m.Listen, Name: "guide-indexer", Logger: m.Logger}
+	opts, err := m.NATS.Options()
+	if err != nil {
+		m.Logger.Error("NATS connection settings", "err", err)
+		return ExitUsage
+	}
+	b := &broker.Broker{URL: m.NATSURL, Options: opts, StoreDir: m.DataDir, Listen: m.Listen, Name: "guide-indexer", Logger: m.Logger}
 	if m.Once {
 		b.Listen = ""
 	}
@@ -132,7 +142,7 @@ func (m *Main) Run(ctx context.Context) int {
 	}
 	m.stream = &events.Stream{Conn: b.Conn, Replicas: m.Replicas}
 	octx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	err := m.stream.Open(octx)
+	err = m.stream.Open(octx)
 	cancel()
 	if err != nil {
 		m.Logger.Error("cannot open the stream", "err", err)

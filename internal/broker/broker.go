@@ -132,3 +132,49 @@ func (b *Broker) Close() error {
 	}
 	return nil
 }
+
+// Security is how a process proves itself to a NATS deployment and checks the servers.
+// Empty fields are left out.
+type Security struct {
+	Creds   string // credentials file (JWT and NKey seed) of the account
+	NKey    string // NKey seed file
+	TLSCert string // client certificate, for servers that require mutual TLS
+	TLSKey  string
+	TLSCA   string // CA that signed the servers' certificates, when not a public one
+}
+
+// Options turns the settings into connection options.
+func (s Security) Options() ([]nats.Option, error) {
+	var opts []nats.Option
+	if s.Creds != "" {
+		opts = append(opts, nats.UserCredentials(s.Creds))
+	}
+	if s.NKey != "" {
+		o, err := nats.NkeyOptionFromSeed(s.NKey)
+		if err != nil {
+			return nil, fmt.Errorf("NATS nkey: %w", err)
+		}
+		opts = append(opts, o)
+	}
+	if (s.TLSCert == "") != (s.TLSKey == "") {
+		return nil, errors.New("NATS TLS needs both a certificate and a key")
+	}
+	if s.TLSCert != "" {
+		opts = append(opts, nats.ClientCert(s.TLSCert, s.TLSKey))
+	}
+	if s.TLSCA != "" {
+		opts = append(opts, nats.RootCAs(s.TLSCA))
+	}
+	return opts, nil
+}
+
+// Flags registers the security settings on a flag set, under the names both binaries use.
+func (s *Security) Flags(fs interface {
+	StringVar(p *string, name, value, usage string)
+}) {
+	fs.StringVar(&s.Creds, "nats-creds", "", "NATS credentials file (JWT and seed)")
+	fs.StringVar(&s.NKey, "nats-nkey", "", "NATS NKey seed file")
+	fs.StringVar(&s.TLSCert, "nats-tls-cert", "", "client certificate for NATS servers that require TLS client auth")
+	fs.StringVar(&s.TLSKey, "nats-tls-key", "", "key of --nats-tls-cert")
+	fs.StringVar(&s.TLSCA, "nats-tls-ca", "", "CA certificate that signed the NATS servers' certificates")
+}

@@ -52,8 +52,8 @@ func (s *Server) ensureSessions() {
 
 // applied is the sequence every projection has applied.
 func (s *Server) applied() uint64 {
-	if s.Runner != nil {
-		return s.Runner.Applied()
+	if _, runner := s.connection(); runner != nil {
+		return runner.Applied()
 	}
 	return s.Catalog.Checkpoint()
 }
@@ -62,12 +62,13 @@ func (s *Server) applied() uint64 {
 // what every projection applied, and the session's uploads in flight.
 func (s *Server) pending(ctx context.Context, id string) query.Pending {
 	p := query.Pending{Uploading: s.Sessions.Uploading(id)}
-	if s.Stream == nil {
+	stream, _ := s.connection()
+	if stream == nil {
 		return p
 	}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	ev, complete, err := s.Stream.Unapplied(ctx, s.Project, s.applied(), 2000)
+	ev, complete, err := stream.Unapplied(ctx, s.Project, s.applied(), 2000)
 	if err != nil {
 		// The stream is away: answer from the projections, as every tool does.
 		s.Logger.Debug("cannot read unapplied events", "err", err)
@@ -214,17 +215,18 @@ func (s *Server) analyze(ctx context.Context, req mcp.CallToolRequest) (*mcp.Cal
 	if qerr != nil {
 		return toolError(qerr), nil
 	}
-	if s.Stream == nil {
-		return toolError(query.Errorf(query.ErrIO, "no stream to read %q from", raw)), nil
+	stream, _ := s.connection()
+	if stream == nil {
+		return toolError(query.Errorf(query.ErrIO, "not connected to NATS yet: no stream to read %q from", raw)), nil
 	}
 	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	var e events.Event
 	var err error
 	if k.Session != "" {
-		e, err = s.Stream.LatestSession(rctx, s.Project, k.Session, k.Path)
+		e, err = stream.LatestSession(rctx, s.Project, k.Session, k.Path)
 	} else {
-		e, err = s.Stream.Latest(rctx, s.Project, k.Path)
+		e, err = stream.Latest(rctx, s.Project, k.Path)
 	}
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
 		return toolError(query.Errorf(query.ErrNotFound, "nothing at %q", raw).

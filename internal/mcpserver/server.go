@@ -47,9 +47,12 @@ type Server struct {
 	// Sessions holds each MCP session's contexts and documents; nil for one with the
 	// default settings.
 	Sessions *session.Registry
+	// PageSize is how many items a list call returns before a nextCursor.
+	PageSize int // default DefaultPageSize
 	Logger   *slog.Logger
 
 	connMu sync.Mutex // guards Stream and Runner, which Connect sets while serving
+	subs   *subscriptions
 }
 
 // New builds the MCP server with every tool and resource.
@@ -60,12 +63,20 @@ func (s *Server) New() *server.MCPServer {
 	if s.InitialWait == 0 {
 		s.InitialWait = 5 * time.Second
 	}
+	if s.PageSize == 0 {
+		s.PageSize = DefaultPageSize
+	}
 	s.ensureSessions()
+	subs := &subscriptions{srv: s}
+	hooks := s.sessionHooks()
+	subs.addHooks(hooks)
 	m := server.NewMCPServer("guide", Version,
 		server.WithToolCapabilities(false),
-		server.WithResourceCapabilities(false, false),
+		server.WithResourceCapabilities(true, true),
 		server.WithPromptCapabilities(false),
-		server.WithHooks(s.sessionHooks()),
+		server.WithLogging(),
+		server.WithHooks(hooks),
+		server.WithPaginationLimit(s.PageSize),
 		server.WithCompletions(),
 		server.WithResourceCompletionProvider(s),
 		server.WithInputSchemaValidation(),
@@ -73,6 +84,12 @@ func (s *Server) New() *server.MCPServer {
 		server.WithResourceRecovery(),
 		server.WithInstructions(instructions),
 	)
+	subs.mcp = m
+	m.Use(progress(m))
+	s.subs = subs
+	if s.Runner != nil {
+		s.Runner.OnApplied = subs.applied
+	}
 	m.AddTool(mcp.NewTool("view",
 		mcp.WithDescription("Show what is at a path of the project: a document's full content and metadata, "+
 			"or a folder's immediate subfolders and documents. \"\" is the project root. Paths are relative "+
@@ -234,6 +251,7 @@ type Status struct {
 	StreamLastSeq   uint64       `json:"stream_last_seq,omitempty"`
 	Lag             uint64       `json:"lag"` // events of this project not yet applied
 	InitialScanDone bool         `json:"initial_scan_done"`
+	CaughtUp        bool         `json:"caught_up"` // has applied everything the stream held when it started following
 	LastScan        *events.Scan `json:"last_scan,omitempty"`
 	AppliedAt       *time.Time   `json:"applied_at,omitempty"`
 	StreamError     string       `json:"stream_error,omitempty"` // why the stream cannot be read now
@@ -248,6 +266,12 @@ func (s *Server) Connect(stream *events.Stream, runner *projection.Runner) {
 	s.connMu.Lock()
 	defer s.connMu.Unlock()
 	s.Stream, s.Runner = stream, runner
+	if runner != nil && s.subs != nil {
+		runner.OnApplied = s.subs.applied // before the runner runs: Connect precedes Run
+	}
+	if s.Sessions != nil {
+		s.Sessions.Connect(stream, s.applied)
+	}
 }
 
 func (s *Server) connection() (*events.Stream, *projection.Runner) {
@@ -277,6 +301,11 @@ func (s *Server) CurrentStatus(ctx context.Context) Status {
 		st.StreamError = "not connected to NATS yet"
 	}
 	if runner != nil {
+		select {
+		case <-runner.CaughtUp():
+			st.CaughtUp = true
+		default:
+		}
 		if err := runner.Err(); err != nil {
 			st.StreamError = err.Error()
 		}
@@ -286,6 +315,17 @@ func (s *Server) CurrentStatus(ctx context.Context) Status {
 		defer cancel()
 		if info, err := stream.Info(ctx); err == nil {
 			st.StreamLastSeq = info.State.LastSeq
+			// The consumer's pending count is as of the last delivery, and goes stale when
+			// the consumer is recreated (a NATS node fails over): nothing can be pending
+			// beyond the end of the stream.
+			behind := st.StreamLastSeq - min(st.StreamLastSeq, st.AppliedSeq)
+			st.Lag = min(st.Lag, behind)
+			if runner != nil && runner.Err() != nil {
+				// Not following: the last pending count says nothing of what came since.
+				// Count every event after the checkpoint (an upper bound when the stream
+				// holds other projects too).
+				st.Lag = behind
+			}
 		} else if st.StreamError == "" {
 			st.StreamError = err.Error()
 		}

@@ -36,6 +36,14 @@ type Runner struct {
 	Projections []Projection
 	MaxBatch    int // default 1000
 	Logger      *slog.Logger
+	// OnProgress, when set, hears how a catch-up goes: every ProgressEvery while the
+	// projections are behind the stream's end as it was when following began, and once
+	// when they reach it. The progress is also logged.
+	OnProgress    func(Progress)
+	ProgressEvery time.Duration // default 2s
+	// OnApplied, when set, runs after every projection has applied a batch (to notify
+	// subscribers); it runs on the runner's goroutine, so it must be quick.
+	OnApplied func(events.Batch)
 
 	mu      sync.Mutex
 	caught  chan struct{} // closed once every projection has caught up with the stream
@@ -195,17 +203,81 @@ func (r *Runner) follow(ctx context.Context, p Projection, caughtUp func()) erro
 	if from >= target {
 		caughtUp()
 	}
+	prog := r.newProgress(from, target)
 	return r.Stream.Follow(ctx, r.Project, from, r.MaxBatch, func(b events.Batch) error {
 		if err := p.Apply(b); err != nil {
 			return fmt.Errorf("%s: %w", p.Name(), err)
 		}
 		p.SetLag(b.Pending, time.Now())
 		r.setErr(p, nil)
+		prog.applied(b)
+		if r.OnApplied != nil && p == r.Projections[0] {
+			r.OnApplied(b) // subscriptions read the catalog: tell them when it has the batch
+		}
 		if b.Pending == 0 || b.Last() >= target {
 			caughtUp()
 		}
 		return nil
 	})
+}
+
+// Progress is how far a catch-up has come.
+type Progress struct {
+	From, Applied, Target uint64 // stream sequences: resumed after, applied up to, to reach
+	Events                uint64 // events applied since following began
+	Elapsed               time.Duration
+	Done                  bool
+}
+
+// Rate is the events applied per second so far.
+func (p Progress) Rate() float64 {
+	if p.Elapsed <= 0 {
+		return 0
+	}
+	return float64(p.Events) / p.Elapsed.Seconds()
+}
+
+// progress reports a catch-up at most every ProgressEvery, and when it is done.
+type progress struct {
+	r     *Runner
+	p     Progress
+	start time.Time
+	last  time.Time
+	done  bool
+}
+
+func (r *Runner) newProgress(from, target uint64) *progress {
+	now := time.Now()
+	return &progress{r: r, p: Progress{From: from, Applied: from, Target: target}, start: now, last: now, done: from >= target}
+}
+
+func (g *progress) applied(b events.Batch) {
+	if g.done {
+		return
+	}
+	g.p.Applied = b.Last()
+	g.p.Events += uint64(len(b.Events))
+	now := time.Now()
+	g.p.Elapsed = now.Sub(g.start)
+	g.p.Done = g.p.Applied >= g.p.Target || b.Pending == 0
+	every := g.r.ProgressEvery
+	if every == 0 {
+		every = 2 * time.Second
+	}
+	if !g.p.Done && now.Sub(g.last) < every {
+		return
+	}
+	g.last, g.done = now, g.p.Done
+	if g.p.Done {
+		g.r.Logger.Info("caught up with the stream", "applied", g.p.Applied, "events", g.p.Events,
+			"in", g.p.Elapsed.Round(time.Millisecond), "events_per_s", int(g.p.Rate()))
+	} else {
+		g.r.Logger.Info("catching up with the stream", "applied", g.p.Applied, "target", g.p.Target,
+			"events", g.p.Events, "events_per_s", int(g.p.Rate()))
+	}
+	if g.r.OnProgress != nil {
+		g.r.OnProgress(g.p)
+	}
 }
 
 func markCaught(ch chan struct{}) {

@@ -1,0 +1,160 @@
+// The official MCP TypeScript SDK client drives every tool and resource of guide-mcp, over
+// stdio and over Streamable HTTP (with a bearer token). Run by run.sh with node --test.
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createServer } from 'node:net';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
+const BIN = process.env.GUIDE_BIN ?? resolve('../bin');
+const ROOT = resolve('../testdata/content');
+const TOKEN = 'e2e-token';
+
+const freePort = () => new Promise((ok, fail) => {
+  const s = createServer();
+  s.listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => ok(port)); });
+  s.on('error', fail);
+});
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function waitCaughtUp(client) {
+  for (let i = 0; i < 300; i++) {
+    const r = await client.readResource({ uri: 'guide://_status' });
+    const st = JSON.parse(r.contents[0].text);
+    if (st.initial_scan_done && st.lag === 0 && st.caught_up) return st;
+    await sleep(100);
+  }
+  throw new Error('guide-mcp did not catch up');
+}
+
+const json = (result) => JSON.parse(result.content[0].text);
+
+// Every tool and resource, the same whatever the transport.
+function suite(name, connect) {
+  describe(name, () => {
+    let client, close;
+    before(async () => {
+      ({ client, close } = await connect());
+      await waitCaughtUp(client);
+    });
+    after(async () => { await client?.close(); await close?.(); });
+
+    test('lists every tool, read-only', async () => {
+      const { tools } = await client.listTools();
+      const names = tools.map((t) => t.name).sort();
+      for (const want of ['get_category_content', 'get_collection_content', 'get_content', 'tree', 'view']) {
+        assert.ok(names.includes(want), `${want} in ${names}`);
+      }
+      for (const t of tools) assert.equal(t.annotations?.readOnlyHint, true, t.name);
+    });
+
+    test('view of the root and of a document', async () => {
+      const root = json(await client.callTool({ name: 'view', arguments: { path: '' } }));
+      assert.ok(JSON.stringify(root).includes('guidelines'));
+      const doc = await client.callTool({ name: 'view', arguments: { path: 'guidelines/style.md' } });
+      assert.notEqual(doc.isError, true);
+      assert.match(doc.content[0].text, /style/i);
+    });
+
+    test('view refuses a path outside the root', async () => {
+      const r = await client.callTool({ name: 'view', arguments: { path: '../../etc/passwd' } });
+      assert.equal(r.isError, true);
+      assert.equal(json(r).error_type, 'invalid_path');
+    });
+
+    test('tree', async () => {
+      const t = json(await client.callTool({ name: 'tree', arguments: { folder: '', depth: 2 } }));
+      assert.equal(t.type, 'folder');
+      assert.ok(t.children.length > 0);
+    });
+
+    test('get_content, get_category_content, get_collection_content', async () => {
+      for (const [tool, args] of [
+        ['get_content', { category_or_collection: 'guidelines' }],
+        ['get_category_content', { category: 'guidelines' }],
+        ['get_collection_content', { collection: 'dev' }],
+      ]) {
+        const r = await client.callTool({ name: tool, arguments: args });
+        assert.notEqual(r.isError, true, `${tool}: ${r.content[0].text}`);
+        assert.equal(json(r).success, true, tool);
+      }
+      const missing = await client.callTool({ name: 'get_content', arguments: { category_or_collection: 'nope' } });
+      assert.equal(missing.isError, true);
+    });
+
+    test('resources: status, templates, a collection and one of its documents', async () => {
+      const { resources } = await client.listResources();
+      assert.ok(resources.some((r) => r.uri === 'guide://_status'));
+      const { resourceTemplates } = await client.listResourceTemplates();
+      assert.ok(resourceTemplates.length >= 2);
+      const coll = await client.readResource({ uri: 'guide://guidelines' });
+      assert.ok(coll.contents[0].text.length > 0);
+      const one = await client.readResource({ uri: 'guide://guidelines/style' });
+      assert.match(one.contents[0].text, /style/i);
+    });
+
+    test('completion of a collection name', async () => {
+      const r = await client.complete({
+        ref: { type: 'ref/resource', uri: 'guide://{collection}' },
+        argument: { name: 'collection', value: 'gu' },
+      });
+      assert.ok(r.completion.values.includes('guidelines'), JSON.stringify(r));
+    });
+
+    test('ping, logging/setLevel, subscribe and unsubscribe', async () => {
+      await client.ping();
+      await client.setLoggingLevel('warning');
+      await client.subscribeResource({ uri: 'guide://guidelines' });
+      await client.unsubscribeResource({ uri: 'guide://guidelines' });
+    });
+  });
+}
+
+suite('stdio', async () => {
+  const data = mkdtempSync(join(tmpdir(), 'guide-e2e-'));
+  const transport = new StdioClientTransport({
+    command: join(BIN, 'guide-mcp'),
+    args: ['--root', ROOT, '--data', data, '--log-level', 'warn'],
+    stderr: 'inherit',
+  });
+  const client = new Client({ name: 'guide-e2e', version: '0' });
+  await client.connect(transport);
+  return { client, close: async () => rmSync(data, { recursive: true, force: true }) };
+});
+
+suite('streamable HTTP with a bearer token', async () => {
+  const data = mkdtempSync(join(tmpdir(), 'guide-e2e-'));
+  const tokenFile = join(data, 'token');
+  writeFileSync(tokenFile, TOKEN + '\n', { mode: 0o600 });
+  const port = await freePort();
+  const proc = spawn(join(BIN, 'guide-mcp'),
+    ['--root', ROOT, '--data', join(data, 'd'), '--http', `127.0.0.1:${port}`, '--token-file', tokenFile, '--log-level', 'warn'],
+    { stdio: ['ignore', 'inherit', 'inherit'] });
+  const url = new URL(`http://127.0.0.1:${port}/mcp`);
+  for (let i = 0; i < 100; i++) {
+    try { await fetch(`http://127.0.0.1:${port}/healthz`); break; } catch { await sleep(100); }
+  }
+  // Without the token: refused.
+  const denied = await fetch(url, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+  assert.equal(denied.status, 401);
+
+  const transport = new StreamableHTTPClientTransport(url, {
+    requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
+  });
+  const client = new Client({ name: 'guide-e2e', version: '0' });
+  await client.connect(transport);
+  return {
+    client,
+    close: async () => {
+      proc.kill('SIGTERM');
+      await new Promise((r) => proc.once('exit', r));
+      rmSync(data, { recursive: true, force: true });
+    },
+  };
+});
