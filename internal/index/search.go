@@ -16,14 +16,22 @@ import (
 	bq "github.com/blevesearch/bleve/v2/search/query"
 )
 
-// Weights of the fields: a name match counts twice a content match; a stemmed match
-// ("dragons" for "dragon") counts less than the exact word.
+// Weights of the fields: a name match counts twice a content match; another form of the
+// word ("dragons" for "dragon") counts half as much as the word itself.
 const (
-	boostName        = 2.0
-	boostNameStem    = 1.0
-	boostContent     = 1.0
-	boostContentStem = 0.5
-	boostContentCJK  = 1.0
+	boostName       = 2.0
+	boostContent    = 1.0
+	boostForm       = 0.5
+	boostContentCJK = 1.0
+)
+
+// Limits of the expansion of a word to the other indexed forms of its stem: how many
+// dictionary terms that share its stem's prefix are looked at, and how many forms are
+// searched.
+const (
+	maxFormScan = 2000
+	maxForms    = 32
+	maxFormTail = 9 // bytes a form may add to the stem ("organ" → "organizations")
 )
 
 // Limits of a page of results, and of the time one search may take: a phrase of the
@@ -202,15 +210,21 @@ func term(field, t string, boost float64) bq.Query {
 	return q
 }
 
-// wordQuery finds one folded word in any field: exactly in the name or content, stemmed,
-// or, for a CJK word, as a run of bigrams.
+// wordQuery finds one folded word in the name or the content: the word itself, or another
+// form of it (the indexed words of the same English stem), or, for a CJK word, a run of
+// bigrams.
 func (x *Index) wordQuery(w string, weight float64) bq.Query {
 	qs := []bq.Query{
 		term(fieldName, w, weight*boostName),
 		term(fieldContent, w, weight*boostContent),
 	}
 	if s := x.stem(w); s != "" {
-		qs = append(qs, term(fieldNameStem, s, weight*boostNameStem), term(fieldContentStem, s, weight*boostContentStem))
+		for _, f := range x.forms(fieldName, w, s) {
+			qs = append(qs, term(fieldName, f, weight*boostName*boostForm))
+		}
+		for _, f := range x.forms(fieldContent, w, s) {
+			qs = append(qs, term(fieldContent, f, weight*boostContent*boostForm))
+		}
 	}
 	if hasCJK(w) {
 		m := bq.NewMatchPhraseQuery(w)
@@ -220,6 +234,35 @@ func (x *Index) wordQuery(w string, weight float64) bq.Query {
 		qs = append(qs, m)
 	}
 	return bq.NewDisjunctionQuery(qs)
+}
+
+// forms returns the words of field other than w whose stem is s. A Porter stem is a
+// prefix of its words, except that a final y may have become i ("happi" for happy), so
+// the dictionary is scanned from the stem less a final i.
+func (x *Index) forms(field, w, s string) []string {
+	prefix := strings.TrimSuffix(s, "i")
+	if len(prefix) < 2 {
+		return nil
+	}
+	d, err := x.idx.FieldDictPrefix(field, []byte(prefix))
+	if err != nil {
+		return nil
+	}
+	defer d.Close()
+	var out []string
+	for n := 0; n < maxFormScan && len(out) < maxForms; n++ {
+		e, err := d.Next()
+		if err != nil || e == nil {
+			break
+		}
+		if e.Term == w || len(e.Term) > len(s)+maxFormTail {
+			continue
+		}
+		if x.stem(e.Term) == s {
+			out = append(out, e.Term)
+		}
+	}
+	return out
 }
 
 // phraseQuery finds words next to each other, in the name or the content.
@@ -240,7 +283,7 @@ func (x *Index) phraseQuery(p []string) bq.Query {
 	return bq.NewDisjunctionQuery(qs)
 }
 
-// stem returns the stemmed form of a folded word, which the stem fields hold for it.
+// stem returns the stemmed form of a folded word.
 func (x *Index) stem(w string) string {
 	a := x.idx.Mapping().AnalyzerNamed(analyzerStem)
 	if a == nil {
@@ -269,7 +312,7 @@ func (r Request) CursorAfter(h Hit, relaxed bool) string {
 		Path: h.Path, Relaxed: relaxed}.encode()
 }
 
-// Stem returns the stemmed form of a folded word, as the stem fields hold it.
+// Stem returns the stemmed form of a folded word, as searches expand it.
 func (x *Index) Stem(w string) string {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
