@@ -20,9 +20,7 @@ const (
 	analyzerWord  = "guide_word"
 	analyzerStem  = "guide_stem"
 	analyzerCJK   = "guide_cjk"
-	analyzerPair  = "guide_pair"
 	tokenizerWord = "guide_word"
-	tokenizerPair = "guide_pair"
 	tokenizerCJK  = "guide_cjk_bigram"
 	filterFold    = "guide_fold"
 )
@@ -30,9 +28,6 @@ const (
 func init() {
 	registry.RegisterTokenizer(tokenizerWord, func(map[string]any, *registry.Cache) (analysis.Tokenizer, error) {
 		return wordTokenizer{}, nil
-	})
-	registry.RegisterTokenizer(tokenizerPair, func(map[string]any, *registry.Cache) (analysis.Tokenizer, error) {
-		return pairTokenizer{}, nil
 	})
 	registry.RegisterTokenizer(tokenizerCJK, func(map[string]any, *registry.Cache) (analysis.Tokenizer, error) {
 		return cjkTokenizer{}, nil
@@ -47,12 +42,6 @@ func addAnalyzers(m *mapping.IndexMappingImpl) error {
 		"type":          custom.Name,
 		"tokenizer":     tokenizerWord,
 		"token_filters": []any{filterFold},
-	}); err != nil {
-		return err
-	}
-	if err := m.AddCustomAnalyzer(analyzerPair, map[string]any{
-		"type":      custom.Name,
-		"tokenizer": tokenizerPair,
 	}); err != nil {
 		return err
 	}
@@ -123,33 +112,6 @@ func (wordTokenizer) Tokenize(b []byte) analysis.TokenStream {
 	})
 	return out
 }
-
-// pairTokenizer emits every two consecutive words, folded and joined by a space ("Magic
-// system." → "magic system"), so that a phrase of two words is one term to look up, not
-// the positions of two words to compare in every document holding both; a longer phrase
-// is first narrowed to the documents holding all its pairs.
-type pairTokenizer struct{}
-
-func (pairTokenizer) Tokenize(b []byte) analysis.TokenStream {
-	out := make(analysis.TokenStream, 0, len(b)/6+1)
-	var prev []byte
-	prevStart := 0
-	Words(b, func(s Span) bool {
-		w := Fold(b[s.Start:s.End])
-		if prev != nil {
-			term := make([]byte, 0, len(prev)+1+len(w))
-			term = append(append(append(term, prev...), ' '), w...)
-			out = append(out, &analysis.Token{Term: term, Start: prevStart, End: s.End,
-				Position: len(out) + 1, Type: analysis.AlphaNumeric})
-		}
-		prev, prevStart = w, s.Start
-		return true
-	})
-	return out
-}
-
-// Pair is the term the pair field holds for two consecutive folded words.
-func Pair(a, b string) string { return a + " " + b }
 
 // Fold maps every rune to one representative of its simple case-folding orbit (the
 // orbit's smallest member, lower-cased), which is the equality `rg -i` uses: K, k and the

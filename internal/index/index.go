@@ -42,7 +42,6 @@ const (
 	fieldName       = "name"        // the file name less its extensions, and the title
 	fieldContent    = "content"     // the text, exact words (with positions, for phrases)
 	fieldContentCJK = "content_cjk" // the CJK runs of the text, as bigrams
-	fieldPairs      = "pairs"       // every two consecutive words of the text (for phrases)
 	fieldFolders    = "folders"     // every ancestor folder: "a", "a/b" (for scoping)
 	fieldExt        = "ext"         // the extension, lower case, without the dot
 	fieldWords      = "words"       // word count
@@ -288,7 +287,6 @@ type document struct {
 	Name       string   `json:"name"`
 	Content    string   `json:"content,omitempty"`
 	ContentCJK string   `json:"content_cjk,omitempty"`
-	Pairs      string   `json:"pairs,omitempty"`
 	Folders    []string `json:"folders,omitempty"`
 	Ext        string   `json:"ext,omitempty"`
 	Words      float64  `json:"words"`
@@ -307,7 +305,6 @@ func newDocument(e *events.Event) *document {
 	d := &document{Ext: strings.ToLower(strings.TrimPrefix(ext, ".")), Folders: Ancestors(e.Path)}
 	if e.Status == events.StatusOK && events.HashContent(e.Content) == e.Hash {
 		d.Content = string(e.Content)
-		d.Pairs = d.Content
 		if hasCJK(d.Content) {
 			d.ContentCJK = d.Content
 		}
@@ -414,7 +411,6 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 	doc.AddFieldMappingsAt(fieldName, text(analyzerWord, true))
 	doc.AddFieldMappingsAt(fieldContent, text(analyzerWord, true))
 	doc.AddFieldMappingsAt(fieldContentCJK, text(analyzerCJK, true))
-	doc.AddFieldMappingsAt(fieldPairs, text(analyzerPair, false))
 	doc.AddFieldMappingsAt(fieldFolders, text(keyword.Name, false))
 	doc.AddFieldMappingsAt(fieldExt, text(keyword.Name, false))
 	words := bleve.NewNumericFieldMapping()

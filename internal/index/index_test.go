@@ -90,28 +90,3 @@ func TestSmoke(t *testing.T) {
 }
 
 func stateFor() projection.State { return projection.State{StreamID: "s@1", Project: "test"} }
-
-// TestPhrases: a phrase is its words next to each other, in this order, in the content or
-// the name; a longer phrase whose pairs all occur, but apart, is not found.
-func TestPhrases(t *testing.T) {
-	x := openIndex(t, filepath.Join(t.TempDir(), "index"))
-	(&feeder{x: x}).batch(t, map[string]*string{
-		"a.md":          str("The magic system of Varn. Old magic, new system."),
-		"b.md":          str("system magic; a magic wand and a wand system"),
-		"Magic Wand.md": str("nothing"),
-	})
-	for _, c := range []struct {
-		q    string
-		want []string
-	}{
-		{`"magic system"`, []string{"a.md"}},
-		{`"system magic"`, []string{"b.md"}},
-		{`"magic wand"`, []string{"Magic Wand.md", "b.md"}},
-		{`"magic system of varn"`, []string{"a.md"}},
-		{`"magic wand system"`, nil},               // "magic wand" and "wand system" both occur, apart
-		{`"varn old magic new"`, []string{"a.md"}}, // across a full stop, as Bleve's phrases are
-		{`"system of"`, []string{"a.md"}},
-	} {
-		testkit.Equal(t, paths(t, x, c.q, ""), c.want, c.q)
-	}
-}

@@ -265,22 +265,12 @@ func (x *Index) forms(field, w, s string) []string {
 	return out
 }
 
-// phraseQuery finds words next to each other, in the name or the content. In the content,
-// a phrase of two words is one term of the pair field; a longer one must hold all its
-// pairs (which few documents do) before its positions are compared.
+// phraseQuery finds words next to each other, in the name or the content.
 func (x *Index) phraseQuery(p []string) bq.Query {
 	name := bq.NewPhraseQuery(p, fieldName)
 	name.SetBoost(boostName)
-	var pairs []bq.Query
-	for i := 1; i < len(p); i++ {
-		pairs = append(pairs, term(fieldPairs, Pair(p[i-1], p[i]), boostContent))
-	}
-	var content bq.Query = pairs[0]
-	if len(p) > 2 {
-		exact := bq.NewPhraseQuery(p, fieldContent)
-		exact.SetBoost(0) // the pairs score it
-		content = bq.NewConjunctionQuery(append(pairs, exact))
-	}
+	content := bq.NewPhraseQuery(p, fieldContent)
+	content.SetBoost(boostContent)
 	qs := []bq.Query{name, content}
 	joined := strings.Join(p, " ")
 	if hasCJK(joined) {
