@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
@@ -8,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -146,11 +148,33 @@ func (x *Index) Search(ctx context.Context, r Request) (Result, error) {
 	return res, nil
 }
 
+// tieSlack is how many hits beyond a page a first page asks for, so that ties of score
+// at its end can be ordered by path without asking Bleve to sort by path.
+const tieSlack = 16
+
 func (x *Index) search(ctx context.Context, r Request, after *cursor, relaxed bool) (Result, error) {
 	q := x.build(r.Query, r.Folder, relaxed)
-	// One more hit than asked for tells whether a next page exists.
-	req := bleve.NewSearchRequestOptions(q, r.Limit+1, 0, false)
-	req.SortBy([]string{"-_score", "_id"})
+	if after == nil {
+		// Sorting by score alone lets Bleve skip loading the path of every matching
+		// document (for a word in every document, most of the time of a search); ties
+		// are ordered by path here, which is exact unless they run past the hits asked for.
+		res, exact, err := x.run(ctx, q, r.Limit+1+tieSlack, nil, relaxed, false)
+		if err != nil || exact(r.Limit) {
+			return res.page(r.Limit), err
+		}
+	}
+	res, _, err := x.run(ctx, q, r.Limit+1, after, relaxed, true)
+	return res.page(r.Limit), err
+}
+
+// run asks Bleve for the best n hits, by score and then path; byPath has Bleve order the
+// ties itself (and is needed to continue after a cursor). exact(limit) reports whether
+// the first limit+1 hits are those an ordering by path would give.
+func (x *Index) run(ctx context.Context, q bq.Query, n int, after *cursor, relaxed, byPath bool) (Result, func(int) bool, error) {
+	req := bleve.NewSearchRequestOptions(q, n, 0, false)
+	if byPath {
+		req.SortBy([]string{"-_score", "_id"})
+	}
 	if after != nil {
 		// Bleve compares the score of a score-sorted SearchAfter as a number parsed
 		// from the string, and the id as it is.
@@ -158,20 +182,36 @@ func (x *Index) search(ctx context.Context, r Request, after *cursor, relaxed bo
 	}
 	sr, err := x.idx.SearchInContext(ctx, req)
 	if errors.Is(err, context.DeadlineExceeded) || err == nil && ctx.Err() != nil {
-		return Result{}, fmt.Errorf("%w: it matched too much to rank within %v; add rarer words or a folder", ErrTooBroad, SearchTimeout)
+		return Result{}, nil, fmt.Errorf("%w: it matched too much to rank within %v; add rarer words or a folder", ErrTooBroad, SearchTimeout)
 	}
 	if err != nil {
-		return Result{}, fmt.Errorf("search: %w", err)
+		return Result{}, nil, fmt.Errorf("search: %w", err)
 	}
 	res := Result{Total: sr.Total, Relaxed: relaxed}
 	for _, h := range sr.Hits {
 		res.Hits = append(res.Hits, Hit{Path: h.ID, Score: h.Score})
 	}
-	if len(res.Hits) > r.Limit {
-		res.Hits = res.Hits[:r.Limit]
+	slices.SortStableFunc(res.Hits, func(a, b Hit) int {
+		if a.Score != b.Score {
+			return cmp.Compare(b.Score, a.Score)
+		}
+		return strings.Compare(a.Path, b.Path)
+	})
+	exact := func(limit int) bool {
+		// Every hit left out scores at most the last one returned: if that is below
+		// the score of hit limit+1, none of them can be among the first limit+1.
+		return len(res.Hits) < n || limit >= len(res.Hits) || res.Hits[len(res.Hits)-1].Score < res.Hits[limit].Score
+	}
+	return res, exact, nil
+}
+
+// page cuts the hits to limit, noting whether more follow.
+func (res Result) page(limit int) Result {
+	if len(res.Hits) > limit {
+		res.Hits = res.Hits[:limit]
 		res.more = true
 	}
-	return res, nil
+	return res
 }
 
 // build turns a parsed query into Bleve's query tree, without ever using Bleve's query
