@@ -5,13 +5,16 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/guide/guide/internal/events"
 	"github.com/guide/guide/internal/index"
@@ -44,8 +47,31 @@ var vocab = func() []string {
 	return out
 }()
 
-// corpus returns n documents: path → content.
+// corpus returns the documents to index: path → content. GUIDE_BENCH_TREE=DIR reads a
+// real tree instead (its UTF-8 files under 1 MB), such as $(go env GOROOT)/src.
 func corpus(n int) (paths []string, contents [][]byte) {
+	if dir := os.Getenv("GUIDE_BENCH_TREE"); dir != "" {
+		_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || !d.Type().IsRegular() {
+				return nil
+			}
+			if fi, err := d.Info(); err != nil || fi.Size() > 1<<20 {
+				return nil
+			}
+			b, err := os.ReadFile(p)
+			if err != nil || !utf8.Valid(b) {
+				return nil
+			}
+			rel, _ := filepath.Rel(dir, p)
+			paths, contents = append(paths, filepath.ToSlash(rel)), append(contents, b)
+			return nil
+		})
+		return paths, contents
+	}
+	return generated(n)
+}
+
+func generated(n int) (paths []string, contents [][]byte) {
 	r := rand.New(rand.NewPCG(3, 4))
 	z := rand.NewZipf(r, 1.1, 1, uint64(len(vocab)-1))
 	for i := range n {
@@ -71,6 +97,16 @@ type benchIndex struct {
 	corpusBytes int64
 	indexBytes  int64
 	docsPerSec  float64
+	cpuSeconds  float64 // user + system CPU of the whole process while indexing
+	seconds     float64
+	paths       []string
+	contents    [][]byte
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 var (
@@ -86,7 +122,8 @@ func buildBenchIndex(b *testing.B) benchIndex {
 		testkit.NoErr(b, x.Open(), "open")
 		testkit.NoErr(b, x.Reset(stateFor()), "reset")
 		paths, contents := corpus(benchDocs())
-		start := time.Now()
+		bench.paths, bench.contents = paths, contents
+		start, cpu := time.Now(), cpuTime()
 		var seq uint64
 		for i := 0; i < len(paths); i += 1000 {
 			var batch events.Batch
@@ -98,7 +135,12 @@ func buildBenchIndex(b *testing.B) benchIndex {
 			}
 			testkit.NoErr(b, x.Apply(batch), "apply")
 		}
-		bench = benchIndex{x: x, docsPerSec: float64(len(paths)) / time.Since(start).Seconds()}
+		// Until the last batch is on disk: what a clean stop right after would wait for.
+		testkit.NoErr(b, x.Close(), "close")
+		elapsed := time.Since(start).Seconds()
+		bench = benchIndex{x: x, paths: paths, contents: contents, docsPerSec: float64(len(paths)) / elapsed, seconds: elapsed,
+			cpuSeconds: (cpuTime() - cpu).Seconds()}
+		testkit.NoErr(b, x.Open(), "reopen")
 		for _, c := range contents {
 			bench.corpusBytes += int64(len(c))
 		}
@@ -120,6 +162,8 @@ func BenchmarkIndexing(b *testing.B) {
 	for b.Loop() {
 	}
 	b.ReportMetric(bi.docsPerSec, "docs/s")
+	b.ReportMetric(float64(bi.corpusBytes)/1e6/bi.seconds, "MB/s")
+	b.ReportMetric(bi.cpuSeconds, "cpu-s")
 	b.ReportMetric(float64(bi.indexBytes)/float64(bi.corpusBytes), "index/corpus")
 	b.ReportMetric(float64(bi.corpusBytes)/1e6, "corpus-MB")
 }
@@ -152,4 +196,66 @@ func BenchmarkSearch(b *testing.B) {
 			b.ReportMetric(float64(lat[len(lat)*95/100].Microseconds())/1000, "p95-ms")
 		})
 	}
+}
+
+// benchWords are the words both search and ripgrep look for: from the commonest word of
+// the generated vocabulary to a rare one and one that is nowhere; for a real tree, words
+// of source code.
+func benchWords() []string {
+	if os.Getenv("GUIDE_BENCH_TREE") != "" {
+		return []string{"func", "return", "error", "buffer", "goroutine", "mutex", "deadline", "syscall",
+			"utf8", "xyzzyplugh"}
+	}
+	return []string{vocab[0], vocab[1], vocab[5], vocab[30], vocab[200], vocab[1000], vocab[5000],
+		vocab[15000], "zzzzqqqq"}
+}
+
+// BenchmarkVsRipgrep writes the corpus to a directory and compares, word by word, a
+// search (one page of 20, best first, with the total) with `rg -l -w -i -F -- WORD DIR`
+// over the same files, page cache warm for both. It reports the median over the words
+// of rg's time divided by search's (medians of several runs each), and logs every word.
+func BenchmarkVsRipgrep(b *testing.B) {
+	rg, err := exec.LookPath("rg")
+	if err != nil {
+		b.Skip("ripgrep is not installed")
+	}
+	bi := buildBenchIndex(b)
+	dir := b.TempDir()
+	for i, p := range bi.paths {
+		f := filepath.Join(dir, filepath.FromSlash(p))
+		testkit.NoErr(b, os.MkdirAll(filepath.Dir(f), 0o755), "mkdir")
+		testkit.NoErr(b, os.WriteFile(f, bi.contents[i], 0o644), "write")
+	}
+	median := func(d []time.Duration) time.Duration { slices.Sort(d); return d[len(d)/2] }
+	var ratios []float64
+	for b.Loop() {
+		ratios = ratios[:0]
+		for _, w := range benchWords() {
+			var rgT, searchT []time.Duration
+			var rgFiles int
+			for range 3 {
+				start := time.Now()
+				out, _ := exec.Command(rg, "-l", "-w", "-i", "-F", "--", w, dir).Output()
+				rgT = append(rgT, time.Since(start))
+				rgFiles = strings.Count(string(out), "\n")
+			}
+			q, err := index.ParseQuery(w)
+			testkit.NoErr(b, err, "parse")
+			var total uint64
+			for range 11 {
+				start := time.Now()
+				res, err := bi.x.Search(b.Context(), index.Request{Query: q})
+				searchT = append(searchT, time.Since(start))
+				testkit.NoErr(b, err, "search")
+				total = res.Total
+			}
+			r := float64(median(rgT)) / float64(max(median(searchT), time.Microsecond))
+			ratios = append(ratios, r)
+			b.Logf("%-12s rg %8v (%6d files)  search %8v (total %6d)  ×%.0f", w, median(rgT), rgFiles,
+				median(searchT), total, r)
+		}
+	}
+	slices.Sort(ratios)
+	b.ReportMetric(ratios[len(ratios)/2], "median-rg/search")
+	b.ReportMetric(ratios[0], "min-rg/search")
 }

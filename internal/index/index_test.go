@@ -2,6 +2,7 @@ package index_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -90,3 +91,59 @@ func TestSmoke(t *testing.T) {
 }
 
 func stateFor() projection.State { return projection.State{StreamID: "s@1", Project: "test"} }
+
+// TestPhrases: a phrase is its words next to each other, in this order, in the content or
+// the name; a longer phrase whose pairs all occur, but apart, is not found.
+func TestPhrases(t *testing.T) {
+	x := openIndex(t, filepath.Join(t.TempDir(), "index"))
+	(&feeder{x: x}).batch(t, map[string]*string{
+		"a.md":          str("The magic system of Varn. Old magic, new system."),
+		"b.md":          str("system magic; a magic wand and a wand system"),
+		"Magic Wand.md": str("nothing"),
+	})
+	for _, c := range []struct {
+		q    string
+		want []string
+	}{
+		{`"magic system"`, []string{"a.md"}},
+		{`"system magic"`, []string{"b.md"}},
+		{`"magic wand"`, []string{"Magic Wand.md", "b.md"}},
+		{`"magic system of varn"`, []string{"a.md"}},
+		{`"magic wand system"`, nil},               // "magic wand" and "wand system" both occur, apart
+		{`"varn old magic new"`, []string{"a.md"}}, // across a full stop, as Bleve's phrases are
+		{`"system of"`, []string{"a.md"}},
+	} {
+		testkit.Equal(t, paths(t, x, c.q, ""), c.want, c.q)
+	}
+}
+
+// TestTiesPageByPath: documents of equal score come by path, on the first page and across
+// cursors, none twice and none missed.
+func TestTiesPageByPath(t *testing.T) {
+	x := openIndex(t, filepath.Join(t.TempDir(), "index"))
+	docs := map[string]*string{}
+	var want []string
+	for i := range 50 {
+		p := fmt.Sprintf("d/%02d.md", (i*37)%50)
+		docs[p] = str("same words in every one")
+		want = append(want, p)
+	}
+	(&feeder{x: x}).batch(t, docs)
+	slices.Sort(want)
+	q, err := ParseQuery("words")
+	testkit.NoErr(t, err, "parse")
+	var got []string
+	cur := ""
+	for {
+		res, err := x.Search(context.Background(), Request{Query: q, Limit: 7, Cursor: cur})
+		testkit.NoErr(t, err, "search")
+		for _, h := range res.Hits {
+			got = append(got, h.Path)
+		}
+		if res.Next == "" {
+			break
+		}
+		cur = res.Next
+	}
+	testkit.Equal(t, got, want, "pages")
+}

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
@@ -8,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -16,14 +18,22 @@ import (
 	bq "github.com/blevesearch/bleve/v2/search/query"
 )
 
-// Weights of the fields: a name match counts twice a content match; a stemmed match
-// ("dragons" for "dragon") counts less than the exact word.
+// Weights of the fields: a name match counts twice a content match; another form of the
+// word ("dragons" for "dragon") counts half as much as the word itself.
 const (
-	boostName        = 2.0
-	boostNameStem    = 1.0
-	boostContent     = 1.0
-	boostContentStem = 0.5
-	boostContentCJK  = 1.0
+	boostName       = 2.0
+	boostContent    = 1.0
+	boostForm       = 0.5
+	boostContentCJK = 1.0
+)
+
+// Limits of the expansion of a word to the other indexed forms of its stem: how many
+// dictionary terms that share its stem's prefix are looked at, and how many forms are
+// searched.
+const (
+	maxFormScan = 2000
+	maxForms    = 32
+	maxFormTail = 9 // bytes a form may add to the stem ("organ" → "organizations")
 )
 
 // Limits of a page of results, and of the time one search may take: a phrase of the
@@ -151,11 +161,33 @@ func (x *Index) Search(ctx context.Context, r Request) (Result, error) {
 	return res, nil
 }
 
+// tieSlack is how many hits beyond a page a first page asks for, so that ties of score
+// at its end can be ordered by path without asking Bleve to sort by path.
+const tieSlack = 16
+
 func (x *Index) search(ctx context.Context, r Request, after *cursor, relaxed bool) (Result, error) {
 	q := x.build(r.Query, r.Folder, r.Scope, relaxed)
-	// One more hit than asked for tells whether a next page exists.
-	req := bleve.NewSearchRequestOptions(q, r.Limit+1, 0, false)
-	req.SortBy([]string{"-_score", "_id"})
+	if after == nil {
+		// Sorting by score alone lets Bleve skip loading the path of every matching
+		// document (for a word in every document, most of the time of a search); ties
+		// are ordered by path here, which is exact unless they run past the hits asked for.
+		res, exact, err := x.run(ctx, q, r.Limit+1+tieSlack, nil, relaxed, false)
+		if err != nil || exact(r.Limit) {
+			return res.page(r.Limit), err
+		}
+	}
+	res, _, err := x.run(ctx, q, r.Limit+1, after, relaxed, true)
+	return res.page(r.Limit), err
+}
+
+// run asks Bleve for the best n hits, by score and then path; byPath has Bleve order the
+// ties itself (and is needed to continue after a cursor). exact(limit) reports whether
+// the first limit+1 hits are those an ordering by path would give.
+func (x *Index) run(ctx context.Context, q bq.Query, n int, after *cursor, relaxed, byPath bool) (Result, func(int) bool, error) {
+	req := bleve.NewSearchRequestOptions(q, n, 0, false)
+	if byPath {
+		req.SortBy([]string{"-_score", "_id"})
+	}
 	if after != nil {
 		// Bleve compares the score of a score-sorted SearchAfter as a number parsed
 		// from the string, and the id as it is.
@@ -163,21 +195,38 @@ func (x *Index) search(ctx context.Context, r Request, after *cursor, relaxed bo
 	}
 	sr, err := x.idx.SearchInContext(ctx, req)
 	if errors.Is(err, context.DeadlineExceeded) || err == nil && ctx.Err() != nil {
-		return Result{}, fmt.Errorf("%w: it matched too much to rank within %v; add rarer words or a folder", ErrTooBroad, SearchTimeout)
+		return Result{}, nil, fmt.Errorf("%w: it matched too much to rank within %v; add rarer words or a folder", ErrTooBroad, SearchTimeout)
 	}
 	if err != nil {
-		return Result{}, fmt.Errorf("search: %w", err)
+		return Result{}, nil, fmt.Errorf("search: %w", err)
 	}
 	res := Result{Total: sr.Total, Relaxed: relaxed}
 	for _, h := range sr.Hits {
 		session, p := SplitID(h.ID)
 		res.Hits = append(res.Hits, Hit{Path: p, Session: session, Score: h.Score})
 	}
-	if len(res.Hits) > r.Limit {
-		res.Hits = res.Hits[:r.Limit]
+	slices.SortStableFunc(res.Hits, func(a, b Hit) int {
+		if a.Score != b.Score {
+			return cmp.Compare(b.Score, a.Score)
+		}
+		// As Bleve's "_id" orders them, so that the cursor continues where this left off.
+		return strings.Compare(DocID(a.Session, a.Path), DocID(b.Session, b.Path))
+	})
+	exact := func(limit int) bool {
+		// Every hit left out scores at most the last one returned: if that is below
+		// the score of hit limit+1, none of them can be among the first limit+1.
+		return len(res.Hits) < n || limit >= len(res.Hits) || res.Hits[len(res.Hits)-1].Score < res.Hits[limit].Score
+	}
+	return res, exact, nil
+}
+
+// page cuts the hits to limit, noting whether more follow.
+func (res Result) page(limit int) Result {
+	if len(res.Hits) > limit {
+		res.Hits = res.Hits[:limit]
 		res.more = true
 	}
-	return res, nil
+	return res
 }
 
 // build turns a parsed query into Bleve's query tree, without ever using Bleve's query
@@ -239,15 +288,21 @@ func term(field, t string, boost float64) bq.Query {
 	return q
 }
 
-// wordQuery finds one folded word in any field: exactly in the name or content, stemmed,
-// or, for a CJK word, as a run of bigrams.
+// wordQuery finds one folded word in the name or the content: the word itself, or another
+// form of it (the indexed words of the same English stem), or, for a CJK word, a run of
+// bigrams.
 func (x *Index) wordQuery(w string, weight float64) bq.Query {
 	qs := []bq.Query{
 		term(fieldName, w, weight*boostName),
 		term(fieldContent, w, weight*boostContent),
 	}
 	if s := x.stem(w); s != "" {
-		qs = append(qs, term(fieldNameStem, s, weight*boostNameStem), term(fieldContentStem, s, weight*boostContentStem))
+		for _, f := range x.forms(fieldName, w, s) {
+			qs = append(qs, term(fieldName, f, weight*boostName*boostForm))
+		}
+		for _, f := range x.forms(fieldContent, w, s) {
+			qs = append(qs, term(fieldContent, f, weight*boostContent*boostForm))
+		}
 	}
 	if hasCJK(w) {
 		m := bq.NewMatchPhraseQuery(w)
@@ -257,6 +312,35 @@ func (x *Index) wordQuery(w string, weight float64) bq.Query {
 		qs = append(qs, m)
 	}
 	return bq.NewDisjunctionQuery(qs)
+}
+
+// forms returns the words of field other than w whose stem is s. A Porter stem is a
+// prefix of its words, except that a final y may have become i ("happi" for happy), so
+// the dictionary is scanned from the stem less a final i.
+func (x *Index) forms(field, w, s string) []string {
+	prefix := strings.TrimSuffix(s, "i")
+	if len(prefix) < 2 {
+		return nil
+	}
+	d, err := x.idx.FieldDictPrefix(field, []byte(prefix))
+	if err != nil {
+		return nil
+	}
+	defer d.Close()
+	var out []string
+	for n := 0; n < maxFormScan && len(out) < maxForms; n++ {
+		e, err := d.Next()
+		if err != nil || e == nil {
+			break
+		}
+		if e.Term == w || len(e.Term) > len(s)+maxFormTail {
+			continue
+		}
+		if x.stem(e.Term) == s {
+			out = append(out, e.Term)
+		}
+	}
+	return out
 }
 
 // phraseQuery finds words next to each other, in the name or the content.
@@ -277,7 +361,7 @@ func (x *Index) phraseQuery(p []string) bq.Query {
 	return bq.NewDisjunctionQuery(qs)
 }
 
-// stem returns the stemmed form of a folded word, which the stem fields hold for it.
+// stem returns the stemmed form of a folded word.
 func (x *Index) stem(w string) string {
 	a := x.idx.Mapping().AnalyzerNamed(analyzerStem)
 	if a == nil {
@@ -306,7 +390,7 @@ func (r Request) CursorAfter(h Hit, relaxed bool) string {
 		Path: DocID(h.Session, h.Path), Relaxed: relaxed}.encode()
 }
 
-// Stem returns the stemmed form of a folded word, as the stem fields hold it.
+// Stem returns the stemmed form of a folded word, as searches expand it.
 func (x *Index) Stem(w string) string {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
