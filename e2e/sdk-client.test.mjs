@@ -45,13 +45,58 @@ function suite(name, connect) {
     });
     after(async () => { await client?.close(); await close?.(); });
 
-    test('lists every tool, read-only', async () => {
+    // focus, attach and detach change this session's state (never the project's):
+    // they are the only tools not annotated read-only.
+    const sessionTools = ['attach', 'detach', 'focus'];
+
+    test('lists every tool, annotated', async () => {
       const { tools } = await client.listTools();
       const names = tools.map((t) => t.name).sort();
-      for (const want of ['get_category_content', 'get_collection_content', 'get_content', 'tree', 'view']) {
-        assert.ok(names.includes(want), `${want} in ${names}`);
+      assert.deepEqual(names, ['analyze', 'attach', 'detach', 'focus', 'get_category_content',
+        'get_collection_content', 'get_content', 'get_summary', 'list', 'search', 'tree', 'view']);
+      for (const t of tools) {
+        assert.equal(t.annotations?.readOnlyHint, !sessionTools.includes(t.name), `${t.name} readOnlyHint`);
+        assert.equal(t.annotations?.openWorldHint, false, `${t.name} openWorldHint`);
       }
-      for (const t of tools) assert.equal(t.annotations?.readOnlyHint, true, t.name);
+    });
+
+    test('search', async () => {
+      const r = json(await client.callTool({ name: 'search', arguments: { query: 'python' } }));
+      assert.ok(r.hits.some((h) => h.path === 'lang/python.md'), JSON.stringify(r));
+      const bad = await client.callTool({ name: 'search', arguments: { query: '' } });
+      assert.equal(bad.isError, true);
+      assert.equal(json(bad).error_type, 'invalid_argument');
+    });
+
+    test('contexts: focus, list, attach, view, search, get_summary, analyze, detach', async () => {
+      const f = json(await client.callTool({ name: 'focus', arguments: { context: 'lang' } }));
+      assert.equal(f.focus, 'lang');
+      const l = json(await client.callTool({ name: 'list', arguments: {} }));
+      assert.ok(l.documents.some((d) => d.path === 'lang/python.md' && d.context_type === 'focus'), JSON.stringify(l));
+      assert.ok(!l.documents.some((d) => d.path.startsWith('guidelines/')), 'guidelines are outside the focus set');
+
+      const a = json(await client.callTool({ name: 'attach',
+        arguments: { filename: 'e2e notes.md', content: '# E2E notes\n\nThe zebrafish ships on Tuesday.\n' } }));
+      assert.equal(a.status, 'ready', JSON.stringify(a));
+      const v = json(await client.callTool({ name: 'view', arguments: { path: 'session:e2e notes.md' } }));
+      assert.match(v.content, /zebrafish/);
+      const hits = json(await client.callTool({ name: 'search', arguments: { query: 'zebrafish' } })).hits;
+      assert.deepEqual(hits.map((h) => [h.path, h.context_type]), [['session:e2e notes.md', 'session']]);
+      const sum = json(await client.callTool({ name: 'get_summary', arguments: { path: 'session:e2e notes.md' } }));
+      assert.equal(sum.title, 'E2E notes');
+      const an = json(await client.callTool({ name: 'analyze', arguments: { path: 'lang/python.md' } }));
+      assert.ok(an.words > 0, JSON.stringify(an));
+      await client.callTool({ name: 'detach', arguments: { filename: 'e2e notes.md' } });
+      const gone = await client.callTool({ name: 'view', arguments: { path: 'session:e2e notes.md' } });
+      assert.equal(gone.isError, true);
+    });
+
+    test('the guide prompt', async () => {
+      const { prompts } = await client.listPrompts();
+      assert.ok(prompts.some((p) => p.name === 'guide'), JSON.stringify(prompts));
+      const p = await client.getPrompt({ name: 'guide' });
+      const text = p.messages.map((m) => m.content.text).join('\n');
+      assert.match(text, /Focus context/);
     });
 
     test('view of the root and of a document', async () => {
