@@ -244,6 +244,11 @@ func measure(ctx context.Context, cfg Config, bin, fsScript string, c *Corpus, i
 	} else {
 		repeat = 1 // only to have an indexed server for the latency and restart steps
 	}
+	if len(c.Files) > 20_000 {
+		// Since the catalog applies each batch after the search index, a cold index of a
+		// 100k corpus takes minutes: one run keeps make bench near 25 minutes.
+		repeat = 1
+	}
 
 	cfg.logf("  cold index, all-in-one (bin/guide-mcp over stdio), %d run(s)", repeat)
 	var runs []IndexRun
