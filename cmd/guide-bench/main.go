@@ -63,7 +63,7 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.BoolVar(&c.InProcess, "inprocess", true, "also time the cold index with the pieces in this process")
 	fs.StringVar(&c.CPUProfile, "cpuprofile", "", "write a CPU profile of the in-process cold index of the largest generated corpus")
 	scenarios := fs.String("scenarios", strings.Join(bench.AllScenarios, ","), "scenarios to run, comma-separated: "+strings.Join(bench.AllScenarios, ", ")+", or all")
-	quick := fs.Bool("quick", false, "a quick run (a few minutes): 1k corpus for cold/latency/restart, 10k for search/content/once, 1k for fresh/churn, fewer calls, 10 s of churn; explicit flags still win")
+	quick := fs.Bool("quick", false, "a quick run (a few minutes): 1k corpus for cold/latency/restart, 10k for search/content/once, 1k for fresh/churn, fewer calls, 10 s of churn; explicit flags still win; writes no file unless --out is given")
 	fs.IntVar(&c.SearchDocs, "search-docs", 100_000, "generated corpus of the search, content and once scenarios, in documents")
 	fs.IntVar(&c.SearchReps, "search-reps", 10, "searches of each word")
 	fs.IntVar(&c.ContentCalls, "content-calls", 200, "get_content calls, and as many on the reference server")
@@ -89,7 +89,9 @@ func (m *Main) ParseFlags(args []string) error {
 		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 		quickly := map[string]string{"sizes": "1000", "goroot": "false", "calls": "200", "trees": "50", "restarts": "1",
 			"repeat": "1", "inprocess": "false", "search-docs": "10000", "search-reps": "3", "content-calls": "50",
-			"fresh-docs": "1000", "fresh-samples": "20", "rescans": "1", "once-runs": "1", "churn-for": "10s"}
+			"fresh-docs": "1000", "fresh-samples": "20", "rescans": "1", "once-runs": "1", "churn-for": "10s",
+			// A quick run's figures must not replace a full run's unless asked to.
+			"out": ""}
 		for name, v := range quickly {
 			if !set[name] {
 				if err := fs.Set(name, v); err != nil {
