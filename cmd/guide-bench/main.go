@@ -58,7 +58,7 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.IntVar(&c.Views, "calls", 2000, "view calls per server and corpus")
 	fs.IntVar(&c.Trees, "trees", 500, "tree(depth 2) calls per server and corpus")
 	fs.IntVar(&c.Restarts, "restarts", 5, "restarts after SIGKILL, and as many after a clean stop")
-	fs.IntVar(&c.Repeat, "repeat", 3, "cold index runs of guide per corpus of up to 20k documents (the median is reported); larger corpora get one")
+	fs.IntVar(&c.Repeat, "repeat", 3, "cold index runs of guide per corpus of up to 10k documents (the median is reported); larger ones (GOROOT, 100k) get one")
 	fs.BoolVar(&c.FSServer, "fs-server", true, "also measure @modelcontextprotocol/server-filesystem (installed with npm under --dir)")
 	fs.BoolVar(&c.InProcess, "inprocess", true, "also time the cold index with the pieces in this process")
 	fs.StringVar(&c.CPUProfile, "cpuprofile", "", "write a CPU profile of the in-process cold index of the largest generated corpus")

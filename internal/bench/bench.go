@@ -244,7 +244,7 @@ func measure(ctx context.Context, cfg Config, bin, fsScript string, c *Corpus, i
 	} else {
 		repeat = 1 // only to have an indexed server for the latency and restart steps
 	}
-	if len(c.Files) > 20_000 {
+	if len(c.Files) > 10_000 {
 		// Since the catalog applies each batch after the search index, a cold index of a
 		// 100k corpus takes minutes: one run keeps make bench near 25 minutes.
 		repeat = 1
