@@ -185,7 +185,16 @@ func (r *Result) freshMarkdown() string {
 	case r.Once != nil:
 		l.After = r.Once.Load.After
 	}
-	r.header(&b, "fresh,once,churn", l)
+	var names []string
+	for _, x := range []struct {
+		name string
+		ran  bool
+	}{{ScenarioFresh, r.Fresh != nil}, {ScenarioOnce, r.Once != nil}, {ScenarioChurn, r.Churn != nil}} {
+		if x.ran {
+			names = append(names, x.name)
+		}
+	}
+	r.header(&b, strings.Join(names, ","), l)
 	var ts []Target
 	if f := r.Fresh; f != nil {
 		for _, x := range []Latency{f.View, f.Search} {
