@@ -11,9 +11,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/guide/guide/internal/bench"
 )
@@ -56,16 +58,47 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.IntVar(&c.Views, "calls", 2000, "view calls per server and corpus")
 	fs.IntVar(&c.Trees, "trees", 500, "tree(depth 2) calls per server and corpus")
 	fs.IntVar(&c.Restarts, "restarts", 5, "restarts after SIGKILL, and as many after a clean stop")
-	fs.IntVar(&c.Repeat, "repeat", 3, "cold index runs of guide per corpus (the median is reported)")
+	fs.IntVar(&c.Repeat, "repeat", 3, "cold index runs of guide per corpus of up to 10k documents (the median is reported); larger ones (GOROOT, 100k) get one")
 	fs.BoolVar(&c.FSServer, "fs-server", true, "also measure @modelcontextprotocol/server-filesystem (installed with npm under --dir)")
 	fs.BoolVar(&c.InProcess, "inprocess", true, "also time the cold index with the pieces in this process")
 	fs.StringVar(&c.CPUProfile, "cpuprofile", "", "write a CPU profile of the in-process cold index of the largest generated corpus")
+	scenarios := fs.String("scenarios", strings.Join(bench.AllScenarios, ","), "scenarios to run, comma-separated: "+strings.Join(bench.AllScenarios, ", ")+", or all")
+	quick := fs.Bool("quick", false, "a quick run (a few minutes): 1k corpus for cold/latency/restart, 10k for search/content/once, 1k for fresh/churn, fewer calls, 10 s of churn; explicit flags still win; writes no file unless --out is given")
+	fs.IntVar(&c.SearchDocs, "search-docs", 100_000, "generated corpus of the search, content and once scenarios, in documents")
+	fs.IntVar(&c.SearchReps, "search-reps", 10, "searches of each word")
+	fs.IntVar(&c.ContentCalls, "content-calls", 200, "get_content calls, and as many on the reference server")
+	fs.IntVar(&c.FreshDocs, "fresh-docs", 10_000, "generated corpus of the fresh and churn scenarios (a copy is written to)")
+	fs.IntVar(&c.FreshSamples, "fresh-samples", 100, "saved files timed to view and search")
+	fs.IntVar(&c.Rescans, "rescans", 3, "indexer --once re-scans timed as the fresh scenario's baseline")
+	fs.IntVar(&c.OnceRuns, "once-runs", 3, "indexer --once runs with nothing changed")
+	fs.IntVar(&c.ChurnRate, "churn-rate", 1000, "churn: file writes per second")
+	fs.DurationVar(&c.ChurnFor, "churn-for", time.Minute, "churn: for how long")
 	fs.StringVar(&m.Out, "out", "BENCHMARKS.md", "refresh the measured part of this file (\"\" for stdout only)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	var err error
+	if c.Scenarios, err = bench.ParseScenarios(*scenarios); err != nil {
+		return fmt.Errorf("--scenarios: %w", err)
+	}
+	if *quick {
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		quickly := map[string]string{"sizes": "1000", "goroot": "false", "calls": "200", "trees": "50", "restarts": "1",
+			"repeat": "1", "inprocess": "false", "search-docs": "10000", "search-reps": "3", "content-calls": "50",
+			"fresh-docs": "1000", "fresh-samples": "20", "rescans": "1", "once-runs": "1", "churn-for": "10s",
+			// A quick run's figures must not replace a full run's unless asked to.
+			"out": ""}
+		for name, v := range quickly {
+			if !set[name] {
+				if err := fs.Set(name, v); err != nil {
+					return err
+				}
+			}
+		}
 	}
 	for _, s := range strings.Split(*sizes, ",") {
 		if s = strings.TrimSpace(s); s == "" {
@@ -77,7 +110,9 @@ func (m *Main) ParseFlags(args []string) error {
 		}
 		c.Sizes = append(c.Sizes, n)
 	}
-	if len(c.Sizes) == 0 && !c.GoRoot {
+	if len(c.Sizes) == 0 && !c.GoRoot && slices.ContainsFunc(c.Scenarios, func(s string) bool {
+		return s == bench.ScenarioCold || s == bench.ScenarioLatency || s == bench.ScenarioRestart
+	}) {
 		return errors.New("nothing to measure: give --sizes or --goroot")
 	}
 	c.Log = os.Stderr
@@ -90,8 +125,10 @@ func (m *Main) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	md := res.Markdown()
-	fmt.Fprint(m.Stdout, md)
+	blocks := res.Blocks()
+	for _, b := range blocks {
+		fmt.Fprint(m.Stdout, b.Markdown)
+	}
 	if m.Out == "" {
 		return nil
 	}
@@ -99,8 +136,12 @@ func (m *Main) Run(ctx context.Context) error {
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
+	doc := string(old)
+	for _, b := range blocks {
+		doc = bench.SpliceBlock(doc, b)
+	}
 	tmp := m.Out + ".tmp"
-	if err := os.WriteFile(tmp, []byte(bench.Splice(string(old), md)), 0o644); err != nil {
+	if err := os.WriteFile(tmp, []byte(doc), 0o644); err != nil {
 		return err
 	}
 	return os.Rename(tmp, m.Out)

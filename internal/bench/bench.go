@@ -37,6 +37,22 @@ type Config struct {
 	InProcess  bool
 	CPUProfile string
 	Log        io.Writer // progress
+
+	// Scenarios to run (see AllScenarios); empty is every one.
+	Scenarios []string
+	// SearchDocs is the generated corpus of the search, content and once scenarios;
+	// search also runs on GOROOT when GoRoot is set.
+	SearchDocs   int
+	SearchReps   int // searches of each word
+	ContentCalls int // get_content calls, and as many on the reference server
+	// FreshDocs is the generated corpus of the fresh and churn scenarios (copied first,
+	// since they write into it).
+	FreshDocs    int
+	FreshSamples int
+	Rescans      int // indexer --once baselines of the fresh scenario
+	OnceRuns     int
+	ChurnRate    int // writes per second
+	ChurnFor     time.Duration
 }
 
 // Result is everything one run measured.
@@ -46,7 +62,16 @@ type Result struct {
 	Started  time.Time
 	Duration time.Duration
 	Corpora  []CorpusResult
+	Load     Load     // of the cold, latency and restart scenarios
 	Notes    []string // what could not be measured, and why
+
+	Search  []SearchResult
+	Content *ContentResult
+	Fresh   *FreshResult
+	Once    *OnceResult
+	Churn   *ChurnResult
+	// SplitErr says why the split-mode scenarios did not run.
+	SplitErr string
 }
 
 // CorpusResult is what was measured on one corpus.
@@ -76,6 +101,33 @@ func (c *Config) defaults() {
 	}
 	if c.Log == nil {
 		c.Log = io.Discard
+	}
+	if c.SearchDocs == 0 {
+		c.SearchDocs = 100_000
+	}
+	if c.SearchReps <= 0 {
+		c.SearchReps = 10
+	}
+	if c.ContentCalls <= 0 {
+		c.ContentCalls = 200
+	}
+	if c.FreshDocs == 0 {
+		c.FreshDocs = 10_000
+	}
+	if c.FreshSamples <= 0 {
+		c.FreshSamples = 100
+	}
+	if c.Rescans <= 0 {
+		c.Rescans = 3
+	}
+	if c.OnceRuns <= 0 {
+		c.OnceRuns = 3
+	}
+	if c.ChurnRate <= 0 {
+		c.ChurnRate = 1000
+	}
+	if c.ChurnFor <= 0 {
+		c.ChurnFor = time.Minute
 	}
 }
 
@@ -110,14 +162,19 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 
 	var corpora []*Corpus
-	for _, n := range cfg.Sizes {
+	sizes := cfg.Sizes
+	if !cfg.has(ScenarioCold, ScenarioLatency, ScenarioRestart) {
+		sizes = nil
+	}
+	for _, n := range sizes {
 		c, err := generated(cfg.Dir, n, cfg.Seed, cfg.logf)
 		if err != nil {
 			return nil, fmt.Errorf("corpus of %d: %w", n, err)
 		}
 		corpora = append(corpora, c)
 	}
-	if cfg.GoRoot {
+	var goroot *Corpus
+	if cfg.GoRoot && cfg.has(ScenarioCold, ScenarioLatency, ScenarioRestart, ScenarioSearch) {
 		out, err := exec.Command("go", "env", "GOROOT").Output()
 		if err != nil {
 			res.Notes = append(res.Notes, "go env GOROOT failed: no Go source corpus: "+err.Error())
@@ -126,13 +183,17 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			if err != nil {
 				return nil, err
 			}
-			corpora = append(corpora, c)
+			goroot = c
+			if cfg.has(ScenarioCold, ScenarioLatency, ScenarioRestart) {
+				corpora = append(corpora, c)
+			}
 		}
 	}
 	largest := ""
-	if len(cfg.Sizes) > 0 {
-		largest = corpora[len(cfg.Sizes)-1].Name
+	if len(sizes) > 0 {
+		largest = corpora[len(sizes)-1].Name
 	}
+	res.Load.Before = loadAvg()
 	for i, c := range corpora {
 		cfg.logf("measuring %s: %d documents, %.1f MB, %d folders", c.Name, len(c.Files), float64(c.Bytes)/1e6, len(c.Folders))
 		prof := ""
@@ -144,6 +205,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			return nil, fmt.Errorf("%s: %w", c.Name, err)
 		}
 		res.Corpora = append(res.Corpora, cr)
+	}
+	res.Load.After = loadAvg()
+	if err := runScenarios(ctx, cfg, res, bin, fsScript, goroot); err != nil {
+		return nil, err
 	}
 	res.Duration = time.Since(res.Started)
 	return res, nil
@@ -159,25 +224,36 @@ func measure(ctx context.Context, cfg Config, bin, fsScript string, c *Corpus, i
 	}
 	defer logFile.Close()
 
-	// Baselines first: they also bring the tree into the page cache, so that every
-	// figure below is taken with a warm cache.
-	cfg.logf("  baselines: walk + read + sha256, ripgrep")
-	settle()
-	hashTree(c.Root, 1)
-	cr.Index = append(cr.Index, hashTree(c.Root, 1), hashTree(c.Root, max(2, runtime.NumCPU())))
-	if _, err := exec.LookPath("rg"); err == nil {
-		files := ripgrep(c.Root, "--files", "--no-ignore")
-		files.Note = "lists files, reads none"
-		count := ripgrep(c.Root, "-c", "--no-ignore", ".")
-		count.Note = "reads every file; counts its non-empty lines (docs = files with a match)"
-		count.Bytes = c.Bytes
-		cr.Index = append(cr.Index, files, count)
+	cold := cfg.has(ScenarioCold)
+	repeat := cfg.Repeat
+	if cold {
+		// Baselines first: they also bring the tree into the page cache, so that every
+		// figure below is taken with a warm cache.
+		cfg.logf("  baselines: walk + read + sha256, ripgrep")
+		settle()
+		hashTree(c.Root, 1)
+		cr.Index = append(cr.Index, hashTree(c.Root, 1), hashTree(c.Root, max(2, runtime.NumCPU())))
+		if _, err := exec.LookPath("rg"); err == nil {
+			files := ripgrep(c.Root, "--files", "--no-ignore")
+			files.Note = "lists files, reads none"
+			count := ripgrep(c.Root, "-c", "--no-ignore", ".")
+			count.Note = "reads every file; counts its non-empty lines (docs = files with a match)"
+			count.Bytes = c.Bytes
+			cr.Index = append(cr.Index, files, count)
+		}
+	} else {
+		repeat = 1 // only to have an indexed server for the latency and restart steps
+	}
+	if len(c.Files) > 10_000 {
+		// Since the catalog applies each batch after the search index, a cold index of a
+		// 100k corpus takes minutes: one run keeps make bench near 25 minutes.
+		repeat = 1
 	}
 
-	cfg.logf("  cold index, all-in-one (bin/guide-mcp over stdio), %d run(s)", cfg.Repeat)
+	cfg.logf("  cold index, all-in-one (bin/guide-mcp over stdio), %d run(s)", repeat)
 	var runs []IndexRun
 	var s *server
-	for i := range cfg.Repeat {
+	for i := range repeat {
 		if s != nil {
 			s.stop()
 		}
@@ -189,23 +265,31 @@ func measure(ctx context.Context, cfg Config, bin, fsScript string, c *Corpus, i
 		cfg.logf("    run %d: %d documents in %s", i+1, run.Docs, fmtDur(run.Duration))
 		runs, s = append(runs, run), srv
 	}
-	cr.Index = append(cr.Index, medianRun(runs))
+	if cold {
+		cr.Index = append(cr.Index, medianRun(runs))
+		cr.ScanLog = reconciledLine(logPath)
+	}
 	cr.RSSIndex, _, _ = s.memory()
-	cr.ScanLog = reconciledLine(logPath)
 
 	w := newWorkload(c, cfg.Views, cfg.Trees, cfg.Seed)
-	settle()
-	cfg.logf("  latency: %d views, %d trees through the MCP client", len(w.views), len(w.trees))
-	cr.Latency = append(cr.Latency, measureGuide(ctx, s, w)...)
-	cr.RSSCalls, cr.PeakRSS, _ = s.memory()
-	cr.Latency = append(cr.Latency, measureOS(c, w)...)
+	if cfg.has(ScenarioLatency) {
+		settle()
+		cfg.logf("  latency: %d views, %d trees through the MCP client", len(w.views), len(w.trees))
+		cr.Latency = append(cr.Latency, measureGuide(ctx, s, w)...)
+		cr.RSSCalls, cr.PeakRSS, _ = s.memory()
+		cr.Latency = append(cr.Latency, measureOS(c, w)...)
+	}
 
-	cfg.logf("  restart to first answer, %d times after SIGKILL and %d after a clean stop", cfg.Restarts, cfg.Restarts)
-	settle()
-	killed, stopped := restarts(ctx, bin, c, filepath.Join(data, "guide"), s, cfg.Restarts, logFile)
-	cr.Restarts = append(cr.Restarts, killed, stopped)
+	if cfg.has(ScenarioRestart) {
+		cfg.logf("  restart to first answer, %d times after SIGKILL and %d after a clean stop", cfg.Restarts, cfg.Restarts)
+		settle()
+		killed, stopped := restarts(ctx, bin, c, filepath.Join(data, "guide"), s, cfg.Restarts, logFile)
+		cr.Restarts = append(cr.Restarts, killed, stopped)
+	} else {
+		s.stop()
+	}
 
-	if fsScript != "" {
+	if fsScript != "" && cfg.has(ScenarioLatency, ScenarioRestart) {
 		cfg.logf("  the reference filesystem MCP server on the same calls")
 		fsLog, err := os.Create(filepath.Join(cfg.Dir, "logs", id+"-fs.log"))
 		if err != nil {
@@ -214,11 +298,15 @@ func measure(ctx context.Context, cfg Config, bin, fsScript string, c *Corpus, i
 		settle()
 		lat, rs := measureFSServer(ctx, fsScript, c, w, fsLog)
 		fsLog.Close()
-		cr.Latency = append(cr.Latency, lat...)
-		cr.Restarts = append(cr.Restarts, rs)
+		if cfg.has(ScenarioLatency) {
+			cr.Latency = append(cr.Latency, lat...)
+		}
+		if cfg.has(ScenarioRestart) {
+			cr.Restarts = append(cr.Restarts, rs)
+		}
 	}
 
-	if cfg.InProcess || cpuprofile != "" {
+	if cold && (cfg.InProcess || cpuprofile != "") {
 		cfg.logf("  cold index with the pieces in-process%s", map[bool]string{true: ", CPU profile to " + cpuprofile}[cpuprofile != ""])
 		settle()
 		run, err := coldInProcess(ctx, c, filepath.Join(data, "inproc"), cpuprofile)

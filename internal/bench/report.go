@@ -148,6 +148,7 @@ func (r *Result) Markdown() string {
 		m.CPUs, m.CPU, m.Memory, m.Go, m.Kernel)
 	fmt.Fprintf(&b, "| run | %s; %d views and %d trees per server; %d restarts each way; seed %d |\n\n",
 		fmtDur(r.Duration.Round(time.Second)), r.Config.Views, r.Config.Trees, r.Config.Restarts, r.Config.Seed)
+	fmt.Fprintf(&b, "Machine shared with other work during this run: %s (from `/proc/loadavg`, as `uptime` prints it).\n\n", r.Load)
 
 	b.WriteString("### Targets (issue 2)\n\n| target | goal | measured | |\n|---|---|---|---|\n")
 	for _, t := range r.Targets() {
@@ -174,41 +175,50 @@ func (r *Result) Markdown() string {
 		}
 		b.WriteString(".\n\n")
 
-		b.WriteString("**Cold index** (warm page cache)\n\n| what | documents | time | documents/s | MB/s | note |\n|---|---:|---:|---:|---:|---|\n")
-		for _, run := range cr.Index {
-			if run.Err != "" {
-				fmt.Fprintf(&b, "| %s | | | | | failed: %s |\n", run.What, run.Err)
-				continue
+		if len(cr.Index) > 0 {
+			b.WriteString("**Cold index** (warm page cache)\n\n| what | documents | time | documents/s | MB/s | note |\n|---|---:|---:|---:|---:|---|\n")
+			for _, run := range cr.Index {
+				if run.Err != "" {
+					fmt.Fprintf(&b, "| %s | | | | | failed: %s |\n", run.What, run.Err)
+					continue
+				}
+				mbs := "—"
+				if run.Bytes > 0 {
+					mbs = fmt.Sprintf("%.1f", run.MBPerSec())
+				}
+				fmt.Fprintf(&b, "| %s | %d | %s | %.0f | %s | %s |\n", run.What, run.Docs, fmtDur(run.Duration), run.DocsPerSec(), mbs, run.Note)
 			}
-			mbs := "—"
-			if run.Bytes > 0 {
-				mbs = fmt.Sprintf("%.1f", run.MBPerSec())
+			if cr.ScanLog != "" {
+				fmt.Fprintf(&b, "\nguide logged its first reconcile as: `%s`.\n", cr.ScanLog)
 			}
-			fmt.Fprintf(&b, "| %s | %d | %s | %.0f | %s | %s |\n", run.What, run.Docs, fmtDur(run.Duration), run.DocsPerSec(), mbs, run.Note)
-		}
-		if cr.ScanLog != "" {
-			fmt.Fprintf(&b, "\nguide logged its first reconcile as: `%s`.\n", cr.ScanLog)
-		}
-
-		b.WriteString("\n**Latency** (same calls, same order, for every server)\n\n| server | call | n | errors | p50 | p95 | p99 | max | note |\n|---|---|---:|---:|---:|---:|---:|---:|---|\n")
-		for _, l := range cr.Latency {
-			if l.Err != "" {
-				fmt.Fprintf(&b, "| %s | %s | | | | | | | not measured: %s |\n", l.Server, l.Op, l.Err)
-				continue
-			}
-			fmt.Fprintf(&b, "| %s | %s | %d | %d | %s | %s | %s | %s | %s |\n", l.Server, l.Op, l.N, l.Errors,
-				fmtDur(l.P50), fmtDur(l.P95), fmtDur(l.P99), fmtDur(l.Max), l.Note)
+			b.WriteString("\n")
 		}
 
-		b.WriteString("\n**Restart to first answer**\n\n| what | runs | median | max | note |\n|---|---:|---:|---:|---|\n")
-		for _, rs := range cr.Restarts {
-			note := ""
-			if rs.Err != "" {
-				note = "failed: " + rs.Err
+		if len(cr.Latency) > 0 {
+			b.WriteString("**Latency** (same calls, same order, for every server)\n\n| server | call | n | errors | p50 | p95 | p99 | max | note |\n|---|---|---:|---:|---:|---:|---:|---:|---|\n")
+			for _, l := range cr.Latency {
+				if l.Err != "" {
+					fmt.Fprintf(&b, "| %s | %s | | | | | | | not measured: %s |\n", l.Server, l.Op, l.Err)
+					continue
+				}
+				fmt.Fprintf(&b, "| %s | %s | %d | %d | %s | %s | %s | %s | %s |\n", l.Server, l.Op, l.N, l.Errors,
+					fmtDur(l.P50), fmtDur(l.P95), fmtDur(l.P99), fmtDur(l.Max), l.Note)
 			}
-			fmt.Fprintf(&b, "| %s | %d | %s | %s | %s |\n", rs.What, len(rs.Times), fmtDur(rs.Median()), fmtDur(rs.Max()), note)
+			b.WriteString("\n")
 		}
-		fmt.Fprintf(&b, "\nguide-mcp resident memory (VmRSS): %s after the first scan, %s after the calls; peak (VmHWM) %s.\n\n",
+
+		if len(cr.Restarts) > 0 {
+			b.WriteString("**Restart to first answer**\n\n| what | runs | median | max | note |\n|---|---:|---:|---:|---|\n")
+			for _, rs := range cr.Restarts {
+				note := ""
+				if rs.Err != "" {
+					note = "failed: " + rs.Err
+				}
+				fmt.Fprintf(&b, "| %s | %d | %s | %s | %s |\n", rs.What, len(rs.Times), fmtDur(rs.Median()), fmtDur(rs.Max()), note)
+			}
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "guide-mcp resident memory (VmRSS): %s after the first scan, %s after the calls; peak (VmHWM) %s.\n\n",
 			fmtMiB(cr.RSSIndex), fmtMiB(cr.RSSCalls), fmtMiB(cr.PeakRSS))
 	}
 	return b.String()
@@ -227,20 +237,5 @@ const (
 	EndMarker   = "<!-- guide-bench: end -->"
 )
 
-// Splice puts the generated part into doc between the markers, or appends it.
-func Splice(doc, generated string) string {
-	block := BeginMarker + "\n" + generated + EndMarker + "\n"
-	i := strings.Index(doc, BeginMarker)
-	j := strings.Index(doc, EndMarker)
-	if i < 0 || j < i {
-		if doc == "" {
-			doc = "# Benchmarks\n\n"
-		}
-		return strings.TrimRight(doc, "\n") + "\n\n" + block
-	}
-	rest := strings.TrimLeft(doc[j+len(EndMarker):], "\n")
-	if rest != "" {
-		rest = "\n" + rest
-	}
-	return doc[:i] + block + rest
-}
+// Splice puts the issue 2 block into doc between its markers, or appends it.
+func Splice(doc, generated string) string { return SpliceBlock(doc, Block{Markdown: generated}) }

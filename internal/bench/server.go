@@ -83,6 +83,24 @@ type guideStatus struct {
 	Lag             uint64 `json:"lag"`
 	InitialScanDone bool   `json:"initial_scan_done"`
 	StreamError     string `json:"stream_error"`
+	Index           *struct {
+		AppliedSeq uint64 `json:"applied_seq"`
+	} `json:"index"`
+}
+
+// searchable reports whether both the catalog and the full-text index hold everything the
+// stream held when the status was read.
+func (st guideStatus) searchable() bool {
+	return st.InitialScanDone && st.Lag == 0 && st.StreamLastSeq > 0 && st.AppliedSeq >= st.StreamLastSeq &&
+		st.Index != nil && st.Index.AppliedSeq >= st.StreamLastSeq
+}
+
+// indexSeq is the full-text index's applied sequence, 0 when it reports none.
+func (st guideStatus) indexSeq() uint64 {
+	if st.Index == nil {
+		return 0
+	}
+	return st.Index.AppliedSeq
 }
 
 func (s *server) status(ctx context.Context) (guideStatus, error) {
@@ -115,6 +133,29 @@ func (s *server) waitIndexed(ctx context.Context) (guideStatus, error) {
 		case <-ctx.Done():
 			return st, fmt.Errorf("waiting for the first scan: %w (last status %+v)", ctx.Err(), st)
 		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+// waitSearchable polls the status resource every poll until the catalog and the index
+// have applied the whole stream, and returns when the catalog got there first.
+func (s *server) waitSearchable(ctx context.Context, poll time.Duration) (st guideStatus, catalog time.Duration, err error) {
+	start := time.Now()
+	for {
+		st, err = s.status(ctx)
+		if err != nil {
+			return st, catalog, err
+		}
+		if catalog == 0 && st.InitialScanDone && st.Lag == 0 && st.StreamLastSeq > 0 && st.AppliedSeq >= st.StreamLastSeq {
+			catalog = time.Since(start)
+		}
+		if st.searchable() {
+			return st, catalog, nil
+		}
+		select {
+		case <-ctx.Done():
+			return st, catalog, fmt.Errorf("waiting for the index: %w (last status %+v)", ctx.Err(), st)
+		case <-time.After(poll):
 		}
 	}
 }

@@ -1,0 +1,148 @@
+package bench
+
+import (
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"unicode"
+
+	"github.com/guide/guide/internal/corpus"
+)
+
+func TestParseScenarios(t *testing.T) {
+	t.Run("All", func(t *testing.T) {
+		got, err := ParseScenarios("all")
+		if err != nil || len(got) != len(AllScenarios) {
+			t.Fatalf("got %v, %v; want every scenario", got, err)
+		}
+	})
+	t.Run("Deduplicated", func(t *testing.T) {
+		got, err := ParseScenarios(" search,churn,search ")
+		if err != nil || !slices.Equal(got, []string{"churn", "search"}) {
+			t.Fatalf("got %v, %v", got, err)
+		}
+	})
+	t.Run("ErrUnknown", func(t *testing.T) {
+		if _, err := ParseScenarios("cold,warm"); err == nil || !strings.Contains(err.Error(), "warm") {
+			t.Fatalf("got %v, want an error naming warm", err)
+		}
+	})
+	t.Run("ErrEmpty", func(t *testing.T) {
+		if _, err := ParseScenarios(" , "); err == nil {
+			t.Fatal("want an error")
+		}
+	})
+}
+
+func TestConfigHas(t *testing.T) {
+	c := Config{Scenarios: []string{ScenarioSearch}}
+	if !c.has(ScenarioCold, ScenarioSearch) || c.has(ScenarioCold) {
+		t.Fatal("has: want search only")
+	}
+	if !(&Config{}).has(ScenarioChurn) {
+		t.Fatal("no list means every scenario")
+	}
+}
+
+func TestSpliceBlock(t *testing.T) {
+	doc := "# Benchmarks\n\nhand-written analysis\n"
+	doc = SpliceBlock(doc, Block{Markdown: "issue 2 v1\n"})
+	doc = SpliceBlock(doc, Block{Name: "search", Markdown: "search v1\n"})
+	doc += "\nmore hand-written text\n"
+	doc = SpliceBlock(doc, Block{Name: "search", Markdown: "search v2\n"})
+	for _, want := range []string{"hand-written analysis", "issue 2 v1", "search v2", "more hand-written text"} {
+		if !strings.Contains(doc, want) {
+			t.Errorf("missing %q in:\n%s", want, doc)
+		}
+	}
+	if strings.Contains(doc, "search v1") {
+		t.Errorf("the old search block is still there:\n%s", doc)
+	}
+	if got := Splice(doc, "issue 2 v2\n"); !strings.Contains(got, "issue 2 v2") || strings.Contains(got, "issue 2 v1") || !strings.Contains(got, "search v2") {
+		t.Errorf("Splice replaced the wrong block:\n%s", got)
+	}
+}
+
+func TestParts(t *testing.T) {
+	multi := "Content-Type: multipart/mixed; boundary=\"b\"\r\n\r\n--b\r\nContent-Type: text/markdown\r\nContent-Location: guide://category/a.md\r\n\r\nA\r\n--b\r\nContent-Type: text/markdown\r\nContent-Location: guide://category/b.md\r\n\r\nB\r\n--b--\r\n"
+	if n := parts(multi); n != 2 {
+		t.Errorf("parts(multipart of 2) = %d", n)
+	}
+	if n := parts("# one document\n"); n != 1 {
+		t.Errorf("parts(one document) = %d", n)
+	}
+	if n := parts(""); n != 0 {
+		t.Errorf("parts(\"\") = %d", n)
+	}
+}
+
+func generatedCorpus(t *testing.T, docs int) *Corpus {
+	t.Helper()
+	root := t.TempDir()
+	if _, err := corpus.Generate(root, corpus.Options{Docs: docs, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	c := &Corpus{Name: "test", Root: root, Generated: true}
+	if err := c.list(); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestContentPatterns(t *testing.T) {
+	c := generatedCorpus(t, 2000)
+	pats := contentPatterns(c, 10, 20)
+	if len(pats) == 0 {
+		t.Fatal("no folder of 10 documents in a 2,000-document corpus")
+	}
+	for _, p := range pats {
+		dir := path.Join(p.Category, path.Dir(p.Pattern))
+		ents, err := os.ReadDir(filepath.Join(c.Root, filepath.FromSlash(dir)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		md := 0
+		for _, e := range ents {
+			if !e.IsDir() {
+				if !strings.HasSuffix(e.Name(), ".md") {
+					t.Errorf("%s holds %s, which the pattern would not select", dir, e.Name())
+				}
+				md++
+			}
+		}
+		if md != p.Want {
+			t.Errorf("%s %s: %d documents, want %d", p.Category, p.Pattern, md, p.Want)
+		}
+	}
+}
+
+func TestVocabulary(t *testing.T) {
+	c := generatedCorpus(t, 1000)
+	words := vocabulary(c, 10)
+	if len(words) < 20 || len(words) > 30 {
+		t.Fatalf("%d words, want 20 to 30: %v", len(words), words)
+	}
+	seen := map[string]bool{}
+	for _, w := range words {
+		if seen[w] {
+			t.Errorf("%q twice", w)
+		}
+		seen[w] = true
+		if strings.IndexFunc(w, func(r rune) bool { return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hangul, r) }) >= 0 {
+			t.Errorf("CJK word %q", w)
+		}
+	}
+}
+
+func TestStripStamp(t *testing.T) {
+	b := []byte("# Doc\n\ntext\n\nchurnstamp 12 34\n")
+	if got := string(stripStamp(b, "\n\nchurnstamp ")); got != "# Doc\n\ntext" {
+		t.Errorf("got %q", got)
+	}
+	if got := string(stripStamp([]byte("plain"), "\n\nchurnstamp ")); got != "plain" {
+		t.Errorf("got %q", got)
+	}
+}

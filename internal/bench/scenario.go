@@ -1,0 +1,82 @@
+package bench
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+)
+
+// Scenario names, as --scenarios takes them. cold, latency and restart run on every
+// corpus of --sizes (and GOROOT); the others choose their corpus themselves.
+const (
+	ScenarioCold    = "cold"    // cold index of every corpus, beside walk-read-hash and rg (issue 2)
+	ScenarioLatency = "latency" // view and tree latency, beside direct reads and the reference server (issue 2)
+	ScenarioRestart = "restart" // restart to first answer (issue 2)
+	ScenarioSearch  = "search"  // search vs rg -l -w -i, index size, indexing throughput (issue 4)
+	ScenarioContent = "content" // get_content of 10 documents vs the reference server (issue 3)
+	ScenarioFresh   = "fresh"   // split mode: a saved file to view and search (issue 5)
+	ScenarioOnce    = "once"    // indexer --once with nothing changed (issue 5)
+	ScenarioChurn   = "churn"   // split mode: sustained writes, lag sampled (issue 5)
+)
+
+// AllScenarios is every scenario, in the order they run.
+var AllScenarios = []string{ScenarioCold, ScenarioLatency, ScenarioRestart, ScenarioSearch,
+	ScenarioContent, ScenarioFresh, ScenarioOnce, ScenarioChurn}
+
+// ParseScenarios reads a comma-separated list of scenario names; "all" is every one.
+func ParseScenarios(s string) ([]string, error) {
+	var out []string
+	for _, name := range strings.Split(s, ",") {
+		name = strings.TrimSpace(name)
+		switch {
+		case name == "":
+			continue
+		case name == "all":
+			out = append(out, AllScenarios...)
+		case slices.Contains(AllScenarios, name):
+			out = append(out, name)
+		default:
+			return nil, fmt.Errorf("unknown scenario %q (known: %s)", name, strings.Join(AllScenarios, ", "))
+		}
+	}
+	slices.Sort(out)
+	out = slices.Compact(out)
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no scenario in %q", s)
+	}
+	return out, nil
+}
+
+// has reports whether the run includes any of the scenarios; no list means all.
+func (c *Config) has(names ...string) bool {
+	if len(c.Scenarios) == 0 {
+		return true
+	}
+	for _, n := range names {
+		if slices.Contains(c.Scenarios, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// loadAvg is the first three fields of /proc/loadavg, as uptime prints them.
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], ", ")
+}
+
+// Load is the load average when a scenario began and when it ended.
+type Load struct{ Before, After string }
+
+func (l Load) String() string {
+	return fmt.Sprintf("load average (1, 5, 15 min) %s before, %s after", l.Before, l.After)
+}

@@ -1,0 +1,306 @@
+package bench
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// SearchResult is the search scenario on one corpus (issue 4).
+type SearchResult struct {
+	Corpus *Corpus
+	// Index is spawn to the moment the full-text index applied the whole first scan;
+	// Catalog is when the catalog got there.
+	Index      IndexRun
+	Catalog    time.Duration
+	IndexBytes int64 // <data>/query/index on disk
+	RSS, Peak  int64 // the query process after indexing and after the searches
+	RSSAfter   int64
+	Words      []WordResult
+	Guide      Latency // every search call
+	RG         Latency // every rg run
+	Ratio      float64 // median over words of rg time / guide median time
+	Reps       int
+	Load       Load
+	Err        string
+}
+
+// WordResult is one word of the list: how many documents each side found and how fast.
+type WordResult struct {
+	Word       string
+	Band       string // rare, medium or common, by the share of documents rg finds it in
+	RGDocs     int
+	GuideTotal int
+	GuideP50   time.Duration
+	RG         time.Duration
+	Ratio      float64
+}
+
+// goWords are the words searched in the Go source tree: rare to common in Go code.
+var goWords = []string{
+	"mutex", "goroutine", "deadline", "Marshal", "Unmarshal", "context", "reflect", "atomic",
+	"syscall", "unsafe", "pointer", "buffer", "channel", "interface", "panic", "defer",
+	"errorf", "func", "return", "package", "string", "import", "hmac", "elliptic", "tzdata",
+	"inlining", "escape", "preempt", "sched", "zstd",
+}
+
+// measureSearch indexes c from an empty data directory with bin/guide-mcp --root, waits
+// for the full-text index, then times search for every word against rg -l -w -i. The
+// server is returned running (for the content scenario) unless keep is false.
+func measureSearch(ctx context.Context, cfg Config, bin string, c *Corpus, data string, log io.Writer, keep bool) (SearchResult, *server) {
+	r := SearchResult{Corpus: c, Reps: cfg.SearchReps, Load: Load{Before: loadAvg()}}
+	fail := func(err error) (SearchResult, *server) {
+		r.Err = err.Error()
+		r.Load.After = loadAvg()
+		return r, nil
+	}
+	if err := os.RemoveAll(data); err != nil {
+		return fail(err)
+	}
+	settle()
+	s, st, catalog, d, err := spawnIndexed(ctx, bin, c, data, log)
+	if err != nil {
+		return fail(err)
+	}
+	r.Index = IndexRun{What: "guide all-in-one: bin/guide-mcp --root, until the search index applied the first scan",
+		Docs: st.Documents, Bytes: c.Bytes, Duration: d,
+		Note: fmt.Sprintf("catalog caught up after %s; index applied_seq %d = stream_last_seq %d", fmtDur(catalog), st.indexSeq(), st.StreamLastSeq)}
+	r.Catalog = catalog
+	r.IndexBytes = dirBytes(filepath.Join(data, "query", "index"))
+	r.RSS, _, _ = s.memory()
+	cfg.logf("    indexed %d documents in %s (catalog %s); index %s on disk", st.Documents, fmtDur(d), fmtDur(catalog), fmtMB(r.IndexBytes))
+
+	words := goWords
+	if c.Generated {
+		words = vocabulary(c, 10)
+	}
+	// Warm the page cache for rg, as the index is warm.
+	_ = exec.Command("rg", "-l", "-w", "-i", "-F", "--no-messages", "zzzwarmupzzz", c.Root).Run()
+	settle()
+	var all []time.Duration
+	var rgAll []time.Duration
+	errs := 0
+	var firstErr error
+	per := map[string][]time.Duration{}
+	totals := map[string]int{}
+	bad := map[string]bool{}
+	for _, w := range words {
+		out, err := s.call(ctx, "search", map[string]any{"query": w})
+		if err != nil {
+			// A word the index treats as a stop word is refused; it is no fair comparison.
+			bad[w] = true
+			cfg.logf("    search %q refused, left out: %v", w, err)
+			continue
+		}
+		totals[w] = searchTotal(out)
+	}
+	for range cfg.SearchReps {
+		for _, w := range words {
+			if bad[w] {
+				continue
+			}
+			t := time.Now()
+			_, err := s.call(ctx, "search", map[string]any{"query": w})
+			d := time.Since(t)
+			all = append(all, d)
+			per[w] = append(per[w], d)
+			if err != nil {
+				errs++
+				firstErr = cmpErr(firstErr, err)
+			}
+		}
+	}
+	for _, w := range words {
+		if bad[w] {
+			continue
+		}
+		t := time.Now()
+		n, err := rgFiles(c.Root, w)
+		d := time.Since(t)
+		if err != nil {
+			cfg.logf("    rg %q: %v", w, err)
+		}
+		rgAll = append(rgAll, d)
+		wr := WordResult{Word: w, RGDocs: n, GuideTotal: totals[w], RG: d, GuideP50: median(per[w])}
+		if wr.GuideP50 > 0 {
+			wr.Ratio = float64(d) / float64(wr.GuideP50)
+		}
+		share := float64(n) / float64(max(1, len(c.Files)))
+		switch {
+		case share < 0.01:
+			wr.Band = "rare"
+		case share < 0.2:
+			wr.Band = "medium"
+		default:
+			wr.Band = "common"
+		}
+		r.Words = append(r.Words, wr)
+	}
+	r.Guide = summarize("guide (bin/guide-mcp, stdio)", "search(word)", all, errs)
+	r.Guide.Note = errNote(firstErr)
+	r.RG = summarize("baseline: rg -l -w -i -F --no-messages WORD DIR", "files containing the word", rgAll, 0)
+	ratios := make([]float64, 0, len(r.Words))
+	for _, w := range r.Words {
+		ratios = append(ratios, w.Ratio)
+	}
+	slices.Sort(ratios)
+	if len(ratios) > 0 {
+		r.Ratio = ratios[len(ratios)/2]
+	}
+	r.RSSAfter, r.Peak, _ = s.memory()
+	r.Load.After = loadAvg()
+	if !keep {
+		s.stop()
+		s = nil
+	}
+	return r, s
+}
+
+// spawnIndexed starts bin/guide-mcp --root on data and waits until the index caught up.
+func spawnIndexed(ctx context.Context, bin string, c *Corpus, data string, log io.Writer) (*server, guideStatus, time.Duration, time.Duration, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Minute)
+	defer cancel()
+	start := time.Now()
+	s, err := spawn(ctx, log, bin, "--root", c.Root, "--data", data)
+	if err != nil {
+		return nil, guideStatus{}, 0, 0, err
+	}
+	st, catalog, err := s.waitSearchable(ctx, 20*time.Millisecond)
+	d := time.Since(start)
+	if err != nil {
+		s.kill()
+		return nil, st, 0, 0, err
+	}
+	return s, st, catalog, d, nil
+}
+
+func median(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// searchTotal reads "total" from a search result.
+func searchTotal(out string) int {
+	var v struct {
+		Total int `json:"total"`
+	}
+	_ = json.Unmarshal([]byte(out), &v)
+	return v.Total
+}
+
+// rgFiles runs rg -l -w -i -F --no-messages word root and counts the files it lists.
+func rgFiles(root, word string) (int, error) {
+	cmd := exec.Command("rg", "-l", "-w", "-i", "-F", "--no-messages", word, root)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return 0, err
+	}
+	if err := cmd.Start(); err != nil {
+		return 0, err
+	}
+	n := 0
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		n++
+	}
+	err = cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 1 {
+		err = nil // nothing matched
+	}
+	return n, err
+}
+
+// dirBytes is the size of the files below dir.
+func dirBytes(dir string) int64 {
+	var n int64
+	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if info, err := d.Info(); err == nil {
+				n += info.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}
+
+// vocabulary picks perBand words of the corpus from each frequency band (rare: in under
+// 1% of documents, medium: under 20%, common: the rest), spread evenly over each band's
+// ranks, from a sample of about 3,000 documents. Words of CJK scripts are left out (rg -w
+// and the index's bigrams do not mean the same by a word there), and so are words under
+// four letters (most are stop words the index refuses alone).
+func vocabulary(c *Corpus, perBand int) []string {
+	step := max(1, len(c.Files)/3000)
+	df := map[string]int{}
+	sampled := 0
+	for i := 0; i < len(c.Files); i += step {
+		b, err := os.ReadFile(filepath.Join(c.Root, filepath.FromSlash(c.Files[i])))
+		if err != nil {
+			continue
+		}
+		sampled++
+		seen := map[string]bool{}
+		for _, w := range strings.FieldsFunc(string(b), func(r rune) bool { return !unicode.IsLetter(r) }) {
+			w = strings.ToLower(w)
+			if seen[w] || len([]rune(w)) < 4 || strings.IndexFunc(w, func(r rune) bool {
+				return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hangul, r)
+			}) >= 0 {
+				continue
+			}
+			seen[w] = true
+			df[w]++
+		}
+	}
+	type wd struct {
+		w string
+		n int
+	}
+	var ws []wd
+	for w, n := range df {
+		ws = append(ws, wd{w, n})
+	}
+	slices.SortFunc(ws, func(a, b wd) int {
+		if a.n != b.n {
+			return b.n - a.n
+		}
+		return strings.Compare(a.w, b.w)
+	})
+	var bands [3][]string
+	for _, x := range ws {
+		share := float64(x.n) / float64(max(1, sampled))
+		switch {
+		case share >= 0.2:
+			bands[2] = append(bands[2], x.w)
+		case share >= 0.01:
+			bands[1] = append(bands[1], x.w)
+		default:
+			bands[0] = append(bands[0], x.w)
+		}
+	}
+	var out []string
+	for _, b := range bands {
+		if len(b) <= perBand {
+			out = append(out, b...)
+			continue
+		}
+		for i := range perBand {
+			out = append(out, b[i*(len(b)-1)/(perBand-1)])
+		}
+	}
+	return out
+}
