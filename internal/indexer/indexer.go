@@ -397,10 +397,22 @@ func (x *Indexer) ReconcilePaths(ctx context.Context, paths []string) (Summary, 
 			seen[f.rel] = true
 		}
 		files = append(files, found...)
-		for k, s := range x.known {
-			if s.Op == events.OpUpsert && (k == p || strings.HasPrefix(k, p+"/")) && !seen[k] {
-				deleted = append(deleted, k)
-				seen[k] = true
+		if s, ok := x.known[p]; ok {
+			// A document of the stream: a file, with nothing below it. Under churn every
+			// hint is one of these, so this must not cost a pass over what is known.
+			if s.Op == events.OpUpsert && !seen[p] {
+				deleted = append(deleted, p)
+				seen[p] = true
+			}
+		} else if err != nil || st.IsDir() {
+			// Gone, or a folder: documents known below it may be gone too (a folder moved
+			// or deleted), which takes a pass over what is known.
+			prefix := p + "/"
+			for k, s := range x.known {
+				if s.Op == events.OpUpsert && strings.HasPrefix(k, prefix) && !seen[k] {
+					deleted = append(deleted, k)
+					seen[k] = true
+				}
 			}
 		}
 	}
