@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -47,6 +48,8 @@ type Main struct {
 	MaxSize  int64
 	Replicas int
 	LogLevel string
+	// CPUProfile, when set, is written with a CPU profile of the run (for --once).
+	CPUProfile string
 	NATS     broker.Security
 
 	Stdout io.Writer
@@ -66,9 +69,21 @@ func main() {
 		os.Exit(ExitUsage)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	if m.CPUProfile != "" {
+		f, err := os.Create(m.CPUProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "indexer: cpuprofile:", err)
+			os.Exit(ExitUsage)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	code := m.Run(ctx)
 	stop()
 	m.Close()
+	pprof.StopCPUProfile() // os.Exit skips the deferred stop
 	os.Exit(code)
 }
 
@@ -92,6 +107,7 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.Int64Var(&m.MaxSize, "max-size", 0, "largest document whose content is published, in bytes (default: what the server accepts, at most 16 MiB)")
 	fs.IntVar(&m.Replicas, "replicas", 1, "stream replicas, on a NATS cluster")
 	fs.StringVar(&m.LogLevel, "log-level", "info", "debug, info, warn or error")
+	fs.StringVar(&m.CPUProfile, "cpuprofile", "", "write a CPU profile of the run to this file")
 	m.NATS.Flags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err

@@ -146,7 +146,7 @@ func (s *Stream) Current(ctx context.Context, project string) (map[string]DocSta
 	remaining := info.NumPending
 	var upTo uint64
 	for remaining > 0 {
-		batch, err := cons.Fetch(int(min(remaining, 1000)), jetstream.FetchMaxWait(10*time.Second))
+		batch, err := cons.Fetch(int(min(remaining, 10000)), jetstream.FetchMaxWait(10*time.Second))
 		if err != nil {
 			return nil, 0, fmt.Errorf("read current state: %w", err)
 		}

@@ -7,6 +7,7 @@ import (
 	"bufio"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -137,13 +138,18 @@ func compile(line string) (rule, bool, error) {
 	return r, true, nil
 }
 
-// match reports whether the rule's segments match all of parts.
+// matchSegs reports whether the rule's segments match all of parts.
 func matchSegs(segs, parts []string) bool {
 	for len(segs) > 0 {
 		if segs[0] == "**" {
 			rest := segs[1:]
 			if len(rest) == 0 {
 				return true // a trailing "**" matches everything inside
+			}
+			if !slices.Contains(rest, "**") {
+				// Without another "**", only one alignment can match: the last len(rest)
+				// parts. (Every unanchored rule is "**/…": this is the common case.)
+				return len(parts) >= len(rest) && matchSegs(rest, parts[len(parts)-len(rest):])
 			}
 			for i := 0; i <= len(parts); i++ {
 				if matchSegs(rest, parts[i:]) {
@@ -152,15 +158,21 @@ func matchSegs(segs, parts []string) bool {
 			}
 			return false
 		}
-		if len(parts) == 0 {
-			return false
-		}
-		if ok, _ := path.Match(segs[0], parts[0]); !ok {
+		if len(parts) == 0 || !matchSeg(segs[0], parts[0]) {
 			return false
 		}
 		segs, parts = segs[1:], parts[1:]
 	}
 	return len(parts) == 0
+}
+
+// matchSeg matches one segment; a segment without wildcards is compared as it is.
+func matchSeg(pat, name string) bool {
+	if !strings.ContainsAny(pat, `*?[\`) {
+		return pat == name
+	}
+	ok, _ := path.Match(pat, name)
+	return ok
 }
 
 // decide applies the rules to one path, itself, not its ancestors.

@@ -333,10 +333,20 @@ func (x *Indexer) Reconcile(ctx context.Context) (Summary, error) {
 	if err := x.loadIgnore(); err != nil {
 		return Summary{}, err
 	}
-	if err := x.refresh(ctx); err != nil {
+	// Walk the tree while the stream's state is read: neither needs the other, and on a
+	// large tree each takes about as long.
+	var files []file
+	var walkErrs []error
+	walked := make(chan struct{})
+	go func() {
+		defer close(walked)
+		files, walkErrs = x.walk(x.root)
+	}()
+	err := x.refresh(ctx)
+	<-walked
+	if err != nil {
 		return Summary{}, err
 	}
-	files, walkErrs := x.walk(x.root)
 	for _, err := range walkErrs {
 		x.Logger.Warn("cannot scan", "err", err)
 	}
