@@ -50,7 +50,7 @@ type Main struct {
 	LogLevel string
 	// CPUProfile, when set, is written with a CPU profile of the run (for --once).
 	CPUProfile string
-	NATS     broker.Security
+	NATS       broker.Security
 
 	Stdout io.Writer
 	Logger *slog.Logger
