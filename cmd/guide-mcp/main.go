@@ -91,7 +91,9 @@ type Main struct {
 	addr     net.Addr
 	wg       sync.WaitGroup
 	mu       sync.Mutex // guards broker, stream and runner, set while serving
-	metrics  *metrics.Metrics
+	// indexOpen reports the background open of the index, once.
+	indexOpen chan error
+	metrics   *metrics.Metrics
 }
 
 func main() {
@@ -209,10 +211,11 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	// The full-text index lives next to the catalog; like it, it can be deleted at any
 	// time and is rebuilt from the stream.
+	// It opens in the background (seconds for a large one): view and tree need only the
+	// catalog, and search says the index is opening until then.
 	m.index = &index.Index{Dir: filepath.Join(m.dataDir(), "query", "index"), Logger: m.Logger}
-	if err := m.index.Open(); err != nil {
-		return err
-	}
+	m.indexOpen = make(chan error, 1)
+	go func() { m.indexOpen <- m.index.Open() }()
 	// In all-in-one mode this is the only query process of the project, so at start every
 	// session document on the stream is one of a session that did not survive the restart.
 	m.sessions = &session.Registry{Project: m.Project, Catalog: m.catalog,
@@ -296,6 +299,9 @@ func (m *Main) connect(ctx context.Context) error {
 // indexer) until ctx ends.
 func (m *Main) follow(ctx context.Context) error {
 	if err := m.connect(ctx); err != nil {
+		return err
+	}
+	if err := <-m.indexOpen; err != nil {
 		return err
 	}
 	runner := &projection.Runner{Stream: m.stream, Project: m.Project,

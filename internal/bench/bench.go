@@ -270,6 +270,18 @@ func measure(ctx context.Context, cfg Config, bin, fsScript string, c *Corpus, i
 		cr.ScanLog = reconciledLine(logPath)
 	}
 	cr.RSSIndex, _, _ = s.memory()
+	// The cold time stops when the catalog holds the scan (view and tree answer from it);
+	// the search index goes on in the background. Latency and restart are measured on a
+	// settled process, as a user meets it after the first indexing: wait for the index.
+	if cfg.has(ScenarioLatency) || cfg.has(ScenarioRestart) {
+		wctx, cancel := context.WithTimeout(ctx, 30*time.Minute)
+		st, _, err := s.waitSearchable(wctx, 100*time.Millisecond)
+		cancel()
+		if err != nil {
+			return cr, fmt.Errorf("waiting for the search index: %w (log: %s)", err, logPath)
+		}
+		cfg.logf("  search index caught up (applied %d)", st.indexSeq())
+	}
 
 	w := newWorkload(c, cfg.Views, cfg.Trees, cfg.Seed)
 	if cfg.has(ScenarioLatency) {

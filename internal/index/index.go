@@ -75,6 +75,10 @@ type Index struct {
 // Open opens the index, or creates it. An index that cannot be opened, or was built with
 // another mapping, is deleted and rebuilt from the stream: it is derived data.
 func (x *Index) Open() error {
+	// Under the lock: a query process opens its index in the background while it already
+	// answers (search says the index is opening until this returns).
+	x.mu.Lock()
+	defer x.mu.Unlock()
 	if x.Logger == nil {
 		x.Logger = slog.Default()
 	}

@@ -117,6 +117,9 @@ func (c cursor) encode() string {
 }
 
 // Search runs a query and returns one page of hits, best first, ties by path.
+// ErrNotOpen is returned by a search before the index is open (or after it is closed).
+var ErrNotOpen = errors.New("the search index is not open yet; try again in a moment")
+
 func (x *Index) Search(ctx context.Context, r Request) (Result, error) {
 	var res Result
 	if r.Limit == 0 {
@@ -140,7 +143,7 @@ func (x *Index) Search(ctx context.Context, r Request) (Result, error) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	if x.idx == nil {
-		return res, errors.New("index is closed")
+		return res, ErrNotOpen
 	}
 	ctx, cancel := context.WithTimeout(ctx, SearchTimeout)
 	defer cancel()

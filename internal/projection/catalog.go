@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -156,8 +157,10 @@ func (c *Catalog) openDB(file string) (*bolt.DB, error) {
 		// is behind its checkpoint, never ahead of it, or unreadable and rebuilt. A killed
 		// process loses nothing, since the kernel still holds its writes.
 		NoSync:         true,
-		NoFreelistSync: true,
-		FreelistType:   bolt.FreelistMapType,
+		NoFreelistSync: false, // a persisted freelist: open need not walk every page (restart time)
+		// Map the file in one go rather than fault each page in as the load first reads it.
+		MmapFlags:    syscall.MAP_POPULATE,
+		FreelistType: bolt.FreelistMapType,
 	})
 	if errors.Is(err, bolterrors.ErrTimeout) {
 		return nil, fmt.Errorf("%w: %s", ErrLocked, file)

@@ -156,10 +156,10 @@ type Scope struct {
 // Name says which scope applies: "focus", "folder" or "all".
 func (sc Scope) Name() string {
 	switch {
-	case sc.All:
-		return "all"
 	case sc.Folder != "":
 		return "folder"
+	case sc.All:
+		return "all"
 	}
 	return "focus"
 }
@@ -177,10 +177,10 @@ type SearchFilter struct {
 // Filter returns the scope as a SearchFilter.
 func (sc Scope) Filter() SearchFilter {
 	switch {
+	case sc.Folder != "": // the narrower request wins over scope "all"
+		return SearchFilter{Subtree: sc.Folder}
 	case sc.All:
 		return SearchFilter{Session: sc.Session}
-	case sc.Folder != "":
-		return SearchFilter{Subtree: sc.Folder}
 	}
 	return SearchFilter{Session: sc.Session, Subtree: sc.Focus, DirectIn: ancestors(sc.Focus)}
 }
@@ -372,10 +372,10 @@ func Available(s *projection.Snapshot, sc Scope, pend Pending) []ListEntry {
 		}
 	}
 	switch {
+	case sc.Folder != "": // as in Filter: the narrower request wins over scope "all"
+		walk(s, sc.Folder, tree)
 	case sc.All:
 		walk(s, "", tree)
-	case sc.Folder != "":
-		walk(s, sc.Folder, tree)
 	default:
 		walk(s, sc.Focus, tree)
 		for _, a := range ancestors(sc.Focus) {

@@ -144,6 +144,8 @@ func searchError(err error) *Error {
 		errors.Is(err, index.ErrInvalidCursor), errors.Is(err, index.ErrInvalidRequest),
 		errors.Is(err, index.ErrTooBroad):
 		return Errorf(ErrInvalidArgument, "%v", err)
+	case errors.Is(err, index.ErrNotOpen):
+		return Errorf(ErrNotReady, "%v", err).WithInstruction("Call search again in a moment; view and tree already answer.")
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return Errorf(ErrIO, "search interrupted: %v", err)
 	}

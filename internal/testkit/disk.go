@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"path"
 	"sort"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -37,8 +39,8 @@ func (n *node) walk(docs, folders map[string]bool, more *[]string, top bool) {
 	}
 }
 
-// Mismatch compares what an MCP client sees through tree and view with the files under
-// root, and describes the first difference ("" when they agree). Trees deeper than five
+// Mismatch compares what an MCP client sees through tree, view and search with the files
+// under root, and describes the first difference ("" when they agree). Trees deeper than five
 // levels are compared from each fifth-level folder down.
 func Mismatch(t testing.TB, c client.MCPClient, root string) string {
 	t.Helper()
@@ -134,7 +136,93 @@ func Mismatch(t testing.TB, c client.MCPClient, root string) string {
 			return fmt.Sprintf("view(%q) = %q, disk has %q", p, clip(v.Content), clip(content))
 		}
 	}
+	return searchMismatch(t, c, disk)
+}
+
+// searchSample bounds how many documents the search comparison checks per call.
+const searchSample = 25
+
+// searchMismatch checks search against the disk: a sample of the documents on disk is each
+// found by a search for one of its own words within its folder, and no hit of those
+// searches names a path that is not on disk (a stale hit). Documents without a word of
+// letters (binary, empty) are skipped.
+func searchMismatch(t testing.TB, c client.MCPClient, disk map[string]string) string {
+	t.Helper()
+	paths := make([]string, 0, len(disk))
+	for p := range disk {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	step := max(1, len(paths)/searchSample)
+	for i := 0; i < len(paths); i += step {
+		p := paths[i]
+		word := searchWord(disk[p])
+		if word == "" || !utf8.ValidString(disk[p]) || strings.IndexByte(disk[p], 0) >= 0 {
+			continue
+		}
+		folder := path.Dir(p)
+		if folder == "." {
+			folder = ""
+		}
+		found, skip := false, false
+		cursor := ""
+		for page := 0; page < 20 && !found && !skip; page++ {
+			args := map[string]any{"query": word, "folder": folder, "limit": 100, "scope": "all"}
+			if cursor != "" {
+				args["cursor"] = cursor
+			}
+			r := Call(t, c, "search", args)
+			if r.IsError {
+				var f Failure
+				if json.Unmarshal([]byte(Text(t, r)), &f) == nil && f.ErrorType == "invalid_argument" {
+					skip = true // a common word only: nothing to search this document by
+					break
+				}
+				return fmt.Sprintf("search(%q, %q): %s", word, folder, Text(t, r))
+			}
+			var res struct {
+				Hits []struct {
+					Path string `json:"path"`
+				} `json:"hits"`
+				NextCursor string `json:"next_cursor"`
+			}
+			if err := json.Unmarshal([]byte(Text(t, r)), &res); err != nil {
+				return fmt.Sprintf("search(%q): %v", word, err)
+			}
+			for _, h := range res.Hits {
+				if h.Path == p {
+					found = true
+				}
+				if _, ok := disk[h.Path]; !ok && !strings.HasPrefix(h.Path, "session:") {
+					return fmt.Sprintf("search(%q) finds %q, which is not on disk", word, h.Path)
+				}
+			}
+			if cursor = res.NextCursor; cursor == "" {
+				break
+			}
+		}
+		if !found && !skip {
+			return fmt.Sprintf("search(%q, folder %q) does not find %q", word, folder, p)
+		}
+	}
 	return ""
+}
+
+// searchWord picks a word of a document to search it by: its longest run of ASCII letters,
+// which the index holds as a whole word whatever the analysis.
+func searchWord(content string) string {
+	best, cur := "", 0
+	for i := 0; i <= len(content); i++ {
+		if i < len(content) && (content[i] >= 'a' && content[i] <= 'z' || content[i] >= 'A' && content[i] <= 'Z') {
+			cur++
+			continue
+		}
+		if cur > len(best) && cur >= 3 {
+			best = content[i-cur : i]
+		}
+		cur = 0
+	}
+	return best
 }
 
 func head(s []string) []string {
