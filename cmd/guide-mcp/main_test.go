@@ -63,21 +63,7 @@ func stdioClient(t *testing.T, args ...string) *client.Client {
 // inProcess runs Main in this process with args; it stops when the test ends.
 func inProcess(t *testing.T, args ...string) *Main {
 	t.Helper()
-	m := &Main{Logger: testkit.Logger(), Stdin: eternal{}, Stdout: os.Stderr}
-	testkit.NoErr(t, m.ParseFlags(args), "flags")
-	ctx, cancel := context.WithCancel(context.Background())
-	m.Ready = make(chan struct{})
-	done := make(chan error, 1)
-	go func() { done <- m.Run(ctx) }()
-	select {
-	case <-m.Ready:
-	case err := <-done:
-		t.Fatalf("guide-mcp stopped: %v", err)
-	case <-time.After(30 * time.Second):
-		t.Fatal("guide-mcp not ready")
-	}
-	t.Cleanup(func() { cancel(); <-done; m.Close() })
-	return m
+	return inProcessWith(t, nil, args...)
 }
 
 // eternal is a stdin that never delivers anything.
