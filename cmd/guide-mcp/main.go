@@ -15,7 +15,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -309,8 +308,7 @@ func (m *Main) follow(ctx context.Context) error {
 	m.mu.Lock()
 	m.runner = runner
 	m.mu.Unlock()
-	m.srv.Connect(m.stream, runner)
-	m.sessions.Connect(m.stream, runner.Applied)
+	m.srv.Connect(m.stream, runner) // and the session registry with it
 	var wg sync.WaitGroup
 	wg.Go(func() { m.sessions.Run(ctx, runner.CaughtUp()) })
 	wg.Go(func() {
@@ -320,7 +318,7 @@ func (m *Main) follow(ctx context.Context) error {
 	})
 	if m.Root != "" {
 		x := &indexer.Indexer{Root: m.Root, Project: m.Project, Stream: m.stream, Interval: m.Interval,
-			Ignore: m.Ignore, ConfigFile: m.Config, Logger: m.Logger, Skip: skipInside(m.Root, m.dataDir())}
+			Ignore: m.Ignore, ConfigFile: m.Config, Logger: m.Logger, Skip: config.SkipInside(m.Root, m.dataDir())}
 		wg.Go(func() {
 			if err := x.Run(ctx); err != nil {
 				m.Logger.Error("indexer stopped", "err", err)
@@ -438,21 +436,6 @@ func (m *Main) discoverProject(ctx context.Context) (string, error) {
 		case <-time.After(500 * time.Millisecond):
 		}
 	}
-}
-
-// skipInside keeps the indexer out of the data directory when it lies in the root.
-func skipInside(root, data string) func(string, bool) bool {
-	r, err1 := filepath.Abs(root)
-	d, err2 := filepath.Abs(data)
-	if err1 != nil || err2 != nil {
-		return nil
-	}
-	rel, err := filepath.Rel(r, d)
-	if err != nil || rel == "." || strings.HasPrefix(rel, "..") || filepath.IsAbs(rel) {
-		return nil
-	}
-	rel = filepath.ToSlash(rel)
-	return func(p string, dir bool) bool { return dir && p == rel }
 }
 
 // Close stops the background work and releases everything, in reverse order of opening.

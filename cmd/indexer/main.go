@@ -166,7 +166,7 @@ func (m *Main) Run(ctx context.Context) int {
 	}
 	x := &indexer.Indexer{Root: m.Root, Project: m.Project, Stream: m.stream, MaxSize: m.MaxSize,
 		Interval: m.Interval, NoWatch: m.NoWatch, Ignore: m.Ignore, ConfigFile: m.Config, Logger: m.Logger,
-		Skip: skipDataDir(m.Root, m.DataDir), Progress: progressBar(os.Stderr)}
+		Skip: config.SkipInside(m.Root, m.DataDir), Progress: progressBar(os.Stderr)}
 	if !m.Once {
 		m.Logger.Info("indexing", "root", m.Root, "project", m.Project, "interval", m.Interval)
 		if err := x.Run(ctx); err != nil {
@@ -235,19 +235,4 @@ func (m *Main) Close() {
 	if m.broker != nil {
 		_ = m.broker.Close()
 	}
-}
-
-// skipDataDir keeps the indexer out of its own data directory when it lies in the root.
-func skipDataDir(root, data string) func(string, bool) bool {
-	r, err1 := filepath.Abs(root)
-	d, err2 := filepath.Abs(data)
-	if err1 != nil || err2 != nil {
-		return nil
-	}
-	rel, err := filepath.Rel(r, d)
-	if err != nil || rel == "." || rel == ".." || filepath.IsAbs(rel) || len(rel) > 2 && rel[:3] == ".."+string(filepath.Separator) {
-		return nil
-	}
-	rel = filepath.ToSlash(rel)
-	return func(p string, dir bool) bool { return dir && p == rel }
 }

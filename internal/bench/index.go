@@ -63,21 +63,7 @@ func hashTree(root string, workers int) IndexRun {
 			}
 		})
 	}
-	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		if d.IsDir() {
-			if vcsDirs[d.Name()] && p != root {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if d.Type().IsRegular() {
-			paths <- p
-		}
-		return nil
-	})
+	walkRegular(root, func(p string, _ fs.DirEntry) { paths <- p })
 	close(paths)
 	wg.Wait()
 	return IndexRun{What: fmt.Sprintf("baseline: walk + read + sha256, %d goroutine(s)", workers),
@@ -210,4 +196,24 @@ func coldInProcess(ctx context.Context, c *Corpus, data, cpuprofile string) (Ind
 		sum.Duration.Round(time.Millisecond), (r.Duration - published).Round(time.Millisecond))
 	runtime.GC()
 	return r, nil
+}
+
+// walkRegular calls fn for every regular file below root, leaving VCS folders out as the
+// indexer does, and passing over what cannot be read: the walk of the baselines.
+func walkRegular(root string, fn func(p string, d fs.DirEntry)) {
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() {
+			if vcsDirs[d.Name()] && p != root {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.Type().IsRegular() {
+			fn(p, d)
+		}
+		return nil
+	})
 }

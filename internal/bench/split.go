@@ -306,22 +306,10 @@ func measureOnce(ctx context.Context, cfg Config, bin string, c *Corpus, natsDir
 func walkStat(root string) IndexRun {
 	r := IndexRun{What: "baseline: walk + stat (filepath.WalkDir, DirEntry.Info), 1 goroutine"}
 	start := time.Now()
-	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
+	walkRegular(root, func(_ string, d fs.DirEntry) {
+		if _, err := d.Info(); err == nil {
+			r.Docs++
 		}
-		if d.IsDir() {
-			if vcsDirs[d.Name()] && p != root {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if d.Type().IsRegular() {
-			if _, err := d.Info(); err == nil {
-				r.Docs++
-			}
-		}
-		return nil
 	})
 	r.Duration = time.Since(start)
 	return r

@@ -39,3 +39,20 @@ func Logger(level string) (*slog.Logger, error) {
 	}
 	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: l})), nil
 }
+
+// SkipInside returns a Skip rule that keeps an indexer out of data, its own data directory,
+// when that lies inside the content root; nil when it does not.
+func SkipInside(root, data string) func(rel string, dir bool) bool {
+	r, err1 := filepath.Abs(root)
+	d, err2 := filepath.Abs(data)
+	if err1 != nil || err2 != nil {
+		return nil
+	}
+	rel, err := filepath.Rel(r, d)
+	if err != nil || rel == "." || rel == ".." || filepath.IsAbs(rel) ||
+		strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return nil
+	}
+	rel = filepath.ToSlash(rel)
+	return func(p string, dir bool) bool { return dir && p == rel }
+}

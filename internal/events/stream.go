@@ -189,38 +189,32 @@ func (s *Stream) Latest(ctx context.Context, project, path string) (Event, error
 	if err != nil {
 		return Event{}, err
 	}
-	raw, err := s.stream.GetLastMsgForSubject(ctx, subj)
-	if err != nil {
-		return Event{}, err
-	}
-	e, err := Decode(raw.Subject, raw.Header, raw.Data)
-	e.Seq, e.Time = raw.Sequence, raw.Time
-	return e, err
+	return s.latest(ctx, subj)
 }
 
 // LatestScan returns the latest scan event of a project.
 func (s *Stream) LatestScan(ctx context.Context, project string) (Event, error) {
-	raw, err := s.stream.GetLastMsgForSubject(ctx, NewSubjects(project).Scan())
+	return s.latest(ctx, NewSubjects(project).Scan())
+}
+
+// LatestConfig returns the latest config event of a project, and false when it has none.
+func (s *Stream) LatestConfig(ctx context.Context, project string) (Event, bool, error) {
+	e, err := s.latest(ctx, NewSubjects(project).Config())
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return Event{}, false, nil
+	}
+	return e, err == nil, err
+}
+
+// latest reads the last event on one subject, with its content and stream sequence.
+func (s *Stream) latest(ctx context.Context, subject string) (Event, error) {
+	raw, err := s.stream.GetLastMsgForSubject(ctx, subject)
 	if err != nil {
 		return Event{}, err
 	}
 	e, err := Decode(raw.Subject, raw.Header, raw.Data)
 	e.Seq, e.Time = raw.Sequence, raw.Time
 	return e, err
-}
-
-// LatestConfig returns the latest config event of a project, and false when it has none.
-func (s *Stream) LatestConfig(ctx context.Context, project string) (Event, bool, error) {
-	raw, err := s.stream.GetLastMsgForSubject(ctx, NewSubjects(project).Config())
-	if errors.Is(err, jetstream.ErrMsgNotFound) {
-		return Event{}, false, nil
-	}
-	if err != nil {
-		return Event{}, false, err
-	}
-	e, err := Decode(raw.Subject, raw.Header, raw.Data)
-	e.Seq, e.Time = raw.Sequence, raw.Time
-	return e, err == nil, err
 }
 
 // Publisher publishes events asynchronously with a bounded number awaiting an ack, and
@@ -407,13 +401,7 @@ func (s *Stream) LatestSession(ctx context.Context, project, token, name string)
 	if err != nil {
 		return Event{}, err
 	}
-	raw, err := s.stream.GetLastMsgForSubject(ctx, subj)
-	if err != nil {
-		return Event{}, err
-	}
-	e, err := Decode(raw.Subject, raw.Header, raw.Data)
-	e.Seq, e.Time = raw.Sequence, raw.Time
-	return e, err
+	return s.latest(ctx, subj)
 }
 
 // PublishSync publishes one event and waits for the stream's ack: for a caller that must

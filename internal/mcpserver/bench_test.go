@@ -56,11 +56,10 @@ func benchCatalog(b *testing.B, tops, subs, docs int) *projection.Catalog {
 	return c
 }
 
-// BenchmarkGetContent measures get_content end to end through an in-process MCP client
-// over a 100k-document catalog, each call matching 10 documents; it reports p50 and p95.
-//
-//	go test ./internal/mcpserver -run '^$' -bench GetContent -benchtime 2000x
-func BenchmarkGetContent(b *testing.B) {
+// benchClient serves a 100k-document catalog (100 folders × 10 subfolders × 100) to an
+// in-process MCP client, with the set-up's garbage collected.
+func benchClient(b *testing.B) *client.Client {
+	b.Helper()
 	cat := benchCatalog(b, 100, 10, 100)
 	srv := &mcpserver.Server{Project: "bench", Catalog: cat, Logger: testkit.Logger()}
 	c, err := client.NewInProcessClient(srv.New())
@@ -72,6 +71,15 @@ func BenchmarkGetContent(b *testing.B) {
 	_, err = c.Initialize(ctx, init)
 	testkit.NoErr(b, err, "initialize")
 	runtime.GC() // leave the set-up's garbage out of the figures
+	return c
+}
+
+// BenchmarkGetContent measures get_content end to end through an in-process MCP client
+// over a 100k-document catalog, each call matching 10 documents; it reports p50 and p95.
+//
+//	go test ./internal/mcpserver -run '^$' -bench GetContent -benchtime 2000x
+func BenchmarkGetContent(b *testing.B) {
+	c := benchClient(b)
 
 	for _, bc := range []struct{ name, category, pattern string }{
 		{"Folder10", "cat-042", "sub-07/doc-000?.md"},     // one folder, a name pattern
@@ -101,17 +109,7 @@ func BenchmarkGetContent(b *testing.B) {
 // through an in-process MCP client; p50/p95 as metrics. make bench measures the same over
 // stdio against the real binary.
 func BenchmarkViewTree(b *testing.B) {
-	cat := benchCatalog(b, 100, 10, 100)
-	srv := &mcpserver.Server{Project: "bench", Catalog: cat, Logger: testkit.Logger()}
-	c, err := client.NewInProcessClient(srv.New())
-	testkit.NoErr(b, err, "client")
-	ctx := testkit.Context(b)
-	testkit.NoErr(b, c.Start(ctx), "start")
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	_, err = c.Initialize(ctx, init)
-	testkit.NoErr(b, err, "initialize")
-	runtime.GC()
+	c := benchClient(b)
 	for _, bc := range []struct {
 		name string
 		args func(i int) (string, map[string]any)
