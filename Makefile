@@ -11,7 +11,7 @@ FUZZTIME  ?= 20s
 all: build
 
 build:
-	$(GO) build -o $(BIN)/ ./cmd/...
+	$(GO) build -o $(BIN)/ ./cmd/... ./tools/cmd/...
 
 # Start the all-in-one server (embedded NATS, indexer and query process in one) over the
 # sample content, serving MCP over Streamable HTTP at http://$(ADDR)/mcp.
@@ -50,11 +50,11 @@ fuzz:
 # Every benchmark (about 25 minutes): the harness writes BENCHMARKS.md; the load run of
 # issue 7 prints its report (and keeps it in .bench/load.txt).
 bench: build
-	$(GO) run ./cmd/guide-bench
+	$(GO) run ./tools/cmd/guide-bench
 	scripts/bench-load.sh
 
 bench-quick: build
-	$(GO) run ./cmd/guide-bench --quick
+	$(GO) run ./tools/cmd/guide-bench --quick
 	DURATION=10s scripts/bench-load.sh
 
 clean:

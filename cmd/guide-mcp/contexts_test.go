@@ -331,7 +331,7 @@ func TestStatusAndNotReady(t *testing.T) {
 func TestAnalyzeBeforeReady(t *testing.T) {
 	nats := testkit.NATSListening(t)
 	root := testkit.CopyTree(t, "../../testdata/contexts")
-	reconcile(t, nats.ClientURL(), root)
+	reconcileTree(t, nats.ClientURL(), root)
 	g := &gate{}
 	m := inProcessWith(t, []projection.Projection{g}, "--nats", nats.ClientURL(), "--project", "sample", "--data", t.TempDir(), "--http", "127.0.0.1:0")
 	a := sessionClient(t, m)
@@ -376,7 +376,7 @@ func TestAnalyzeBeforeReady(t *testing.T) {
 func TestAbandonedSessionDocuments(t *testing.T) {
 	nats := testkit.NATSListening(t)
 	root := testkit.CopyTree(t, "../../testdata/contexts")
-	reconcile(t, nats.ClientURL(), root)
+	reconcileTree(t, nats.ClientURL(), root)
 	s := &events.Stream{Conn: testkit.NATSClient(t, nats.ClientURL())}
 	testkit.NoErr(t, s.Open(testkit.Context(t)), "stream")
 	for name, age := range map[string]time.Duration{"old.md": 48 * time.Hour, "young.md": time.Minute} {

@@ -22,15 +22,16 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/guide/guide/internal/broker"
-	"github.com/guide/guide/internal/config"
+	"github.com/guide/guide/internal/datadir"
 	"github.com/guide/guide/internal/events"
 	"github.com/guide/guide/internal/httpserve"
 	"github.com/guide/guide/internal/index"
-	"github.com/guide/guide/internal/indexer"
+	"github.com/guide/guide/internal/logging"
 	"github.com/guide/guide/internal/mcpserver"
 	"github.com/guide/guide/internal/metrics"
 	"github.com/guide/guide/internal/projection"
 	"github.com/guide/guide/internal/query"
+	"github.com/guide/guide/internal/reconcile"
 	"github.com/guide/guide/internal/session"
 )
 
@@ -122,7 +123,7 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.StringVar(&m.ToolPrefix, "tool-prefix", os.Getenv("MCP_TOOL_PREFIX"), "prefix for every tool name, e.g. \"guide_\" (default: $MCP_TOOL_PREFIX, else none)")
 	fs.StringVar(&m.NATSURL, "nats", "", "follow the stream on this NATS server (comma-separated URLs)")
 	fs.StringVar(&m.Project, "project", "", "project to serve (default: the root's base name, or the only project on the stream)")
-	fs.StringVar(&m.DataDir, "data", "", "where the projections live (default: "+filepath.Join(config.DataHome(), "<project>")+")")
+	fs.StringVar(&m.DataDir, "data", "", "where the projections live (default: "+filepath.Join(datadir.DataHome(), "<project>")+")")
 	fs.StringVar(&m.HTTPAddr, "http", "", "serve Streamable HTTP on this address (endpoint /mcp) instead of stdio, e.g. 127.0.0.1:8080")
 	fs.DurationVar(&m.Interval, "interval", 0, "all-in-one: time between safety rescans (default 5m)")
 	fs.Func("ignore", "all-in-one: leave out paths matching this .gitignore-style rule (repeatable)", func(v string) error {
@@ -163,12 +164,12 @@ func (m *Main) ParseFlags(args []string) error {
 			return fmt.Errorf("--root %s: not a directory", m.Root)
 		}
 		if m.Project == "" {
-			m.Project = config.ProjectName(m.Root)
+			m.Project = datadir.ProjectName(m.Root)
 		}
 	}
 	var err error
 	if m.Logger == nil {
-		m.Logger, err = config.Logger(m.LogLevel)
+		m.Logger, err = logging.New(m.LogLevel)
 	}
 	return err
 }
@@ -177,7 +178,7 @@ func (m *Main) dataDir() string {
 	if m.DataDir != "" {
 		return m.DataDir
 	}
-	return filepath.Join(config.DataHome(), m.Project)
+	return filepath.Join(datadir.DataHome(), m.Project)
 }
 
 // Run serves until ctx ends or, on stdio, until the client closes its end.
@@ -317,8 +318,8 @@ func (m *Main) follow(ctx context.Context) error {
 		}
 	})
 	if m.Root != "" {
-		x := &indexer.Indexer{Root: m.Root, Project: m.Project, Stream: m.stream, Interval: m.Interval,
-			Ignore: m.Ignore, ConfigFile: m.Config, Logger: m.Logger, Skip: config.SkipInside(m.Root, m.dataDir())}
+		x := &reconcile.Indexer{Root: m.Root, Project: m.Project, Stream: m.stream, Interval: m.Interval,
+			Ignore: m.Ignore, ConfigFile: m.Config, Logger: m.Logger, Skip: datadir.SkipInside(m.Root, m.dataDir())}
 		wg.Go(func() {
 			if err := x.Run(ctx); err != nil {
 				m.Logger.Error("indexer stopped", "err", err)

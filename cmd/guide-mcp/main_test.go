@@ -13,7 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/guide/guide/internal/events"
-	"github.com/guide/guide/internal/indexer"
+	"github.com/guide/guide/internal/reconcile"
 	"github.com/guide/guide/internal/testkit"
 )
 
@@ -81,12 +81,12 @@ func httpClient(t *testing.T, m *Main) *client.Client {
 	return c
 }
 
-func reconcile(t *testing.T, url, root string) indexer.Summary {
+func reconcileTree(t *testing.T, url, root string) reconcile.Summary {
 	t.Helper()
 	b := testkit.NATSClient(t, url)
 	s := &events.Stream{Conn: b}
 	testkit.NoErr(t, s.Open(testkit.Context(t)), "stream")
-	x := &indexer.Indexer{Root: root, Project: "sample", Stream: s, Logger: testkit.Logger()}
+	x := &reconcile.Indexer{Root: root, Project: "sample", Stream: s, Logger: testkit.Logger()}
 	sum, err := x.Reconcile(testkit.Context(t))
 	testkit.NoErr(t, err, "reconcile")
 	return sum
@@ -98,7 +98,7 @@ func TestSplitModeOverStdio(t *testing.T) {
 	nats := testkit.NATSListening(t)
 	root := testkit.CopyTree(t, "../../testdata/sample")
 	testkit.WriteFile(t, root, "deep/a/b/c/d/e/f/g/h.md", "below the depth limit of one tree call")
-	reconcile(t, nats.ClientURL(), root)
+	reconcileTree(t, nats.ClientURL(), root)
 
 	c := stdioClient(t, "--nats", nats.ClientURL(), "--data", t.TempDir())
 	st := testkit.WaitCaughtUp(t, c)
@@ -108,7 +108,7 @@ func TestSplitModeOverStdio(t *testing.T) {
 	// A change reaches the running query process.
 	testkit.WriteFile(t, root, "Characters/Elara.md", "rewritten")
 	testkit.NoErr(t, os.Remove(filepath.Join(root, "README.md")), "remove")
-	reconcile(t, nats.ClientURL(), root)
+	reconcileTree(t, nats.ClientURL(), root)
 	testkit.EventuallyMatchesDisk(t, c, root, 10*time.Second)
 }
 
@@ -172,7 +172,7 @@ func TestHTTP(t *testing.T) {
 func TestRestartResumesFromCheckpoint(t *testing.T) {
 	nats := testkit.NATSListening(t)
 	root := testkit.CopyTree(t, "../../testdata/sample")
-	first := reconcile(t, nats.ClientURL(), root)
+	first := reconcileTree(t, nats.ClientURL(), root)
 	data := t.TempDir()
 
 	start := func() (*Main, *client.Client, context.CancelFunc, chan error) {
@@ -196,7 +196,7 @@ func TestRestartResumesFromCheckpoint(t *testing.T) {
 	testkit.WriteFile(t, root, "Characters/Elara.md", "changed while the query process was down")
 	testkit.WriteFile(t, root, "Plot/new.md", "new")
 	testkit.NoErr(t, os.RemoveAll(filepath.Join(root, "Worldbuilding")), "remove folder")
-	reconcile(t, nats.ClientURL(), root)
+	reconcileTree(t, nats.ClientURL(), root)
 
 	m, c, cancel, done = start()
 	defer func() { cancel(); <-done; m.Close() }()
@@ -210,7 +210,7 @@ func TestRestartResumesFromCheckpoint(t *testing.T) {
 func TestDeletedDataDirRebuilds(t *testing.T) {
 	nats := testkit.NATSListening(t)
 	root := testkit.CopyTree(t, "../../testdata/sample")
-	reconcile(t, nats.ClientURL(), root)
+	reconcileTree(t, nats.ClientURL(), root)
 	data := t.TempDir()
 	c := stdioClient(t, "--nats", nats.ClientURL(), "--data", data)
 	testkit.WaitCaughtUp(t, c)
@@ -226,7 +226,7 @@ func TestDeletedDataDirRebuilds(t *testing.T) {
 func TestNewStreamRebuildsProjections(t *testing.T) {
 	nats := testkit.NATSListening(t)
 	root := testkit.CopyTree(t, "../../testdata/sample")
-	reconcile(t, nats.ClientURL(), root)
+	reconcileTree(t, nats.ClientURL(), root)
 	data := t.TempDir()
 	c := stdioClient(t, "--nats", nats.ClientURL(), "--data", data)
 	testkit.WaitCaughtUp(t, c)
@@ -237,7 +237,7 @@ func TestNewStreamRebuildsProjections(t *testing.T) {
 	testkit.NoErr(t, s.JS.DeleteStream(testkit.Context(t), s.Name), "delete stream")
 	other := testkit.CopyTree(t, "../../testdata/sample")
 	testkit.NoErr(t, os.RemoveAll(filepath.Join(other, "Characters")), "trim")
-	reconcile(t, nats.ClientURL(), other)
+	reconcileTree(t, nats.ClientURL(), other)
 
 	c = stdioClient(t, "--nats", nats.ClientURL(), "--data", data)
 	testkit.WaitCaughtUp(t, c)

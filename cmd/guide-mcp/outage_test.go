@@ -20,7 +20,7 @@ func TestNATSOutage(t *testing.T) {
 	}
 	nats := start()
 	root := testkit.CopyTree(t, "../../testdata/sample")
-	reconcile(t, nats.ClientURL(), root)
+	reconcileTree(t, nats.ClientURL(), root)
 	m := inProcess(t, "--nats", nats.ClientURL(), "--data", t.TempDir(), "--http", "127.0.0.1:0")
 	c := httpClient(t, m)
 	testkit.WaitCaughtUp(t, c)
@@ -38,7 +38,7 @@ func TestNATSOutage(t *testing.T) {
 	nats = start()
 	defer nats.Close()
 	testkit.WriteFile(t, root, "Characters/Elara.md", "written after the outage")
-	reconcile(t, nats.ClientURL(), root)
+	reconcileTree(t, nats.ClientURL(), root)
 	testkit.EventuallyMatchesDisk(t, c, root, 30*time.Second)
 	if st := testkit.ReadStatus(t, c); st.StreamError != "" {
 		t.Errorf("status still reports an error after recovery: %q", st.StreamError)

@@ -34,7 +34,7 @@ func answers(t *testing.T, c *client.Client, root string) string {
 func TestReplicasConverge(t *testing.T) {
 	nats := testkit.NATSListening(t)
 	root := testkit.CopyTree(t, "../../testdata/sample")
-	reconcile(t, nats.ClientURL(), root)
+	reconcileTree(t, nats.ClientURL(), root)
 	var clients []*client.Client
 	for range 3 {
 		m := inProcess(t, "--nats", nats.ClientURL(), "--data", t.TempDir(), "--http", "127.0.0.1:0")
@@ -45,7 +45,7 @@ func TestReplicasConverge(t *testing.T) {
 	testkit.WriteFile(t, root, "Characters/Elara.md", "changed for every replica")
 	testkit.WriteFile(t, root, "Plot/Act 3/finale.md", "# Finale")
 	testkit.NoErr(t, os.Remove(filepath.Join(root, "README.md")), "remove")
-	reconcile(t, nats.ClientURL(), root)
+	reconcileTree(t, nats.ClientURL(), root)
 	var first string
 	for i, c := range clients {
 		testkit.EventuallyMatchesDisk(t, c, root, 20*time.Second)
@@ -64,7 +64,7 @@ func TestReplicasConverge(t *testing.T) {
 func TestReplicaBehindReportsLag(t *testing.T) {
 	ns := testkit.NATSListening(t)
 	root := testkit.CopyTree(t, "../../testdata/sample")
-	reconcile(t, ns.ClientURL(), root)
+	reconcileTree(t, ns.ClientURL(), root)
 	m := inProcess(t, "--nats", ns.ClientURL(), "--data", t.TempDir(), "--http", "127.0.0.1:0", "--project", "sample")
 	c := httpClient(t, m)
 	before := testkit.WaitCaughtUp(t, c)
@@ -79,7 +79,7 @@ func TestReplicaBehindReportsLag(t *testing.T) {
 	for i := range 5 {
 		testkit.WriteFile(t, root, fmt.Sprintf("later-%d.md", i), "written after the replica stopped")
 	}
-	sum := reconcile(t, ns.ClientURL(), root)
+	sum := reconcileTree(t, ns.ClientURL(), root)
 
 	deadline := time.Now().Add(30 * time.Second)
 	for {

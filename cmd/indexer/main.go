@@ -18,9 +18,10 @@ import (
 	"time"
 
 	"github.com/guide/guide/internal/broker"
-	"github.com/guide/guide/internal/config"
+	"github.com/guide/guide/internal/datadir"
 	"github.com/guide/guide/internal/events"
-	"github.com/guide/guide/internal/indexer"
+	"github.com/guide/guide/internal/logging"
+	"github.com/guide/guide/internal/reconcile"
 )
 
 // Exit codes, documented in the README.
@@ -94,7 +95,7 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.StringVar(&m.Config, "config", "", "project configuration file (default: guide.yaml at the root, if present)")
 	fs.StringVar(&m.Project, "project", "", "project name (default: the root's base name)")
 	fs.StringVar(&m.NATSURL, "nats", "", "NATS server URL(s), comma-separated; empty: run an embedded server")
-	fs.StringVar(&m.DataDir, "data", "", "embedded server's JetStream directory (default: "+filepath.Join(config.DataHome(), "<project>", "nats")+")")
+	fs.StringVar(&m.DataDir, "data", "", "embedded server's JetStream directory (default: "+filepath.Join(datadir.DataHome(), "<project>", "nats")+")")
 	fs.StringVar(&m.Listen, "listen", "127.0.0.1:4222", "embedded server's listen address; \"\" for in-process only")
 	fs.BoolVar(&m.Once, "once", false, "scan and reconcile once, wait for every ack, print a summary and exit")
 	fs.BoolVar(&m.JSON, "json", false, "with --once: print the summary as JSON")
@@ -125,14 +126,14 @@ func (m *Main) ParseFlags(args []string) error {
 		return fmt.Errorf("--root %s: not a directory", m.Root)
 	}
 	if m.Project == "" {
-		m.Project = config.ProjectName(m.Root)
+		m.Project = datadir.ProjectName(m.Root)
 	}
 	if m.DataDir == "" {
-		m.DataDir = filepath.Join(config.DataHome(), m.Project, "nats")
+		m.DataDir = filepath.Join(datadir.DataHome(), m.Project, "nats")
 	}
 	var err error
 	if m.Logger == nil {
-		m.Logger, err = config.Logger(m.LogLevel)
+		m.Logger, err = logging.New(m.LogLevel)
 	}
 	return err
 }
@@ -164,9 +165,9 @@ func (m *Main) Run(ctx context.Context) int {
 		m.Logger.Error("cannot open the stream", "err", err)
 		return ExitNATS
 	}
-	x := &indexer.Indexer{Root: m.Root, Project: m.Project, Stream: m.stream, MaxSize: m.MaxSize,
+	x := &reconcile.Indexer{Root: m.Root, Project: m.Project, Stream: m.stream, MaxSize: m.MaxSize,
 		Interval: m.Interval, NoWatch: m.NoWatch, Ignore: m.Ignore, ConfigFile: m.Config, Logger: m.Logger,
-		Skip: config.SkipInside(m.Root, m.DataDir), Progress: progressBar(os.Stderr)}
+		Skip: datadir.SkipInside(m.Root, m.DataDir), Progress: progressBar(os.Stderr)}
 	if !m.Once {
 		m.Logger.Info("indexing", "root", m.Root, "project", m.Project, "interval", m.Interval)
 		if err := x.Run(ctx); err != nil {
@@ -178,7 +179,7 @@ func (m *Main) Run(ctx context.Context) int {
 	sum, err := x.Reconcile(ctx)
 	if m.JSON {
 		out := struct {
-			indexer.Summary
+			reconcile.Summary
 			Project string `json:"project"`
 			Error   string `json:"error,omitempty"`
 		}{Summary: sum, Project: m.Project}
@@ -204,14 +205,14 @@ func (m *Main) Run(ctx context.Context) int {
 
 // progressBar draws the first scan's progress on a terminal; elsewhere it draws nothing
 // and the summary line says it all.
-func progressBar(f *os.File) func(indexer.Progress) {
+func progressBar(f *os.File) func(reconcile.Progress) {
 	st, err := f.Stat()
 	if err != nil || st.Mode()&os.ModeCharDevice == 0 {
 		return nil
 	}
 	start := time.Now()
 	finished := false
-	return func(p indexer.Progress) {
+	return func(p reconcile.Progress) {
 		if finished {
 			return
 		}

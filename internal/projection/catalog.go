@@ -19,7 +19,7 @@ import (
 	bolterrors "go.etcd.io/bbolt/errors"
 
 	"github.com/guide/guide/internal/events"
-	"github.com/guide/guide/internal/project"
+	"github.com/guide/guide/internal/guideyaml"
 )
 
 // catalogFormat changes whenever the stored layout or the derivation of a record changes;
@@ -74,7 +74,7 @@ type Catalog struct {
 	state    State
 	// config is the project configuration in force; nil for the default, derived from
 	// the tree on read.
-	config *project.Config
+	config *guideyaml.Config
 
 	// Writer-only: how many documents reference each content hash, and hashes no longer
 	// referenced, deleted by the next batch (a reader of the previous state may still
@@ -211,7 +211,7 @@ func (c *Catalog) load() error {
 			c.state.Scan, c.state.ScanSeq = s.Scan, s.Seq
 		}
 		if v := st.Get(keyConfig); v != nil {
-			cfg, err := project.Decode(v)
+			cfg, err := guideyaml.Decode(v)
 			if err != nil {
 				return fmt.Errorf("config state: %w", err)
 			}
@@ -417,7 +417,7 @@ func (c *Catalog) Apply(b events.Batch) error {
 	changes := make(map[events.DocKey]change)
 	order := make([]events.DocKey, 0, len(b.Events))
 	scan, scanSeq := c.state.Scan, c.state.ScanSeq
-	var cfg *project.Config
+	var cfg *guideyaml.Config
 	var cfgRaw []byte
 	cfgChanged := false
 	for i := range b.Events {
@@ -456,7 +456,7 @@ func (c *Catalog) Apply(b events.Batch) error {
 		case events.OpScanEnd:
 			scan, scanSeq = e.Scan, e.Seq
 		case events.OpConfig:
-			next, err := project.Decode(e.Config)
+			next, err := guideyaml.Decode(e.Config)
 			if err != nil {
 				// The indexer validated it; a body this program cannot read keeps the
 				// last good configuration, as a broken file does.
@@ -577,7 +577,7 @@ func (c *Catalog) Apply(b events.Batch) error {
 }
 
 // setConfig installs the configuration in force; the caller holds mu or owns c.
-func (c *Catalog) setConfig(cfg *project.Config) {
+func (c *Catalog) setConfig(cfg *guideyaml.Config) {
 	c.config = cfg
 	c.state.ConfigSource = ""
 	if cfg != nil {
@@ -622,7 +622,7 @@ func (s *Snapshot) Folder(p string) (*Folder, bool) {
 
 // Config is the project configuration in force: the last config event's, or the default
 // derived from the tree's top-level folders when there is none.
-func (s *Snapshot) Config() *project.Config {
+func (s *Snapshot) Config() *guideyaml.Config {
 	if s.c.config != nil {
 		return s.c.config
 	}
@@ -630,7 +630,7 @@ func (s *Snapshot) Config() *project.Config {
 	for _, f := range s.c.tree.root.Folders() {
 		top = append(top, f.Name())
 	}
-	return project.Default(top)
+	return guideyaml.Default(top)
 }
 
 // SessionDocument returns the document name attached to the session token.

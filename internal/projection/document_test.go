@@ -9,9 +9,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/guide/guide/internal/corpus"
 	"github.com/guide/guide/internal/projection"
 	"github.com/guide/guide/internal/testkit"
+	"github.com/guide/guide/tools/corpus"
 )
 
 // countWordsReference is CountWords as first written, rune by rune through the Unicode

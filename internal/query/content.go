@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/guide/guide/internal/glob"
-	"github.com/guide/guide/internal/project"
+	"github.com/guide/guide/internal/guideyaml"
 	"github.com/guide/guide/internal/projection"
 )
 
@@ -305,7 +305,7 @@ func preferDocuments(found []*projection.Document, seen map[string]bool) []*proj
 	return out
 }
 
-func resolveName(cfg *project.Config, req ContentRequest) (cats []string, collection string, qerr *Error) {
+func resolveName(cfg *guideyaml.Config, req ContentRequest) (cats []string, collection string, qerr *Error) {
 	name := req.Name
 	if req.Kind != CollectionOnly {
 		if _, ok := cfg.Categories[name]; ok {
@@ -340,7 +340,7 @@ func listOrNone(names []string) string {
 	return strings.Join(names, ", ")
 }
 
-func noMatches(cfg *project.Config, req ContentRequest, cats []string, collection string) *Error {
+func noMatches(cfg *guideyaml.Config, req ContentRequest, cats []string, collection string) *Error {
 	where := fmt.Sprintf("category '%s'", cats[0])
 	if collection != "" {
 		where = fmt.Sprintf("collection '%s' (categories %s)", collection, listOrNone(cats))
@@ -361,7 +361,7 @@ type builder struct {
 	s          *projection.Snapshot
 	req        ContentRequest
 	lim        Limits
-	cfg        *project.Config
+	cfg        *guideyaml.Config
 	collection string
 }
 

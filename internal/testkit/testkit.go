@@ -26,9 +26,9 @@ import (
 	"github.com/guide/guide/internal/events"
 	"github.com/guide/guide/internal/ignore"
 	"github.com/guide/guide/internal/index"
-	"github.com/guide/guide/internal/indexer"
 	"github.com/guide/guide/internal/mcpserver"
 	"github.com/guide/guide/internal/projection"
+	"github.com/guide/guide/internal/reconcile"
 )
 
 // Logger is a logger for tests: warnings and errors only, on stderr.
@@ -163,7 +163,7 @@ type Pipeline struct {
 	DataDir string
 	Broker  *broker.Broker
 	Stream  *events.Stream
-	Indexer *indexer.Indexer
+	Indexer *reconcile.Indexer
 	Catalog *projection.Catalog
 	Index   *index.Index
 	Runner  *projection.Runner
@@ -191,7 +191,7 @@ func NewPipeline(t testing.TB, b *broker.Broker, root, dataDir string, configure
 		dataDir = t.TempDir()
 	}
 	p := &Pipeline{Root: root, Project: "test", DataDir: dataDir, Broker: b, Stream: Stream(t, b), t: t}
-	p.Indexer = &indexer.Indexer{Root: root, Project: p.Project, Stream: p.Stream, Logger: Logger()}
+	p.Indexer = &reconcile.Indexer{Root: root, Project: p.Project, Stream: p.Stream, Logger: Logger()}
 	p.Configure = func(s *mcpserver.Server) {
 		for _, c := range configure {
 			c(s)
@@ -263,7 +263,7 @@ func (p *Pipeline) Watch() {
 }
 
 // Reconcile runs the indexer once and waits until the catalog has applied what it published.
-func (p *Pipeline) Reconcile() indexer.Summary {
+func (p *Pipeline) Reconcile() reconcile.Summary {
 	t := p.t
 	t.Helper()
 	sum, err := p.Indexer.Reconcile(Context(t))

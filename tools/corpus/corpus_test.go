@@ -9,8 +9,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/guide/guide/internal/corpus"
 	"github.com/guide/guide/internal/testkit"
+	"github.com/guide/guide/tools/corpus"
 )
 
 // digest maps every file of a tree to the hash of its bytes.

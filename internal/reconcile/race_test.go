@@ -1,5 +1,5 @@
 //go:build race
 
-package indexer_test
+package reconcile_test
 
 const raceEnabled = true

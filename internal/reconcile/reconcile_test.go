@@ -1,4 +1,4 @@
-package indexer_test
+package reconcile_test
 
 import (
 	"net"
@@ -8,14 +8,14 @@ import (
 	"testing"
 
 	"github.com/guide/guide/internal/events"
-	"github.com/guide/guide/internal/indexer"
+	"github.com/guide/guide/internal/reconcile"
 	"github.com/guide/guide/internal/testkit"
 )
 
-func newIndexer(t *testing.T, root string) (*indexer.Indexer, *events.Stream) {
+func newIndexer(t *testing.T, root string) (*reconcile.Indexer, *events.Stream) {
 	t.Helper()
 	s := testkit.Stream(t, testkit.NATS(t))
-	return &indexer.Indexer{Root: root, Project: "p", Stream: s, Logger: testkit.Logger()}, s
+	return &reconcile.Indexer{Root: root, Project: "p", Stream: s, Logger: testkit.Logger()}, s
 }
 
 func TestReconcile(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/guide/guide/internal/httpserve"
-	"github.com/guide/guide/internal/load"
+	"github.com/guide/guide/tools/load"
 )
 
 func main() {

@@ -10,7 +10,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/guide/guide/internal/corpus"
+	"github.com/guide/guide/tools/corpus"
 )
 
 // Corpus is a tree the harness measures.

@@ -17,10 +17,11 @@ import (
 	"time"
 
 	"github.com/guide/guide/internal/broker"
-	"github.com/guide/guide/internal/config"
+	"github.com/guide/guide/internal/datadir"
 	"github.com/guide/guide/internal/events"
-	"github.com/guide/guide/internal/indexer"
+	"github.com/guide/guide/internal/logging"
 	"github.com/guide/guide/internal/projection"
+	"github.com/guide/guide/internal/reconcile"
 )
 
 // IndexRun is one way of going through a whole tree, timed.
@@ -143,7 +144,7 @@ func coldInProcess(ctx context.Context, c *Corpus, data, cpuprofile string) (Ind
 	if err := os.RemoveAll(data); err != nil {
 		return r, err
 	}
-	logger, _ := config.Logger("warn")
+	logger, _ := logging.New("warn")
 	if cpuprofile != "" {
 		f, err := os.Create(cpuprofile)
 		if err != nil {
@@ -172,13 +173,13 @@ func coldInProcess(ctx context.Context, c *Corpus, data, cpuprofile string) (Ind
 		return r, err
 	}
 	defer cat.Close()
-	project := config.ProjectName(c.Root)
+	project := datadir.ProjectName(c.Root)
 	run := &projection.Runner{Stream: s, Project: project, Projections: []projection.Projection{cat}, Logger: logger}
 	rctx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() { defer close(done); _ = run.Run(rctx) }()
 	defer func() { stop(); <-done }()
-	x := &indexer.Indexer{Root: c.Root, Project: project, Stream: s, Logger: logger}
+	x := &reconcile.Indexer{Root: c.Root, Project: project, Stream: s, Logger: logger}
 	sum, err := x.Reconcile(ctx)
 	if err != nil {
 		return r, err

@@ -1,9 +1,8 @@
-// Package config holds what the binaries share about where things live and how they log.
-package config
+// Package datadir says where guide keeps a project's state on this machine, and keeps the
+// indexer out of that state when it lies inside the content root.
+package datadir
 
 import (
-	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,15 +28,6 @@ func ProjectName(root string) string {
 		return filepath.Base(root)
 	}
 	return filepath.Base(abs)
-}
-
-// Logger returns a structured logger on stderr at the named level.
-func Logger(level string) (*slog.Logger, error) {
-	var l slog.Level
-	if err := l.UnmarshalText([]byte(strings.ToUpper(level))); err != nil {
-		return nil, fmt.Errorf("log level %q: want debug, info, warn or error", level)
-	}
-	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: l})), nil
 }
 
 // SkipInside returns a Skip rule that keeps an indexer out of data, its own data directory,

@@ -1,4 +1,4 @@
-package indexer_test
+package reconcile_test
 
 import (
 	"context"

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"unicode"
 
-	"github.com/guide/guide/internal/corpus"
+	"github.com/guide/guide/tools/corpus"
 )
 
 func TestParseScenarios(t *testing.T) {

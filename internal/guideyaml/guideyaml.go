@@ -1,7 +1,7 @@
-// Package project is the vocabulary of a project's configuration, guide.yaml: categories
+// Package guideyaml is the vocabulary of a project's configuration, guide.yaml: categories
 // (a folder and default patterns) and collections (named groups of categories). It parses
 // and validates the file, and derives the default used when there is none.
-package project
+package guideyaml
 
 import (
 	"bytes"

@@ -17,7 +17,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/guide/guide/internal/bench"
+	"github.com/guide/guide/tools/bench"
 )
 
 // Main is the benchmark program.

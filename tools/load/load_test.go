@@ -8,8 +8,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/guide/guide/internal/load"
 	"github.com/guide/guide/internal/testkit"
+	"github.com/guide/guide/tools/load"
 )
 
 func TestParseMix(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/guide/guide/internal/corpus"
+	"github.com/guide/guide/tools/corpus"
 )
 
 // Main is the corpus program.

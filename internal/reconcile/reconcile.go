@@ -1,7 +1,7 @@
-// Package indexer turns a content tree into events: it scans the tree, compares it with
+// Package reconcile turns a content tree into events: it scans the tree, compares it with
 // what the stream says, and publishes only the differences; then it watches the tree and
 // does the same for every path the watcher says may have changed.
-package indexer
+package reconcile
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package indexer
+package reconcile
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/guide/guide/internal/events"
-	"github.com/guide/guide/internal/project"
+	"github.com/guide/guide/internal/guideyaml"
 )
 
 // configFile returns the configuration file to read, the name it is published under,
@@ -16,7 +16,7 @@ import (
 // guide.yaml means the default).
 func (x *Indexer) configFile() (file, source string, explicit bool) {
 	if x.ConfigFile == "" {
-		return filepath.Join(x.root, project.FileName), project.FileName, false
+		return filepath.Join(x.root, guideyaml.FileName), guideyaml.FileName, false
 	}
 	abs, err := filepath.Abs(x.ConfigFile)
 	if err != nil {
@@ -29,8 +29,8 @@ func (x *Indexer) configFile() (file, source string, explicit bool) {
 }
 
 // LoadConfig reads and validates the project configuration. It returns nil and no error
-// when there is no guide.yaml (the default applies). A *project.Error names file and line.
-func (x *Indexer) LoadConfig() (*project.Config, error) {
+// when there is no guide.yaml (the default applies). A *guideyaml.Error names file and line.
+func (x *Indexer) LoadConfig() (*guideyaml.Config, error) {
 	if x.root == "" {
 		if err := x.init(); err != nil {
 			return nil, err
@@ -42,9 +42,9 @@ func (x *Indexer) LoadConfig() (*project.Config, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, &project.Error{File: source, Problem: err.Error()}
+		return nil, &guideyaml.Error{File: source, Problem: err.Error()}
 	}
-	return project.Parse(source, b)
+	return guideyaml.Parse(source, b)
 }
 
 // reconcileConfig publishes the configuration when it differs from the stream's latest.
@@ -69,7 +69,7 @@ func (x *Indexer) reconcileConfig(ctx context.Context, pub *events.Publisher, su
 			sum.Config = "default"
 			return nil
 		}
-		cfg = &project.Config{Categories: map[string]*project.Category{}, Collections: map[string]*project.Collection{}}
+		cfg = &guideyaml.Config{Categories: map[string]*guideyaml.Category{}, Collections: map[string]*guideyaml.Collection{}}
 	}
 	body := cfg.Canonical()
 	if found && latest.Hash == events.HashContent(body) {
