@@ -194,6 +194,7 @@ func (cp *compiledPattern) walk(s *projection.Snapshot, f *projection.Folder, i 
 	}
 }
 
+// eachDoc calls fn for every document in f and below it, in path order.
 func eachDoc(f *projection.Folder, fn func(*projection.Document)) {
 	for _, d := range f.Docs() {
 		fn(d)

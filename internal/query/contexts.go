@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/guide/guide/internal/events"
+	"github.com/guide/guide/internal/index"
 	"github.com/guide/guide/internal/projection"
 )
 
@@ -134,8 +135,9 @@ func parentDir(p string) string {
 	return ""
 }
 
-// ancestors returns the folders that contain folder, nearest first, ending with the root.
-func ancestors(folder string) []string {
+// enclosingFolders returns the folders that contain folder, nearest first, ending with the
+// root ("" itself has none). index.Ancestors differs: a document's folders, root left out.
+func enclosingFolders(folder string) []string {
 	var out []string
 	for folder != "" {
 		folder = parentDir(folder)
@@ -164,35 +166,16 @@ func (sc Scope) Name() string {
 	return "focus"
 }
 
-// SearchFilter is a Scope in the terms of a full-text index: a document matches when it is
-// a session document of Session, or a tree document below Subtree ("" is the whole tree,
-// unless None) or directly in one of DirectIn. An index keeps, per document, its session
-// token ("" for the tree), its folder ancestors and its folder; see Match.
-type SearchFilter struct {
-	Session  string   // the session whose documents match; "" for none
-	Subtree  string   // tree documents at any depth below this folder match
-	DirectIn []string // tree documents directly in these folders match too
-}
-
-// Filter returns the scope as a SearchFilter.
-func (sc Scope) Filter() SearchFilter {
+// Filter returns the scope in the terms of the full-text index, whose Match also says
+// which documents the scope admits.
+func (sc Scope) Filter() index.Scope {
 	switch {
 	case sc.Folder != "": // the narrower request wins over scope "all"
-		return SearchFilter{Subtree: sc.Folder}
+		return index.Scope{Subtree: sc.Folder}
 	case sc.All:
-		return SearchFilter{Session: sc.Session}
+		return index.Scope{Session: sc.Session}
 	}
-	return SearchFilter{Session: sc.Session, Subtree: sc.Focus, DirectIn: ancestors(sc.Focus)}
-}
-
-// Match reports whether the filter admits a document: session is its session token (""
-// for a document of the tree), docPath its path (a session document's file name).
-func (f SearchFilter) Match(session, docPath string) bool {
-	if session != "" {
-		return f.Session != "" && session == f.Session
-	}
-	dir := parentDir(docPath)
-	return below(dir, f.Subtree) || slices.Contains(f.DirectIn, dir)
+	return index.Scope{Session: sc.Session, Subtree: sc.Focus, DirectIn: enclosingFolders(sc.Focus)}
 }
 
 // Annotate says where a hit of a search in this scope comes from: session documents are
@@ -371,14 +354,19 @@ func Available(s *projection.Snapshot, sc Scope, pend Pending) []ListEntry {
 			add(d.Key(), d, sessionOrigin)
 		}
 	}
+	docsBelow := func(folder string) {
+		if f, ok := s.Folder(folder); ok {
+			eachDoc(f, tree)
+		}
+	}
 	switch {
 	case sc.Folder != "": // as in Filter: the narrower request wins over scope "all"
-		walk(s, sc.Folder, tree)
+		docsBelow(sc.Folder)
 	case sc.All:
-		walk(s, "", tree)
+		docsBelow("")
 	default:
-		walk(s, sc.Focus, tree)
-		for _, a := range ancestors(sc.Focus) {
+		docsBelow(sc.Focus)
+		for _, a := range enclosingFolders(sc.Focus) {
 			if f, ok := s.Folder(a); ok {
 				for _, d := range f.Docs() {
 					tree(d)
@@ -431,24 +419,6 @@ func baseName(p string) string {
 		return p[i+1:]
 	}
 	return p
-}
-
-// walk calls fn for every document below folder, in path order.
-func walk(s *projection.Snapshot, folder string, fn func(*projection.Document)) {
-	f, ok := s.Folder(folder)
-	if !ok {
-		return
-	}
-	var rec func(*projection.Folder)
-	rec = func(f *projection.Folder) {
-		for _, d := range f.Docs() {
-			fn(d)
-		}
-		for _, c := range f.Folders() {
-			rec(c)
-		}
-	}
-	rec(f)
 }
 
 // List answers list: the documents of the scope with their origin and status, filtered and

@@ -74,7 +74,7 @@ func Search(ctx context.Context, snap *projection.Snapshot, x *index.Index, a Se
 	if sc := a.Scope; sc != nil {
 		sc.Folder = folder
 		f := sc.Filter()
-		req.Scope = &index.Scope{Session: f.Session, Subtree: f.Subtree, DirectIn: f.DirectIn}
+		req.Scope = &f
 	}
 	res, err := x.Search(ctx, req)
 	if err != nil {
