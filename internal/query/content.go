@@ -223,7 +223,7 @@ func (b *builder) parts(matches []match) (parts []Part, unreadable []string, qer
 		}
 		body, err := b.s.Content(d)
 		if err != nil {
-			return nil, nil, Errorf(ErrIO, "reading %s: %v", d.Path, err)
+			return nil, nil, Internal(ErrIO, err, "reading %s", d.Path)
 		}
 		name := d.Path
 		if d.Template() {

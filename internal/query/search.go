@@ -147,7 +147,7 @@ func searchError(err error) *Error {
 	case errors.Is(err, index.ErrNotOpen):
 		return Errorf(ErrNotReady, "%v", err).WithInstruction("Call search again in a moment; view and tree already answer.")
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return Errorf(ErrIO, "search interrupted: %v", err)
+		return Internal(ErrIO, err, "search interrupted")
 	}
-	return Errorf(ErrIO, "search failed: %v", err)
+	return Internal(ErrIO, err, "search failed")
 }
