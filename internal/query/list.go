@@ -131,35 +131,84 @@ func checkListFilter(f ListFilter) (ListFilter, *Error) {
 // Available collects every document of the scope, with its origin and status, in listing
 // order: session documents, then by context type, then by path.
 func Available(s *projection.Snapshot, sc Scope, pend Pending) []ListEntry {
-	var out []ListEntry
-	seen := map[events.DocKey]bool{}
-	add := func(k events.DocKey, d *projection.Document, o Origin) {
-		status, reason := pend.Status(k, d)
-		if status == "" {
-			return
-		}
-		seen[k] = true
-		e := ListEntry{Origin: o, Path: k.Path, Filename: baseName(k.Path), Status: status, Reason: reason,
-			SummaryAvailable: status == StatusReady}
-		if k.Session != "" {
-			e.Path = SessionPrefix + k.Path
-		}
-		if d != nil {
-			e.Title, e.Words = d.Title, d.Words
-		}
-		out = append(out, e)
-	}
-	tree := func(d *projection.Document) { add(d.Key(), d, sc.Origin(d.Path)) }
-	sessionOrigin := Origin{Type: ContextSession, ID: SessionContextID, InFocus: true}
-
-	if sc.Session != "" && sc.Folder == "" {
+	l := &listing{pend: pend, seen: map[events.DocKey]bool{}}
+	withSession := sc.Session != "" && sc.Folder == ""
+	if withSession {
 		for _, d := range s.SessionDocuments(sc.Session) {
-			add(d.Key(), d, sessionOrigin)
+			l.add(d.Key(), d, sessionOrigin)
 		}
 	}
+	for _, d := range treeDocuments(s, sc) {
+		l.add(d.Key(), d, sc.Origin(d.Path))
+	}
+	// Documents the stream holds and the catalog does not yet: new, still processing.
+	filter := sc.Filter()
+	for k, st := range pend.Events {
+		if l.seen[k] || st.Op != events.OpUpsert || !filter.Match(k.Session, k.Path) {
+			continue
+		}
+		if _, ok := lookup(s, k); ok {
+			continue
+		}
+		o := sessionOrigin
+		if k.Session == "" {
+			o = sc.Origin(k.Path)
+		}
+		l.add(k, nil, o)
+	}
+	if withSession {
+		for name := range pend.Uploading {
+			if k := (events.DocKey{Session: sc.Session, Path: name}); !l.seen[k] {
+				l.add(k, nil, sessionOrigin)
+			}
+		}
+	}
+	slices.SortFunc(l.out, func(a, b ListEntry) int {
+		r := cmp.Compare(contextRank[a.Type], contextRank[b.Type])
+		if r == 0 && a.Type == ContextAncestor {
+			// The nearest ancestor first: the deepest folder.
+			r = -cmp.Compare(strings.Count(a.ID, "/")+len(a.ID), strings.Count(b.ID, "/")+len(b.ID))
+		}
+		return cmp.Or(r, strings.Compare(a.Path, b.Path))
+	})
+	return l.out
+}
+
+// sessionOrigin is where a session's own document comes from.
+var sessionOrigin = Origin{Type: ContextSession, ID: SessionContextID, InFocus: true}
+
+// listing collects the entries of a listing, each document once, with its status; a
+// document without one (deleted, and applied) is left out.
+type listing struct {
+	pend Pending
+	out  []ListEntry
+	seen map[events.DocKey]bool
+}
+
+func (l *listing) add(k events.DocKey, d *projection.Document, o Origin) {
+	status, reason := l.pend.Status(k, d)
+	if status == "" {
+		return
+	}
+	l.seen[k] = true
+	e := ListEntry{Origin: o, Path: k.Path, Filename: baseName(k.Path), Status: status, Reason: reason,
+		SummaryAvailable: status == StatusReady}
+	if k.Session != "" {
+		e.Path = SessionPrefix + k.Path
+	}
+	if d != nil {
+		e.Title, e.Words = d.Title, d.Words
+	}
+	l.out = append(l.out, e)
+}
+
+// treeDocuments returns the catalog's documents of the tree that the scope covers.
+func treeDocuments(s *projection.Snapshot, sc Scope) []*projection.Document {
+	var out []*projection.Document
+	add := func(d *projection.Document) { out = append(out, d) }
 	docsBelow := func(folder string) {
 		if f, ok := s.Folder(folder); ok {
-			eachDoc(f, tree)
+			eachDoc(f, add)
 		}
 	}
 	switch {
@@ -171,42 +220,10 @@ func Available(s *projection.Snapshot, sc Scope, pend Pending) []ListEntry {
 		docsBelow(sc.Focus)
 		for _, a := range enclosingFolders(sc.Focus) {
 			if f, ok := s.Folder(a); ok {
-				for _, d := range f.Docs() {
-					tree(d)
-				}
+				out = append(out, f.Docs()...)
 			}
 		}
 	}
-	// Documents the stream holds and the catalog does not yet: new, still processing.
-	filter := sc.Filter()
-	for k, st := range pend.Events {
-		if seen[k] || st.Op != events.OpUpsert || !filter.Match(k.Session, k.Path) {
-			continue
-		}
-		if _, ok := lookup(s, k); ok {
-			continue
-		}
-		o := sessionOrigin
-		if k.Session == "" {
-			o = sc.Origin(k.Path)
-		}
-		add(k, nil, o)
-	}
-	if sc.Session != "" && sc.Folder == "" {
-		for name := range pend.Uploading {
-			if k := (events.DocKey{Session: sc.Session, Path: name}); !seen[k] {
-				add(k, nil, sessionOrigin)
-			}
-		}
-	}
-	slices.SortFunc(out, func(a, b ListEntry) int {
-		r := cmp.Compare(contextRank[a.Type], contextRank[b.Type])
-		if r == 0 && a.Type == ContextAncestor {
-			// The nearest ancestor first: the deepest folder.
-			r = -cmp.Compare(strings.Count(a.ID, "/")+len(a.ID), strings.Count(b.ID, "/")+len(b.ID))
-		}
-		return cmp.Or(r, strings.Compare(a.Path, b.Path))
-	})
 	return out
 }
 

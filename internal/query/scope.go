@@ -40,7 +40,7 @@ func (sc Scope) Filter() index.Scope {
 // the session's, others are placed relative to the focus.
 func (sc Scope) Annotate(session, docPath string) Origin {
 	if session != "" {
-		return Origin{Type: ContextSession, ID: SessionContextID, InFocus: true}
+		return sessionOrigin
 	}
 	return sc.Origin(docPath)
 }
