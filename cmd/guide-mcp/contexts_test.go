@@ -275,7 +275,7 @@ func TestSessionDocuments(t *testing.T) {
 		eventually(t, func() bool { return len(sessionDocs(t, m, token)) == 0 }, "a's documents deleted")
 		testkit.Equal(t, sessionDocs(t, m, session.Token(b.GetSessionId())), []string{"keep.md"}, "b keeps its own")
 		// The stream keeps only the delete: the content is gone from its history too.
-		e, err := m.stream.LatestSession(testkit.Context(t), m.Project, token, "draft.md")
+		e, err := m.stream.LatestSession(testkit.Context(t), m.project, token, "draft.md")
 		testkit.NoErr(t, err, "latest")
 		testkit.Equal(t, e.Op, events.OpDelete, "last event")
 	})

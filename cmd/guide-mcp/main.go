@@ -39,13 +39,13 @@ import (
 // --token-file is given: secrets come from the environment, not the command line.
 const tokenEnv = "GUIDE_TOKEN"
 
-// Main is the query process.
-type Main struct {
+// Config is every setting of the query process: what the command line gives.
+type Config struct {
 	Root       string
-	Config     string
+	ConfigFile string // guide.yaml, all-in-one; "" for the one at the root
 	ToolPrefix string
 	NATSURL    string
-	Project    string
+	Project    string // "" to learn it from the root, the data directory or the stream
 	DataDir    string
 	HTTPAddr   string
 	Interval   time.Duration
@@ -68,6 +68,25 @@ type Main struct {
 	ReadyMaxLag    uint64
 	ShutdownWait   time.Duration
 	PageSize       int
+}
+
+// DefaultConfig returns the settings of a command line that gives none.
+func DefaultConfig() Config {
+	return Config{
+		ToolPrefix:     os.Getenv("MCP_TOOL_PREFIX"),
+		MaxChars:       query.DefaultLimits.MaxChars,
+		LogLevel:       "info",
+		SessionTTL:     session.DefaultTTL,
+		SessionMaxSize: session.DefaultMaxDocBytes,
+		PageSize:       mcpserver.DefaultPageSize,
+		MaxBody:        httpserve.DefaultMaxBodyBytes,
+		ShutdownWait:   httpserve.DefaultShutdownTimeout,
+	}
+}
+
+// Main is the query process: its settings, what it is wired to, and what it runs.
+type Main struct {
+	Config Config
 
 	Stdin  io.Reader
 	Stdout io.Writer
@@ -80,6 +99,7 @@ type Main struct {
 	// Ready is closed when the server answers: the catalog is open and the MCP server built.
 	Ready chan struct{}
 
+	project  string // the project served: Config.Project, or learnt while starting
 	broker   *broker.Broker
 	stream   *events.Stream
 	catalog  *projection.Catalog
@@ -108,7 +128,9 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := m.Run(ctx)
 	stop()
-	m.Close()
+	if cerr := m.Close(); cerr != nil {
+		m.Logger.Error("guide-mcp: closing", "err", cerr)
+	}
 	if err != nil {
 		m.Logger.Error("guide-mcp stopped", "err", err)
 		os.Exit(1)
@@ -118,67 +140,68 @@ func main() {
 // ParseFlags reads the command line.
 func (m *Main) ParseFlags(args []string) error {
 	fs := flag.NewFlagSet("guide-mcp", flag.ContinueOnError)
-	fs.StringVar(&m.Root, "root", "", "all-in-one: index this content tree in-process, with an embedded NATS server")
-	fs.StringVar(&m.Config, "config", "", "all-in-one: project configuration file (default: guide.yaml at the root, if present)")
-	fs.StringVar(&m.ToolPrefix, "tool-prefix", os.Getenv("MCP_TOOL_PREFIX"), "prefix for every tool name, e.g. \"guide_\" (default: $MCP_TOOL_PREFIX, else none)")
-	fs.StringVar(&m.NATSURL, "nats", "", "follow the stream on this NATS server (comma-separated URLs)")
-	fs.StringVar(&m.Project, "project", "", "project to serve (default: the root's base name, or the only project on the stream)")
-	fs.StringVar(&m.DataDir, "data", "", "where the projections live (default: "+filepath.Join(datadir.DataHome(), "<project>")+")")
-	fs.StringVar(&m.HTTPAddr, "http", "", "serve Streamable HTTP on this address (endpoint /mcp) instead of stdio, e.g. 127.0.0.1:8080")
-	fs.DurationVar(&m.Interval, "interval", 0, "all-in-one: time between safety rescans (default 5m)")
+	c, d := &m.Config, DefaultConfig()
+	fs.StringVar(&c.Root, "root", "", "all-in-one: index this content tree in-process, with an embedded NATS server")
+	fs.StringVar(&c.ConfigFile, "config", "", "all-in-one: project configuration file (default: guide.yaml at the root, if present)")
+	fs.StringVar(&c.ToolPrefix, "tool-prefix", d.ToolPrefix, "prefix for every tool name, e.g. \"guide_\" (default: $MCP_TOOL_PREFIX, else none)")
+	fs.StringVar(&c.NATSURL, "nats", "", "follow the stream on this NATS server (comma-separated URLs)")
+	fs.StringVar(&c.Project, "project", "", "project to serve (default: the root's base name, or the only project on the stream)")
+	fs.StringVar(&c.DataDir, "data", "", "where the projections live (default: "+filepath.Join(datadir.DataHome(), "<project>")+")")
+	fs.StringVar(&c.HTTPAddr, "http", "", "serve Streamable HTTP on this address (endpoint /mcp) instead of stdio, e.g. 127.0.0.1:8080")
+	fs.DurationVar(&c.Interval, "interval", 0, "all-in-one: time between safety rescans (default 5m)")
 	fs.Func("ignore", "all-in-one: leave out paths matching this .gitignore-style rule (repeatable)", func(v string) error {
-		m.Ignore = append(m.Ignore, v)
+		c.Ignore = append(c.Ignore, v)
 		return nil
 	})
-	fs.IntVar(&m.MaxChars, "max-chars", query.DefaultLimits.MaxChars, "largest response, in characters")
-	fs.StringVar(&m.LogLevel, "log-level", "info", "debug, info, warn or error")
-	fs.DurationVar(&m.SessionTTL, "session-ttl", session.DefaultTTL, "how long an idle MCP session keeps its attached documents")
-	fs.Int64Var(&m.SessionMaxSize, "session-max-size", session.DefaultMaxDocBytes, "largest document a session may attach, in bytes")
-	fs.IntVar(&m.PageSize, "page-size", mcpserver.DefaultPageSize, "items per page of tools/list, resources/list and resources/templates/list")
-	m.NATS.Flags(fs)
-	fs.StringVar(&m.TokenFile, "token-file", "", "HTTP: file holding the bearer token clients must send (default: $"+tokenEnv+"); required on a non-loopback address")
+	fs.IntVar(&c.MaxChars, "max-chars", d.MaxChars, "largest response, in characters")
+	fs.StringVar(&c.LogLevel, "log-level", d.LogLevel, "debug, info, warn or error")
+	fs.DurationVar(&c.SessionTTL, "session-ttl", d.SessionTTL, "how long an idle MCP session keeps its attached documents")
+	fs.Int64Var(&c.SessionMaxSize, "session-max-size", d.SessionMaxSize, "largest document a session may attach, in bytes")
+	fs.IntVar(&c.PageSize, "page-size", d.PageSize, "items per page of tools/list, resources/list and resources/templates/list")
+	c.NATS.Flags(fs)
+	fs.StringVar(&c.TokenFile, "token-file", "", "HTTP: file holding the bearer token clients must send (default: $"+tokenEnv+"); required on a non-loopback address")
 	fs.Func("allowed-host", "HTTP: accept this Host header besides loopback names (repeatable; \"*\" for any)", func(v string) error {
-		m.AllowedHosts = append(m.AllowedHosts, v)
+		c.AllowedHosts = append(c.AllowedHosts, v)
 		return nil
 	})
 	fs.Func("allowed-origin", "HTTP: accept browser requests from this Origin, e.g. https://app.example.com (repeatable)", func(v string) error {
-		m.AllowedOrigins = append(m.AllowedOrigins, v)
+		c.AllowedOrigins = append(c.AllowedOrigins, v)
 		return nil
 	})
-	fs.StringVar(&m.TLSCert, "tls-cert", "", "HTTP: serve HTTPS with this certificate (PEM)")
-	fs.StringVar(&m.TLSKey, "tls-key", "", "HTTP: key of --tls-cert (PEM)")
-	fs.Int64Var(&m.MaxBody, "max-body", httpserve.DefaultMaxBodyBytes, "HTTP: largest request body, in bytes")
-	fs.Uint64Var(&m.ReadyMaxLag, "ready-max-lag", 0, "HTTP: /healthz says ready while at most this many events are not yet applied")
-	fs.DurationVar(&m.ShutdownWait, "shutdown-wait", httpserve.DefaultShutdownTimeout, "HTTP: on SIGTERM, how long in-flight calls may take to finish")
+	fs.StringVar(&c.TLSCert, "tls-cert", "", "HTTP: serve HTTPS with this certificate (PEM)")
+	fs.StringVar(&c.TLSKey, "tls-key", "", "HTTP: key of --tls-cert (PEM)")
+	fs.Int64Var(&c.MaxBody, "max-body", d.MaxBody, "HTTP: largest request body, in bytes")
+	fs.Uint64Var(&c.ReadyMaxLag, "ready-max-lag", 0, "HTTP: /healthz says ready while at most this many events are not yet applied")
+	fs.DurationVar(&c.ShutdownWait, "shutdown-wait", d.ShutdownWait, "HTTP: on SIGTERM, how long in-flight calls may take to finish")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	if (m.Root == "") == (m.NATSURL == "") {
+	if (c.Root == "") == (c.NATSURL == "") {
 		return errors.New("give exactly one of --root DIR (all-in-one) or --nats URL (follow a stream)")
 	}
-	if m.Root != "" {
-		if st, err := os.Stat(m.Root); err != nil || !st.IsDir() {
-			return fmt.Errorf("--root %s: not a directory", m.Root)
+	if c.Root != "" {
+		if st, err := os.Stat(c.Root); err != nil || !st.IsDir() {
+			return fmt.Errorf("--root %s: not a directory", c.Root)
 		}
-		if m.Project == "" {
-			m.Project = datadir.ProjectName(m.Root)
+		if c.Project == "" {
+			c.Project = datadir.ProjectName(c.Root)
 		}
 	}
 	var err error
 	if m.Logger == nil {
-		m.Logger, err = logging.New(m.LogLevel)
+		m.Logger, err = logging.New(c.LogLevel)
 	}
 	return err
 }
 
 func (m *Main) dataDir() string {
-	if m.DataDir != "" {
-		return m.DataDir
+	if m.Config.DataDir != "" {
+		return m.Config.DataDir
 	}
-	return filepath.Join(datadir.DataHome(), m.Project)
+	return filepath.Join(datadir.DataHome(), m.project)
 }
 
 // Run serves until ctx ends or, on stdio, until the client closes its end.
@@ -186,13 +209,14 @@ func (m *Main) Run(ctx context.Context) error {
 	if m.Ready == nil {
 		m.Ready = make(chan struct{})
 	}
+	m.project = m.Config.Project
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
 	// The projections answer on their own: open them first and serve at once, and reach
 	// NATS in the background. A restarted query process answers in the time it takes to
 	// load its catalog, however long NATS takes to recover its stream.
-	if m.Project == "" && m.DataDir == "" {
+	if m.project == "" && m.Config.DataDir == "" {
 		if err := m.connect(ctx); err != nil { // the data directory is named after the project
 			return err
 		}
@@ -201,10 +225,10 @@ func (m *Main) Run(ctx context.Context) error {
 	if err := m.catalog.Open(); err != nil {
 		return err
 	}
-	if m.Project == "" {
+	if m.project == "" {
 		// A replica restarting on its data directory serves the project it was built from.
 		if _, p := m.catalog.Identity(); p != "" {
-			m.Project = p
+			m.project = p
 		} else if err := m.connect(ctx); err != nil {
 			return err
 		}
@@ -218,10 +242,10 @@ func (m *Main) Run(ctx context.Context) error {
 	go func() { m.indexOpen <- m.index.Open() }()
 	// In all-in-one mode this is the only query process of the project, so at start every
 	// session document on the stream is one of a session that did not survive the restart.
-	m.sessions = &session.Registry{Project: m.Project, Catalog: m.catalog,
-		TTL: m.SessionTTL, MaxDocBytes: m.SessionMaxSize, Exclusive: m.Root != "", Logger: m.Logger}
-	m.srv = &mcpserver.Server{Project: m.Project, Catalog: m.catalog, Index: m.index, Sessions: m.sessions,
-		Limits: query.Limits{MaxChars: m.MaxChars}, Logger: m.Logger, ToolPrefix: m.ToolPrefix, PageSize: m.PageSize}
+	m.sessions = &session.Registry{Project: m.project, Catalog: m.catalog,
+		TTL: m.Config.SessionTTL, MaxDocBytes: m.Config.SessionMaxSize, Exclusive: m.Config.Root != "", Logger: m.Logger}
+	m.srv = &mcpserver.Server{Project: m.project, Catalog: m.catalog, Index: m.index, Sessions: m.sessions,
+		Limits: query.Limits{MaxChars: m.Config.MaxChars}, Logger: m.Logger, ToolPrefix: m.Config.ToolPrefix, PageSize: m.Config.PageSize}
 	m.mcp = m.srv.New()
 
 	fatal := make(chan error, 1)
@@ -233,11 +257,11 @@ func (m *Main) Run(ctx context.Context) error {
 	})
 
 	served := make(chan error, 1)
-	if m.HTTPAddr != "" {
+	if m.Config.HTTPAddr != "" {
 		go func() { served <- m.serveHTTP(ctx) }()
 	} else {
 		close(m.Ready)
-		m.Logger.Info("serving MCP on stdio", "project", m.Project)
+		m.Logger.Info("serving MCP on stdio", "project", m.project)
 		stdio := server.NewStdioServer(m.mcp)
 		stdio.SetErrorLogger(slog.NewLogLogger(m.Logger.Handler(), slog.LevelError))
 		go func() {
@@ -263,12 +287,12 @@ func (m *Main) connect(ctx context.Context) error {
 	if m.stream != nil {
 		return nil
 	}
-	opts, err := m.NATS.Options()
+	opts, err := m.Config.NATS.Options()
 	if err != nil {
 		return err
 	}
-	b := &broker.Broker{URL: m.NATSURL, Options: opts, Name: "guide-mcp", Logger: m.Logger}
-	if m.Root != "" {
+	b := &broker.Broker{URL: m.Config.NATSURL, Options: opts, Name: "guide-mcp", Logger: m.Logger}
+	if m.Config.Root != "" {
 		b.StoreDir = filepath.Join(m.dataDir(), "nats")
 	}
 	if err := b.Open(); err != nil {
@@ -278,19 +302,19 @@ func (m *Main) connect(ctx context.Context) error {
 	m.mu.Lock()
 	m.broker, m.stream = b, stream
 	m.mu.Unlock()
-	if m.Root != "" {
+	if m.Config.Root != "" {
 		if err := stream.Open(ctx); err != nil {
 			return err
 		}
 	} else if err := m.bind(ctx); err != nil {
 		return err
 	}
-	if m.Project == "" {
+	if m.project == "" {
 		p, err := m.discoverProject(ctx)
 		if err != nil {
 			return err
 		}
-		m.Project = p
+		m.project = p
 	}
 	return nil
 }
@@ -304,7 +328,7 @@ func (m *Main) follow(ctx context.Context) error {
 	if err := <-m.indexOpen; err != nil {
 		return err
 	}
-	runner := &projection.Runner{Stream: m.stream, Project: m.Project,
+	runner := &projection.Runner{Stream: m.stream, Project: m.project,
 		Projections: append([]projection.Projection{m.catalog, m.index}, m.Projections...), Logger: m.Logger}
 	m.mu.Lock()
 	m.runner = runner
@@ -317,9 +341,9 @@ func (m *Main) follow(ctx context.Context) error {
 			m.Logger.Error("projections stopped", "err", err)
 		}
 	})
-	if m.Root != "" {
-		x := &reconcile.Indexer{Root: m.Root, Project: m.Project, Stream: m.stream, Interval: m.Interval,
-			Ignore: m.Ignore, ConfigFile: m.Config, Logger: m.Logger, Skip: datadir.SkipInside(m.Root, m.dataDir())}
+	if m.Config.Root != "" {
+		x := &reconcile.Indexer{Root: m.Config.Root, Project: m.project, Stream: m.stream, Interval: m.Config.Interval,
+			Ignore: m.Config.Ignore, ConfigFile: m.Config.ConfigFile, Logger: m.Logger, Skip: datadir.SkipInside(m.Config.Root, m.dataDir())}
 		wg.Go(func() {
 			if err := x.Run(ctx); err != nil {
 				m.Logger.Error("indexer stopped", "err", err)
@@ -336,20 +360,20 @@ func (m *Main) follow(ctx context.Context) error {
 }
 
 func (m *Main) serveHTTP(ctx context.Context) error {
-	token, err := httpserve.ReadToken(m.TokenFile, tokenEnv)
+	token, err := httpserve.ReadToken(m.Config.TokenFile, tokenEnv)
 	if err != nil {
 		return err
 	}
 	met := metrics.New(func(ctx context.Context) metrics.Freshness {
-		h := m.srv.Health(ctx, m.ReadyMaxLag)
+		h := m.srv.Health(ctx, m.Config.ReadyMaxLag)
 		return metrics.Freshness{Documents: h.Documents, AppliedSeq: h.AppliedSeq,
 			StreamLastSeq: h.StreamLastSeq, Lag: h.Lag, Ready: h.Ready}
 	})
 	m.metrics = met
 	m.mcp.Use(mcpserver.ToolObserver(met.ObserveTool))
 	hs := &httpserve.Server{
-		Addr: m.HTTPAddr, Token: token, AllowedHosts: m.AllowedHosts, AllowedOrigins: m.AllowedOrigins,
-		TLSCert: m.TLSCert, TLSKey: m.TLSKey, MaxBodyBytes: m.MaxBody, ShutdownWait: m.ShutdownWait,
+		Addr: m.Config.HTTPAddr, Token: token, AllowedHosts: m.Config.AllowedHosts, AllowedOrigins: m.Config.AllowedOrigins,
+		TLSCert: m.Config.TLSCert, TLSKey: m.Config.TLSKey, MaxBodyBytes: m.Config.MaxBody, ShutdownWait: m.Config.ShutdownWait,
 		// The transport's own localhost check knows no --allowed-host; httpserve checks Host.
 		MCP: server.NewStreamableHTTPServer(m.mcp, server.WithEndpointPath("/mcp"),
 			server.WithDisableLocalhostProtection(true),
@@ -357,7 +381,7 @@ func (m *Main) serveHTTP(ctx context.Context) error {
 			server.WithStreamableHTTPLogger(m.Logger)),
 		Metrics: met.Handler(),
 		Health: func(ctx context.Context) (bool, any) {
-			h := m.srv.Health(ctx, m.ReadyMaxLag)
+			h := m.srv.Health(ctx, m.Config.ReadyMaxLag)
 			return h.Ready, h
 		},
 		Logger: m.Logger,
@@ -366,15 +390,15 @@ func (m *Main) serveHTTP(ctx context.Context) error {
 		return err
 	}
 	m.addr = hs.ListenAddr()
-	m.Logger.Info("serving MCP over Streamable HTTP", "url", hs.URL()+"/mcp", "project", m.Project,
-		"token", token != "", "tls", m.TLSCert != "")
+	m.Logger.Info("serving MCP over Streamable HTTP", "url", hs.URL()+"/mcp", "project", m.project,
+		"token", token != "", "tls", m.Config.TLSCert != "")
 	close(m.Ready)
 	return hs.Serve(ctx)
 }
 
 func (m *Main) sessionTTL() time.Duration {
-	if m.SessionTTL > 0 {
-		return m.SessionTTL
+	if m.Config.SessionTTL > 0 {
+		return m.Config.SessionTTL
 	}
 	return session.DefaultTTL
 }
@@ -439,18 +463,21 @@ func (m *Main) discoverProject(ctx context.Context) (string, error) {
 	}
 }
 
-// Close stops the background work and releases everything, in reverse order of opening.
-func (m *Main) Close() {
+// Close stops the background work and releases everything, in reverse order of opening,
+// and reports every failure to release.
+func (m *Main) Close() error {
 	m.wg.Wait()
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	var errs []error
 	if m.index != nil {
-		_ = m.index.Close()
+		errs = append(errs, m.index.Close())
 	}
 	if m.catalog != nil {
-		_ = m.catalog.Close()
+		errs = append(errs, m.catalog.Close())
 	}
 	if m.broker != nil {
-		_ = m.broker.Close()
+		errs = append(errs, m.broker.Close())
 	}
+	return errors.Join(errs...)
 }

@@ -33,25 +33,35 @@ const (
 	ExitPartial = 4 // --once: some documents could not be published
 )
 
-// Main is the indexer program.
-type Main struct {
-	Root     string
-	Config   string
-	Project  string
-	NATSURL  string
-	DataDir  string
-	Listen   string
-	Once     bool
-	JSON     bool
-	Interval time.Duration
-	NoWatch  bool
-	Ignore   []string
-	MaxSize  int64
-	Replicas int
-	LogLevel string
+// Config is every setting of the indexer: what the command line gives.
+type Config struct {
+	Root       string
+	ConfigFile string // guide.yaml; "" for the one at the root
+	Project    string // "" for the root's base name
+	NATSURL    string // "" to run an embedded server
+	DataDir    string // the embedded server's store; "" for one under the data home
+	Listen     string
+	Once       bool
+	JSON       bool
+	Interval   time.Duration
+	NoWatch    bool
+	Ignore     []string
+	MaxSize    int64
+	Replicas   int
+	LogLevel   string
 	// CPUProfile, when set, is written with a CPU profile of the run (for --once).
 	CPUProfile string
 	NATS       broker.Security
+}
+
+// DefaultConfig returns the settings of a command line that gives none.
+func DefaultConfig() Config {
+	return Config{Listen: "127.0.0.1:4222", Replicas: 1, LogLevel: "info"}
+}
+
+// Main is the indexer program: its settings, what it is wired to, and its connection.
+type Main struct {
+	Config Config
 
 	Stdout io.Writer
 	Logger *slog.Logger
@@ -70,8 +80,8 @@ func main() {
 		os.Exit(ExitUsage)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	if m.CPUProfile != "" {
-		f, err := os.Create(m.CPUProfile)
+	if m.Config.CPUProfile != "" {
+		f, err := os.Create(m.Config.CPUProfile)
 		if err == nil {
 			err = pprof.StartCPUProfile(f)
 		}
@@ -83,7 +93,9 @@ func main() {
 	}
 	code := m.Run(ctx)
 	stop()
-	m.Close()
+	if err := m.Close(); err != nil {
+		m.Logger.Error("closing", "err", err)
+	}
 	pprof.StopCPUProfile() // os.Exit skips the deferred stop
 	os.Exit(code)
 }
@@ -91,62 +103,63 @@ func main() {
 // ParseFlags reads the command line.
 func (m *Main) ParseFlags(args []string) error {
 	fs := flag.NewFlagSet("indexer", flag.ContinueOnError)
-	fs.StringVar(&m.Root, "root", "", "content tree to index (required)")
-	fs.StringVar(&m.Config, "config", "", "project configuration file (default: guide.yaml at the root, if present)")
-	fs.StringVar(&m.Project, "project", "", "project name (default: the root's base name)")
-	fs.StringVar(&m.NATSURL, "nats", "", "NATS server URL(s), comma-separated; empty: run an embedded server")
-	fs.StringVar(&m.DataDir, "data", "", "embedded server's JetStream directory (default: "+filepath.Join(datadir.DataHome(), "<project>", "nats")+")")
-	fs.StringVar(&m.Listen, "listen", "127.0.0.1:4222", "embedded server's listen address; \"\" for in-process only")
-	fs.BoolVar(&m.Once, "once", false, "scan and reconcile once, wait for every ack, print a summary and exit")
-	fs.BoolVar(&m.JSON, "json", false, "with --once: print the summary as JSON")
-	fs.DurationVar(&m.Interval, "interval", 0, "time between safety rescans (default 5m with the watcher, 30s with --no-watch)")
-	fs.BoolVar(&m.NoWatch, "no-watch", false, "do not watch the tree; only rescan every --interval")
+	c, d := &m.Config, DefaultConfig()
+	fs.StringVar(&c.Root, "root", "", "content tree to index (required)")
+	fs.StringVar(&c.ConfigFile, "config", "", "project configuration file (default: guide.yaml at the root, if present)")
+	fs.StringVar(&c.Project, "project", "", "project name (default: the root's base name)")
+	fs.StringVar(&c.NATSURL, "nats", "", "NATS server URL(s), comma-separated; empty: run an embedded server")
+	fs.StringVar(&c.DataDir, "data", "", "embedded server's JetStream directory (default: "+filepath.Join(datadir.DataHome(), "<project>", "nats")+")")
+	fs.StringVar(&c.Listen, "listen", d.Listen, "embedded server's listen address; \"\" for in-process only")
+	fs.BoolVar(&c.Once, "once", false, "scan and reconcile once, wait for every ack, print a summary and exit")
+	fs.BoolVar(&c.JSON, "json", false, "with --once: print the summary as JSON")
+	fs.DurationVar(&c.Interval, "interval", 0, "time between safety rescans (default 5m with the watcher, 30s with --no-watch)")
+	fs.BoolVar(&c.NoWatch, "no-watch", false, "do not watch the tree; only rescan every --interval")
 	fs.Func("ignore", "leave out paths matching this .gitignore-style rule (repeatable)", func(v string) error {
-		m.Ignore = append(m.Ignore, v)
+		c.Ignore = append(c.Ignore, v)
 		return nil
 	})
-	fs.Int64Var(&m.MaxSize, "max-size", 0, "largest document whose content is published, in bytes (default: what the server accepts, at most 16 MiB)")
-	fs.IntVar(&m.Replicas, "replicas", 1, "stream replicas, on a NATS cluster")
-	fs.StringVar(&m.LogLevel, "log-level", "info", "debug, info, warn or error")
-	fs.StringVar(&m.CPUProfile, "cpuprofile", "", "write a CPU profile of the run to this file")
-	m.NATS.Flags(fs)
+	fs.Int64Var(&c.MaxSize, "max-size", 0, "largest document whose content is published, in bytes (default: what the server accepts, at most 16 MiB)")
+	fs.IntVar(&c.Replicas, "replicas", d.Replicas, "stream replicas, on a NATS cluster")
+	fs.StringVar(&c.LogLevel, "log-level", d.LogLevel, "debug, info, warn or error")
+	fs.StringVar(&c.CPUProfile, "cpuprofile", "", "write a CPU profile of the run to this file")
+	c.NATS.Flags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	if m.Replicas < 1 || m.Replicas > 5 {
-		return fmt.Errorf("--replicas %d: want 1 to 5", m.Replicas)
+	if c.Replicas < 1 || c.Replicas > 5 {
+		return fmt.Errorf("--replicas %d: want 1 to 5", c.Replicas)
 	}
-	if m.Root == "" {
+	if c.Root == "" {
 		return errors.New("--root is required")
 	}
-	if st, err := os.Stat(m.Root); err != nil || !st.IsDir() {
-		return fmt.Errorf("--root %s: not a directory", m.Root)
+	if st, err := os.Stat(c.Root); err != nil || !st.IsDir() {
+		return fmt.Errorf("--root %s: not a directory", c.Root)
 	}
-	if m.Project == "" {
-		m.Project = datadir.ProjectName(m.Root)
+	if c.Project == "" {
+		c.Project = datadir.ProjectName(c.Root)
 	}
-	if m.DataDir == "" {
-		m.DataDir = filepath.Join(datadir.DataHome(), m.Project, "nats")
+	if c.DataDir == "" {
+		c.DataDir = filepath.Join(datadir.DataHome(), c.Project, "nats")
 	}
 	var err error
 	if m.Logger == nil {
-		m.Logger, err = logging.New(m.LogLevel)
+		m.Logger, err = logging.New(c.LogLevel)
 	}
 	return err
 }
 
 // Run indexes until ctx ends, or once with --once, and returns the exit code.
 func (m *Main) Run(ctx context.Context) int {
-	opts, err := m.NATS.Options()
+	opts, err := m.Config.NATS.Options()
 	if err != nil {
 		m.Logger.Error("NATS connection settings", "err", err)
 		return ExitUsage
 	}
-	b := &broker.Broker{URL: m.NATSURL, Options: opts, StoreDir: m.DataDir, Listen: m.Listen, Name: "guide-indexer", Logger: m.Logger}
-	if m.Once {
+	b := &broker.Broker{URL: m.Config.NATSURL, Options: opts, StoreDir: m.Config.DataDir, Listen: m.Config.Listen, Name: "guide-indexer", Logger: m.Logger}
+	if m.Config.Once {
 		b.Listen = ""
 	}
 	if err := b.Open(); err != nil {
@@ -155,9 +168,9 @@ func (m *Main) Run(ctx context.Context) int {
 	}
 	m.broker = b
 	if b.Server != nil && b.Listen != "" {
-		m.Logger.Info("embedded NATS listening", "url", b.ClientURL(), "store", m.DataDir)
+		m.Logger.Info("embedded NATS listening", "url", b.ClientURL(), "store", m.Config.DataDir)
 	}
-	m.stream = &events.Stream{Conn: b.Conn, Replicas: m.Replicas}
+	m.stream = &events.Stream{Conn: b.Conn, Replicas: m.Config.Replicas}
 	octx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	err = m.stream.Open(octx)
 	cancel()
@@ -165,11 +178,11 @@ func (m *Main) Run(ctx context.Context) int {
 		m.Logger.Error("cannot open the stream", "err", err)
 		return ExitNATS
 	}
-	x := &reconcile.Indexer{Root: m.Root, Project: m.Project, Stream: m.stream, MaxSize: m.MaxSize,
-		Interval: m.Interval, NoWatch: m.NoWatch, Ignore: m.Ignore, ConfigFile: m.Config, Logger: m.Logger,
-		Skip: datadir.SkipInside(m.Root, m.DataDir), Progress: progressBar(os.Stderr)}
-	if !m.Once {
-		m.Logger.Info("indexing", "root", m.Root, "project", m.Project, "interval", m.Interval)
+	x := &reconcile.Indexer{Root: m.Config.Root, Project: m.Config.Project, Stream: m.stream, MaxSize: m.Config.MaxSize,
+		Interval: m.Config.Interval, NoWatch: m.Config.NoWatch, Ignore: m.Config.Ignore, ConfigFile: m.Config.ConfigFile, Logger: m.Logger,
+		Skip: datadir.SkipInside(m.Config.Root, m.Config.DataDir), Progress: progressBar(os.Stderr)}
+	if !m.Config.Once {
+		m.Logger.Info("indexing", "root", m.Config.Root, "project", m.Config.Project, "interval", m.Config.Interval)
 		if err := x.Run(ctx); err != nil {
 			m.Logger.Error("indexer stopped", "err", err)
 			return ExitFailure
@@ -177,12 +190,12 @@ func (m *Main) Run(ctx context.Context) int {
 		return ExitOK
 	}
 	sum, err := x.Reconcile(ctx)
-	if m.JSON {
+	if m.Config.JSON {
 		out := struct {
 			reconcile.Summary
 			Project string `json:"project"`
 			Error   string `json:"error,omitempty"`
-		}{Summary: sum, Project: m.Project}
+		}{Summary: sum, Project: m.Config.Project}
 		if err != nil {
 			out.Error = err.Error()
 		}
@@ -232,8 +245,9 @@ func progressBar(f *os.File) func(reconcile.Progress) {
 }
 
 // Close releases the connection and stops the embedded server.
-func (m *Main) Close() {
+func (m *Main) Close() error {
 	if m.broker != nil {
-		_ = m.broker.Close()
+		return m.broker.Close()
 	}
+	return nil
 }

@@ -65,6 +65,21 @@ type Scope struct {
 	DirectIn []string
 }
 
+// Match reports whether the scope admits a document, as the search's filter does: session
+// is its session token ("" for a document of the tree), docPath its path (a session
+// document's file name). It answers for documents the index does not hold yet.
+func (sc Scope) Match(session, docPath string) bool {
+	if session != "" {
+		return sc.Session != "" && session == sc.Session
+	}
+	dir := ""
+	if i := strings.LastIndexByte(docPath, '/'); i >= 0 {
+		dir = docPath[:i]
+	}
+	return sc.Subtree == "" || dir == sc.Subtree || strings.HasPrefix(dir, sc.Subtree+"/") ||
+		slices.Contains(sc.DirectIn, dir)
+}
+
 // Hit is one matching document.
 type Hit struct {
 	Path    string  `json:"path"`

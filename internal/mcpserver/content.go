@@ -80,7 +80,7 @@ func (s *Server) Content(ctx context.Context, req query.ContentRequest) (*query.
 		return nil
 	})
 	if err != nil {
-		return nil, query.Errorf(query.ErrIO, "%v", err)
+		return nil, query.Internal(query.ErrIO, err, "reading the catalog")
 	}
 	return res, qerr
 }
@@ -94,7 +94,7 @@ func (s *Server) contentTool(ctx context.Context, req query.ContentRequest) (*mc
 	// would double what every call encodes and sends.
 	b, err := json.Marshal(Success{Success: true, Value: res.Value, Message: res.Message})
 	if err != nil {
-		return toolError(query.Errorf(query.ErrUnknown, "encoding the result: %v", err)), nil
+		return toolError(query.Internal(query.ErrUnknown, err, "encoding the result")), nil
 	}
 	return mcp.NewToolResultText(string(b)), nil
 }
@@ -151,6 +151,7 @@ func (s *Server) readContentResource(ctx context.Context, r mcp.ReadResourceRequ
 		Pattern: templateArg(r.Params.Arguments, "document"), Kind: query.CategoryOrCollection}
 	res, qerr := s.Content(ctx, req)
 	if qerr != nil {
+		s.logCause(ctx, r.Params.URI, qerr)
 		if qerr.Type == query.ErrUnknown {
 			return text("text/plain", "Unexpected error: "+qerr.Message), nil
 		}

@@ -158,7 +158,7 @@ func (s *Server) focus(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallT
 		folder, qerr = query.CheckFocus(snap, raw)
 		return nil
 	}); err != nil {
-		return toolError(query.Errorf(query.ErrIO, "%v", err)), nil
+		return toolError(query.Internal(query.ErrIO, err, "reading the catalog")), nil
 	}
 	if qerr != nil {
 		return toolError(qerr), nil
@@ -210,7 +210,7 @@ func (s *Server) analyze(ctx context.Context, req mcp.CallToolRequest) (*mcp.Cal
 		k, _, qerr = query.ResolveDocument(snap, c.Session, raw)
 		return nil
 	}); err != nil {
-		return toolError(query.Errorf(query.ErrIO, "%v", err)), nil
+		return toolError(query.Internal(query.ErrIO, err, "reading the catalog")), nil
 	}
 	if qerr != nil {
 		return toolError(qerr), nil
@@ -233,7 +233,7 @@ func (s *Server) analyze(ctx context.Context, req mcp.CallToolRequest) (*mcp.Cal
 			WithInstruction("Check the path with list or tree, then call analyze again.")), nil
 	}
 	if err != nil {
-		return toolError(query.Errorf(query.ErrIO, "reading %q from the stream: %v", raw, err)), nil
+		return toolError(query.Internal(query.ErrIO, err, "reading %q from the stream", raw)), nil
 	}
 	a, qerr := query.Analyze(k, &e, s.applied())
 	if qerr != nil {

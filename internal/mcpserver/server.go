@@ -85,7 +85,7 @@ func (s *Server) New() *server.MCPServer {
 		server.WithInstructions(instructions),
 	)
 	subs.mcp = m
-	m.Use(progress(m))
+	m.Use(progress(m), s.logInternal)
 	s.subs = subs
 	if s.Runner != nil {
 		s.Runner.OnApplied = subs.applied
@@ -148,26 +148,10 @@ func readOnly() mcp.ToolOption {
 	}
 }
 
-// failure is the Result pattern's failure object.
-type failure struct {
-	Success bool `json:"success"`
-	*query.Error
-}
-
-func toolError(e *query.Error) *mcp.CallToolResult {
-	f := failure{Success: false, Error: e}
-	b, _ := json.Marshal(f)
-	return &mcp.CallToolResult{
-		Content:           []mcp.Content{mcp.NewTextContent(string(b))},
-		StructuredContent: f,
-		IsError:           true,
-	}
-}
-
 func toolResult(v any) (*mcp.CallToolResult, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		return toolError(query.Errorf(query.ErrUnknown, "encoding the result: %v", err)), nil
+		return toolError(query.Internal(query.ErrUnknown, err, "encoding the result")), nil
 	}
 	// The structured copy is the same bytes: handing them over raw spares a second
 	// reflective encoding of what can be a 2,000-entry tree.
@@ -199,7 +183,7 @@ func (s *Server) read(ctx context.Context, fn func(*projection.Snapshot) (any, *
 		return nil
 	})
 	if err != nil {
-		return toolError(query.Errorf(query.ErrIO, "%v", err)), nil
+		return toolError(query.Internal(query.ErrIO, err, "reading the catalog")), nil
 	}
 	if qerr != nil {
 		return toolError(qerr), nil

@@ -42,18 +42,30 @@ var instructions = map[ErrorType]string{
 }
 
 // Error is an error a client sees: a type, a message for the user, and an instruction
-// for the agent.
+// for the agent. An internal failure (see Internal) also carries its cause, which is for
+// the operator's log and never crosses the wire.
 type Error struct {
 	Type        ErrorType `json:"error_type"`
 	Message     string    `json:"error"`
 	Instruction string    `json:"instruction"`
+	Cause       error     `json:"-"`
 }
 
 func (e *Error) Error() string { return string(e.Type) + ": " + e.Message }
 
+// Unwrap returns the cause of an internal failure, nil for an error of the request.
+func (e *Error) Unwrap() error { return e.Cause }
+
 // Errorf builds an Error of type t with the standard instruction.
 func Errorf(t ErrorType, format string, args ...any) *Error {
 	return &Error{Type: t, Message: fmt.Sprintf(format, args...), Instruction: instructions[t]}
+}
+
+// Internal reports a failure of the server rather than of the request: the client reads
+// what failed and "internal error" under type t; the cause, whose text may name files,
+// hosts or internals, is kept for the operator's log.
+func Internal(t ErrorType, cause error, format string, args ...any) *Error {
+	return &Error{Type: t, Message: fmt.Sprintf(format, args...) + ": internal error", Instruction: instructions[t], Cause: cause}
 }
 
 // WithInstruction replaces the standard instruction, where a tool knows better.

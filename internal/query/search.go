@@ -74,7 +74,7 @@ func Search(ctx context.Context, snap *projection.Snapshot, x *index.Index, a Se
 	if sc := a.Scope; sc != nil {
 		sc.Folder = folder
 		f := sc.Filter()
-		req.Scope = &index.Scope{Session: f.Session, Subtree: f.Subtree, DirectIn: f.DirectIn}
+		req.Scope = &f
 	}
 	res, err := x.Search(ctx, req)
 	if err != nil {
@@ -147,7 +147,7 @@ func searchError(err error) *Error {
 	case errors.Is(err, index.ErrNotOpen):
 		return Errorf(ErrNotReady, "%v", err).WithInstruction("Call search again in a moment; view and tree already answer.")
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return Errorf(ErrIO, "search interrupted: %v", err)
+		return Internal(ErrIO, err, "search interrupted")
 	}
-	return Errorf(ErrIO, "search failed: %v", err)
+	return Internal(ErrIO, err, "search failed")
 }

@@ -237,7 +237,7 @@ func viewDocument(s *projection.Snapshot, d *projection.Document, offset int, no
 	}
 	b, err := s.Content(d)
 	if err != nil {
-		return nil, Errorf(ErrIO, "%v", err)
+		return nil, Internal(ErrIO, err, "reading %s", d.Path)
 	}
 	v.Chars = utf8.RuneCount(b)
 	if offset > v.Chars {

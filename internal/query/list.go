@@ -1,0 +1,293 @@
+package query
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/guide/guide/internal/events"
+	"github.com/guide/guide/internal/projection"
+)
+
+// Document statuses of list (chat-contexts-spec.md's upload widget).
+const (
+	StatusUploading  = "uploading"  // a session document whose publish is in flight
+	StatusProcessing = "processing" // an event is on the stream, not yet applied by every projection
+	StatusReady      = "ready"      // applied, with text content: every tool works
+	StatusFailed     = "failed"     // applied, without text content: Reason says why
+)
+
+// Pending is what is on its way to the projections, as the query process last saw it.
+type Pending struct {
+	// Events holds the latest unapplied event per document.
+	Events map[events.DocKey]events.DocState
+	// Uploading holds the file names of this session's documents being published.
+	Uploading map[string]bool
+}
+
+// Status says where a document stands: d is its catalog record (nil when the catalog does
+// not hold it yet), k its key.
+func (p Pending) Status(k events.DocKey, d *projection.Document) (status, reason string) {
+	if k.Session != "" && p.Uploading[k.Path] {
+		return StatusUploading, ""
+	}
+	// Events holds only what some projection has not applied: even when the catalog has
+	// (d.Seq == st.Seq), another projection (the search index) may not have.
+	if st, ok := p.Events[k]; ok && (d == nil || st.Seq >= d.Seq) {
+		return StatusProcessing, ""
+	}
+	if d == nil {
+		return "", ""
+	}
+	if d.Readable() {
+		return StatusReady, ""
+	}
+	return StatusFailed, failure(d)
+}
+
+// failure says why a document has no text content, in words.
+func failure(d *projection.Document) string {
+	what := map[events.Status]string{
+		events.StatusBinary:      "binary file",
+		events.StatusTooLarge:    "too large",
+		events.StatusInvalidUTF8: "not UTF-8 text",
+		events.StatusUnreadable:  "unreadable",
+		events.StatusOutsideRoot: "a symbolic link that leaves the project root",
+	}[d.Status]
+	if what == "" {
+		what = string(d.Status)
+	}
+	// The indexer's reason often repeats the status ("binary content"); say it once.
+	if d.Reason != "" && !strings.Contains(d.Reason, strings.Fields(what)[0]) {
+		return what + ": " + d.Reason
+	}
+	return what
+}
+
+// ListEntry is one document of list: where it comes from, its name and its status.
+type ListEntry struct {
+	Origin
+	Path             string `json:"path"` // "session:<filename>" for a session document
+	Filename         string `json:"filename"`
+	Status           string `json:"status"`
+	Reason           string `json:"reason,omitempty"` // why a document failed
+	SummaryAvailable bool   `json:"summary_available"`
+	Title            string `json:"title,omitempty"`
+	Words            int    `json:"words,omitempty"`
+}
+
+// ListFilter narrows and pages a listing.
+type ListFilter struct {
+	ContextType string // one of the context types, "" for all
+	Status      string // one of the statuses, "" for all
+	Offset      int
+	Limit       int // default DefaultListLimit, at most MaxListLimit
+}
+
+// Listing bounds.
+const (
+	DefaultListLimit = 100
+	MaxListLimit     = 500
+)
+
+// ListResult is what list returns.
+type ListResult struct {
+	Focus      string         `json:"focus"`
+	Scope      string         `json:"scope"` // focus, folder or all
+	Folder     string         `json:"folder,omitempty"`
+	Total      int            `json:"total"`  // documents matching, before paging
+	Counts     map[string]int `json:"counts"` // documents matching, by context type
+	Offset     int            `json:"offset"`
+	Documents  []ListEntry    `json:"documents"`
+	NextOffset int            `json:"next_offset,omitempty"`
+	Truncated  bool           `json:"truncated,omitempty"`
+	Message    string         `json:"message,omitempty"`
+}
+
+func checkListFilter(f ListFilter) (ListFilter, *Error) {
+	if f.ContextType != "" {
+		if _, ok := contextRank[f.ContextType]; !ok {
+			return f, Errorf(ErrInvalidArgument, "context_type %q is not one of session, focus, ancestor, descendant, historical, other", f.ContextType)
+		}
+	}
+	switch f.Status {
+	case "", StatusUploading, StatusProcessing, StatusReady, StatusFailed:
+	default:
+		return f, Errorf(ErrInvalidArgument, "status %q is not one of uploading, processing, ready, failed", f.Status)
+	}
+	if f.Offset < 0 {
+		return f, Errorf(ErrInvalidArgument, "offset %d is negative", f.Offset)
+	}
+	if f.Limit <= 0 {
+		f.Limit = DefaultListLimit
+	}
+	if f.Limit > MaxListLimit {
+		return f, Errorf(ErrInvalidArgument, "limit %d is over %d", f.Limit, MaxListLimit)
+	}
+	return f, nil
+}
+
+// Available collects every document of the scope, with its origin and status, in listing
+// order: session documents, then by context type, then by path.
+func Available(s *projection.Snapshot, sc Scope, pend Pending) []ListEntry {
+	l := &listing{pend: pend, seen: map[events.DocKey]bool{}}
+	withSession := sc.Session != "" && sc.Folder == ""
+	if withSession {
+		for _, d := range s.SessionDocuments(sc.Session) {
+			l.add(d.Key(), d, sessionOrigin)
+		}
+	}
+	for _, d := range treeDocuments(s, sc) {
+		l.add(d.Key(), d, sc.Origin(d.Path))
+	}
+	// Documents the stream holds and the catalog does not yet: new, still processing.
+	filter := sc.Filter()
+	for k, st := range pend.Events {
+		if l.seen[k] || st.Op != events.OpUpsert || !filter.Match(k.Session, k.Path) {
+			continue
+		}
+		if _, ok := lookup(s, k); ok {
+			continue
+		}
+		o := sessionOrigin
+		if k.Session == "" {
+			o = sc.Origin(k.Path)
+		}
+		l.add(k, nil, o)
+	}
+	if withSession {
+		for name := range pend.Uploading {
+			if k := (events.DocKey{Session: sc.Session, Path: name}); !l.seen[k] {
+				l.add(k, nil, sessionOrigin)
+			}
+		}
+	}
+	slices.SortFunc(l.out, func(a, b ListEntry) int {
+		r := cmp.Compare(contextRank[a.Type], contextRank[b.Type])
+		if r == 0 && a.Type == ContextAncestor {
+			// The nearest ancestor first: the deepest folder.
+			r = -cmp.Compare(strings.Count(a.ID, "/")+len(a.ID), strings.Count(b.ID, "/")+len(b.ID))
+		}
+		return cmp.Or(r, strings.Compare(a.Path, b.Path))
+	})
+	return l.out
+}
+
+// sessionOrigin is where a session's own document comes from.
+var sessionOrigin = Origin{Type: ContextSession, ID: SessionContextID, InFocus: true}
+
+// listing collects the entries of a listing, each document once, with its status; a
+// document without one (deleted, and applied) is left out.
+type listing struct {
+	pend Pending
+	out  []ListEntry
+	seen map[events.DocKey]bool
+}
+
+func (l *listing) add(k events.DocKey, d *projection.Document, o Origin) {
+	status, reason := l.pend.Status(k, d)
+	if status == "" {
+		return
+	}
+	l.seen[k] = true
+	e := ListEntry{Origin: o, Path: k.Path, Filename: baseName(k.Path), Status: status, Reason: reason,
+		SummaryAvailable: status == StatusReady}
+	if k.Session != "" {
+		e.Path = SessionPrefix + k.Path
+	}
+	if d != nil {
+		e.Title, e.Words = d.Title, d.Words
+	}
+	l.out = append(l.out, e)
+}
+
+// treeDocuments returns the catalog's documents of the tree that the scope covers.
+func treeDocuments(s *projection.Snapshot, sc Scope) []*projection.Document {
+	var out []*projection.Document
+	add := func(d *projection.Document) { out = append(out, d) }
+	docsBelow := func(folder string) {
+		if f, ok := s.Folder(folder); ok {
+			eachDoc(f, add)
+		}
+	}
+	switch {
+	case sc.Folder != "": // as in Filter: the narrower request wins over scope "all"
+		docsBelow(sc.Folder)
+	case sc.All:
+		docsBelow("")
+	default:
+		docsBelow(sc.Focus)
+		for _, a := range enclosingFolders(sc.Focus) {
+			if f, ok := s.Folder(a); ok {
+				out = append(out, f.Docs()...)
+			}
+		}
+	}
+	return out
+}
+
+func lookup(s *projection.Snapshot, k events.DocKey) (*projection.Document, bool) {
+	if k.Session != "" {
+		return s.SessionDocument(k.Session, k.Path)
+	}
+	return s.Document(k.Path)
+}
+
+func baseName(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
+
+// List answers list: the documents of the scope with their origin and status, filtered and
+// paged.
+func List(s *projection.Snapshot, sc Scope, pend Pending, f ListFilter, lim Limits) (*ListResult, *Error) {
+	lim = lim.orDefault()
+	f, qerr := checkListFilter(f)
+	if qerr != nil {
+		return nil, qerr
+	}
+	if sc.Folder != "" {
+		p, qerr := CleanPath(sc.Folder)
+		if qerr != nil {
+			return nil, qerr
+		}
+		if _, ok := s.Folder(p); !ok {
+			return nil, Errorf(ErrNotFound, "no folder %q", p).WithInstruction("Check the folder with tree(\"\"), then call list again.")
+		}
+		sc.Folder = p
+	}
+	all := Available(s, sc, pend)
+	res := &ListResult{Focus: sc.Focus, Scope: sc.Name(), Folder: sc.Folder, Counts: map[string]int{}, Offset: f.Offset,
+		Documents: []ListEntry{}}
+	var match []ListEntry
+	for _, e := range all {
+		if (f.ContextType == "" || e.Type == f.ContextType) && (f.Status == "" || e.Status == f.Status) {
+			match = append(match, e)
+			res.Counts[e.Type]++
+		}
+	}
+	res.Total = len(match)
+	if f.Offset > len(match) {
+		return nil, Errorf(ErrInvalidArgument, "offset %d is past the end (%d documents)", f.Offset, len(match))
+	}
+	budget := lim.MaxChars - 500
+	end := f.Offset
+	for end < len(match) && end-f.Offset < f.Limit {
+		e := match[end]
+		budget -= entrySize(e.Filename, e.Path, e.Title+e.Reason+e.ID) + 60
+		if budget < 0 {
+			break
+		}
+		res.Documents = append(res.Documents, e)
+		end++
+	}
+	if end < len(match) {
+		res.Truncated, res.NextOffset = true, end
+		res.Message = fmt.Sprintf("showing %d to %d of %d documents; call list with offset %d for more, or narrow it with context_type, status or folder",
+			f.Offset+1, end, len(match), end)
+	}
+	return res, nil
+}
