@@ -280,7 +280,7 @@ func measure(ctx context.Context, cfg Config, bin, fsScript string, c *Corpus, i
 		if err != nil {
 			return cr, fmt.Errorf("waiting for the search index: %w (log: %s)", err, logPath)
 		}
-		cfg.logf("  search index caught up (applied %d)", st.indexSeq())
+		cfg.logf("  search index caught up (applied %d)", indexSeq(st))
 	}
 
 	w := newWorkload(c, cfg.Views, cfg.Trees, cfg.Seed)

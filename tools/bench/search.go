@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/guide/guide/internal/query"
 )
 
 // SearchResult is the search scenario on one corpus (issue 4).
@@ -74,7 +76,7 @@ func measureSearch(ctx context.Context, cfg Config, bin string, c *Corpus, data 
 	}
 	r.Index = IndexRun{What: "guide all-in-one: bin/guide-mcp --root, until the search index applied the first scan",
 		Docs: st.Documents, Bytes: c.Bytes, Duration: d,
-		Note: fmt.Sprintf("catalog caught up after %s; index applied_seq %d = stream_last_seq %d", fmtDur(catalog), st.indexSeq(), st.StreamLastSeq)}
+		Note: fmt.Sprintf("catalog caught up after %s; index applied_seq %d = stream_last_seq %d", fmtDur(catalog), indexSeq(st), st.StreamLastSeq)}
 	r.Catalog = catalog
 	r.IndexBytes = dirBytes(filepath.Join(data, "query", "index"))
 	r.RSS, _, _ = s.memory()
@@ -167,13 +169,13 @@ func measureSearch(ctx context.Context, cfg Config, bin string, c *Corpus, data 
 }
 
 // spawnIndexed starts bin/guide-mcp --root on data and waits until the index caught up.
-func spawnIndexed(ctx context.Context, bin string, c *Corpus, data string, log io.Writer) (*server, guideStatus, time.Duration, time.Duration, error) {
+func spawnIndexed(ctx context.Context, bin string, c *Corpus, data string, log io.Writer) (*server, query.Status, time.Duration, time.Duration, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Minute)
 	defer cancel()
 	start := time.Now()
 	s, err := spawn(ctx, log, bin, "--root", c.Root, "--data", data)
 	if err != nil {
-		return nil, guideStatus{}, 0, 0, err
+		return nil, query.Status{}, 0, 0, err
 	}
 	st, catalog, err := s.waitSearchable(ctx, 20*time.Millisecond)
 	d := time.Since(start)

@@ -18,6 +18,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/guide/guide/internal/query"
 )
 
 // split is guide in split mode: bin/indexer with its embedded NATS server listening on a
@@ -28,7 +30,7 @@ type split struct {
 	url     string
 	q       *server
 	Setup   time.Duration // spawn of the indexer to the index holding the first scan
-	Status  guideStatus
+	Status  query.Status
 }
 
 // freePort asks the kernel for a free loopback port.
@@ -414,7 +416,7 @@ func measureChurn(ctx context.Context, sp *split, c *Corpus, rate int, d time.Du
 		}
 		r.Samples++
 		r.CatalogLag = append(r.CatalogLag, st.StreamLastSeq-min(st.StreamLastSeq, st.AppliedSeq))
-		r.IndexLag = append(r.IndexLag, st.StreamLastSeq-min(st.StreamLastSeq, st.indexSeq()))
+		r.IndexLag = append(r.IndexLag, st.StreamLastSeq-min(st.StreamLastSeq, indexSeq(st)))
 		k := int(written.Load())
 		if k == 0 {
 			r.TimeLag = append(r.TimeLag, 0)
@@ -449,7 +451,7 @@ func measureChurn(ctx context.Context, sp *split, c *Corpus, rate int, d time.Du
 		for {
 			ok, _ := applied(k - 1)
 			st, err := sp.q.status(ctx)
-			if ok && err == nil && st.searchable() {
+			if ok && err == nil && searchable(st) {
 				r.CatchUp = time.Since(last)
 				break
 			}
