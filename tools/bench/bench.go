@@ -14,10 +14,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/guide/guide/tools/stats"
 )
 
 // Config says what to measure. Defaults are the full `make bench` run.
@@ -338,9 +339,7 @@ func settle() { syscall.Sync() }
 
 // medianRun returns the run of median duration, noting the spread.
 func medianRun(runs []IndexRun) IndexRun {
-	sorted := slices.Clone(runs)
-	slices.SortFunc(sorted, func(a, b IndexRun) int { return cmp.Compare(a.Duration, b.Duration) })
-	m := sorted[len(sorted)/2]
+	m := stats.PercentileFunc(runs, 50, func(a, b IndexRun) int { return cmp.Compare(a.Duration, b.Duration) })
 	if len(runs) > 1 {
 		ds := make([]string, len(runs))
 		for i, r := range runs {

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/guide/guide/tools/stats"
 )
 
 // Latency is the distribution of one kind of call.
@@ -28,17 +30,8 @@ type Latency struct {
 }
 
 func summarize(server, op string, ds []time.Duration, errs int) Latency {
-	l := Latency{Server: server, Op: op, N: len(ds), Errors: errs}
-	if len(ds) == 0 {
-		return l
-	}
-	slices.Sort(ds)
-	pick := func(q float64) time.Duration {
-		i := int(q*float64(len(ds)) + 0.999999) // nearest rank
-		return ds[max(0, min(len(ds)-1, i-1))]
-	}
-	l.P50, l.P95, l.P99, l.Max = pick(0.50), pick(0.95), pick(0.99), ds[len(ds)-1]
-	return l
+	s := stats.Summarize(ds)
+	return Latency{Server: server, Op: op, N: s.N, Errors: errs, P50: s.P50, P95: s.P95, P99: s.P99, Max: s.Max}
 }
 
 // workload is the sequence of calls every server answers: the same documents and folders,
@@ -228,14 +221,7 @@ type Restart struct {
 }
 
 // Median of the times.
-func (r Restart) Median() time.Duration {
-	if len(r.Times) == 0 {
-		return 0
-	}
-	t := slices.Clone(r.Times)
-	slices.Sort(t)
-	return t[len(t)/2]
-}
+func (r Restart) Median() time.Duration { return stats.Median(r.Times) }
 
 // Max of the times.
 func (r Restart) Max() time.Duration {

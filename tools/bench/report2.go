@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/guide/guide/tools/stats"
 )
 
 // Block is one part of BENCHMARKS.md the harness writes, between its own markers, so
@@ -156,16 +158,6 @@ func (r *Result) contentMarkdown() string {
 	return b.String()
 }
 
-func pctU(xs []uint64, q float64) uint64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	i := int(q*float64(len(s)) + 0.999999)
-	return s[max(0, min(len(s)-1, i-1))]
-}
-
 func (r *Result) freshMarkdown() string {
 	var b strings.Builder
 	l := Load{Before: "?", After: "?"}
@@ -222,7 +214,7 @@ func (r *Result) freshMarkdown() string {
 		ok := c.Samples > 0 && maxLag <= time.Second && c.CatchUpErr == ""
 		ts = append(ts, Target{What: fmt.Sprintf("%d writes/s for %s: query process never more than 1 s behind (split mode, %s)", c.Rate, c.For, c.Corpus.Name),
 			Goal: "max lag ≤ 1 s", Measured: fmt.Sprintf("max %s, p99 %s over %d samples; %d writes at %.0f/s",
-				fmtDur(maxLag), fmtDur(pctD(c.TimeLag, 0.99)), c.Samples, c.Writes, float64(c.Writes)/max(c.WriteTime.Seconds(), 1e-9)),
+				fmtDur(maxLag), fmtDur(stats.Percentile(c.TimeLag, 99)), c.Samples, c.Writes, float64(c.Writes)/max(c.WriteTime.Seconds(), 1e-9)),
 			Met: verdict(ok)})
 	}
 	targetTable(&b, "Targets (issue 5: freshness and CI)", ts)
@@ -266,9 +258,9 @@ func (r *Result) freshMarkdown() string {
 		b.WriteString("| measure | value |\n|---|---:|\n")
 		fmt.Fprintf(&b, "| writes made | %d in %s (%.0f/s) |\n", c.Writes, fmtDur(c.WriteTime), rate)
 		fmt.Fprintf(&b, "| status samples | %d (%d failed) |\n", c.Samples, c.SampleErrs)
-		fmt.Fprintf(&b, "| lag in time (oldest write not shown by view): p50 / p99 / max | %s / %s / %s |\n", fmtDur(pctD(c.TimeLag, 0.5)), fmtDur(pctD(c.TimeLag, 0.99)), fmtDur(pctD(c.TimeLag, 1)))
-		fmt.Fprintf(&b, "| catalog lag in events: p50 / p99 / max | %d / %d / %d |\n", pctU(c.CatalogLag, 0.5), pctU(c.CatalogLag, 0.99), pctU(c.CatalogLag, 1))
-		fmt.Fprintf(&b, "| index lag in events: p50 / p99 / max | %d / %d / %d |\n", pctU(c.IndexLag, 0.5), pctU(c.IndexLag, 0.99), pctU(c.IndexLag, 1))
+		fmt.Fprintf(&b, "| lag in time (oldest write not shown by view): p50 / p99 / max | %s / %s / %s |\n", fmtDur(stats.Percentile(c.TimeLag, 50)), fmtDur(stats.Percentile(c.TimeLag, 99)), fmtDur(stats.Percentile(c.TimeLag, 100)))
+		fmt.Fprintf(&b, "| catalog lag in events: p50 / p99 / max | %d / %d / %d |\n", stats.Percentile(c.CatalogLag, 50), stats.Percentile(c.CatalogLag, 99), stats.Percentile(c.CatalogLag, 100))
+		fmt.Fprintf(&b, "| index lag in events: p50 / p99 / max | %d / %d / %d |\n", stats.Percentile(c.IndexLag, 50), stats.Percentile(c.IndexLag, 99), stats.Percentile(c.IndexLag, 100))
 		catch := fmtDur(c.CatchUp)
 		if c.CatchUpErr != "" {
 			catch = c.CatchUpErr
@@ -279,16 +271,6 @@ func (r *Result) freshMarkdown() string {
 		}
 	}
 	return b.String()
-}
-
-func pctD(ds []time.Duration, q float64) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	i := int(q*float64(len(s)) + 0.999999)
-	return s[max(0, min(len(s)-1, i-1))]
 }
 
 func errText(s string) string {

@@ -16,6 +16,8 @@ import (
 	"unicode"
 
 	"github.com/guide/guide/internal/query"
+
+	"github.com/guide/guide/tools/stats"
 )
 
 // SearchResult is the search scenario on one corpus (issue 4).
@@ -133,7 +135,7 @@ func measureSearch(ctx context.Context, cfg Config, bin string, c *Corpus, data 
 			cfg.logf("    rg %q: %v", w, err)
 		}
 		rgAll = append(rgAll, d)
-		wr := WordResult{Word: w, RGDocs: n, GuideTotal: totals[w], RG: d, GuideP50: median(per[w])}
+		wr := WordResult{Word: w, RGDocs: n, GuideTotal: totals[w], RG: d, GuideP50: stats.Median(per[w])}
 		if wr.GuideP50 > 0 {
 			wr.Ratio = float64(d) / float64(wr.GuideP50)
 		}
@@ -155,10 +157,7 @@ func measureSearch(ctx context.Context, cfg Config, bin string, c *Corpus, data 
 	for _, w := range r.Words {
 		ratios = append(ratios, w.Ratio)
 	}
-	slices.Sort(ratios)
-	if len(ratios) > 0 {
-		r.Ratio = ratios[len(ratios)/2]
-	}
+	r.Ratio = stats.Median(ratios)
 	r.RSSAfter, r.Peak, _ = s.memory()
 	r.Load.After = loadAvg()
 	if !keep {
@@ -184,15 +183,6 @@ func spawnIndexed(ctx context.Context, bin string, c *Corpus, data string, log i
 		return nil, st, 0, 0, err
 	}
 	return s, st, catalog, d, nil
-}
-
-func median(ds []time.Duration) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[len(s)/2]
 }
 
 // searchTotal reads "total" from a search result.

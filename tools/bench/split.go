@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -20,6 +21,8 @@ import (
 	"time"
 
 	"github.com/guide/guide/internal/query"
+
+	"github.com/guide/guide/tools/stats"
 )
 
 // split is guide in split mode: bin/indexer with its embedded NATS server listening on a
@@ -137,10 +140,9 @@ func runOnce(ctx context.Context, bin string, log io.Writer, args ...string) Onc
 	return r
 }
 
+// medianOnce is the run of median duration.
 func medianOnce(runs []OnceRun) OnceRun {
-	s := slices.Clone(runs)
-	slices.SortFunc(s, func(a, b OnceRun) int { return int(a.Duration - b.Duration) })
-	return s[len(s)/2]
+	return stats.PercentileFunc(runs, 50, func(a, b OnceRun) int { return cmp.Compare(a.Duration, b.Duration) })
 }
 
 // copyTree copies the regular files of src to dst, so that the scenarios that write
