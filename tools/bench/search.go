@@ -16,39 +16,9 @@ import (
 	"unicode"
 
 	"github.com/guide/guide/internal/query"
-
+	"github.com/guide/guide/tools/report"
 	"github.com/guide/guide/tools/stats"
 )
-
-// SearchResult is the search scenario on one corpus (issue 4).
-type SearchResult struct {
-	Corpus *Corpus
-	// Index is spawn to the moment the full-text index applied the whole first scan;
-	// Catalog is when the catalog got there.
-	Index      IndexRun
-	Catalog    time.Duration
-	IndexBytes int64 // <data>/query/index on disk
-	RSS, Peak  int64 // the query process after indexing and after the searches
-	RSSAfter   int64
-	Words      []WordResult
-	Guide      Latency // every search call
-	RG         Latency // every rg run
-	Ratio      float64 // median over words of rg time / guide median time
-	Reps       int
-	Load       Load
-	Err        string
-}
-
-// WordResult is one word of the list: how many documents each side found and how fast.
-type WordResult struct {
-	Word       string
-	Band       string // rare, medium or common, by the share of documents rg finds it in
-	RGDocs     int
-	GuideTotal int
-	GuideP50   time.Duration
-	RG         time.Duration
-	Ratio      float64
-}
 
 // goWords are the words searched in the Go source tree: rare to common in Go code.
 var goWords = []string{
@@ -61,9 +31,9 @@ var goWords = []string{
 // measureSearch indexes c from an empty data directory with bin/guide-mcp --root, waits
 // for the full-text index, then times search for every word against rg -l -w -i. The
 // server is returned running (for the content scenario) unless keep is false.
-func measureSearch(ctx context.Context, cfg Config, bin string, c *Corpus, data string, log io.Writer, keep bool) (SearchResult, *server) {
-	r := SearchResult{Corpus: c, Reps: cfg.SearchReps, Load: Load{Before: loadAvg()}}
-	fail := func(err error) (SearchResult, *server) {
+func measureSearch(ctx context.Context, cfg Config, bin string, c *report.Corpus, data string, log io.Writer, keep bool) (report.SearchResult, *server) {
+	r := report.SearchResult{Corpus: c, Reps: cfg.SearchReps, Load: report.Load{Before: loadAvg()}}
+	fail := func(err error) (report.SearchResult, *server) {
 		r.Err = err.Error()
 		r.Load.After = loadAvg()
 		return r, nil
@@ -76,13 +46,13 @@ func measureSearch(ctx context.Context, cfg Config, bin string, c *Corpus, data 
 	if err != nil {
 		return fail(err)
 	}
-	r.Index = IndexRun{What: "guide all-in-one: bin/guide-mcp --root, until the search index applied the first scan",
+	r.Index = report.IndexRun{What: "guide all-in-one: bin/guide-mcp --root, until the search index applied the first scan",
 		Docs: st.Documents, Bytes: c.Bytes, Duration: d,
-		Note: fmt.Sprintf("catalog caught up after %s; index applied_seq %d = stream_last_seq %d", fmtDur(catalog), indexSeq(st), st.StreamLastSeq)}
+		Note: fmt.Sprintf("catalog caught up after %s; index applied_seq %d = stream_last_seq %d", report.FormatDuration(catalog), indexSeq(st), st.StreamLastSeq)}
 	r.Catalog = catalog
 	r.IndexBytes = dirBytes(filepath.Join(data, "query", "index"))
 	r.RSS, _, _ = s.memory()
-	cfg.logf("    indexed %d documents in %s (catalog %s); index %s on disk", st.Documents, fmtDur(d), fmtDur(catalog), fmtMB(r.IndexBytes))
+	cfg.logf("    indexed %d documents in %s (catalog %s); index %s on disk", st.Documents, report.FormatDuration(d), report.FormatDuration(catalog), report.FormatMB(r.IndexBytes))
 
 	words := goWords
 	if c.Generated {
@@ -135,7 +105,7 @@ func measureSearch(ctx context.Context, cfg Config, bin string, c *Corpus, data 
 			cfg.logf("    rg %q: %v", w, err)
 		}
 		rgAll = append(rgAll, d)
-		wr := WordResult{Word: w, RGDocs: n, GuideTotal: totals[w], RG: d, GuideP50: stats.Median(per[w])}
+		wr := report.WordResult{Word: w, RGDocs: n, GuideTotal: totals[w], RG: d, GuideP50: stats.Median(per[w])}
 		if wr.GuideP50 > 0 {
 			wr.Ratio = float64(d) / float64(wr.GuideP50)
 		}
@@ -168,7 +138,7 @@ func measureSearch(ctx context.Context, cfg Config, bin string, c *Corpus, data 
 }
 
 // spawnIndexed starts bin/guide-mcp --root on data and waits until the index caught up.
-func spawnIndexed(ctx context.Context, bin string, c *Corpus, data string, log io.Writer) (*server, query.Status, time.Duration, time.Duration, error) {
+func spawnIndexed(ctx context.Context, bin string, c *report.Corpus, data string, log io.Writer) (*server, query.Status, time.Duration, time.Duration, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Minute)
 	defer cancel()
 	start := time.Now()
@@ -236,7 +206,7 @@ func dirBytes(dir string) int64 {
 // ranks, from a sample of about 3,000 documents. Words of CJK scripts are left out (rg -w
 // and the index's bigrams do not mean the same by a word there), and so are words under
 // four letters (most are stop words the index refuses alone).
-func vocabulary(c *Corpus, perBand int) []string {
+func vocabulary(c *report.Corpus, perBand int) []string {
 	step := max(1, len(c.Files)/3000)
 	df := map[string]int{}
 	sampled := 0
