@@ -7,13 +7,15 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/guide/guide/internal/query"
 )
 
 // Health is what /healthz shows: the status, whether the process takes traffic, and why not.
 type Health struct {
 	Ready  bool   `json:"ready"`
 	Reason string `json:"reason,omitempty"`
-	Status
+	query.Status
 }
 
 // Health judges the status: a query process is ready once it has caught up with the

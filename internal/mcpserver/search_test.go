@@ -146,7 +146,7 @@ func TestSearchFreshness(t *testing.T) {
 	p.Reconcile()
 	testkit.Equal(t, hitPaths(search(t, p, map[string]any{"query": "zanzibar"})), []string{"new/deep/zanzibar notes.md"}, "after rewrite")
 
-	var st mcpserver.Status
+	var st query.Status
 	res, err := p.Client.ReadResource(testkit.Context(t), mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: mcpserver.StatusURI}})
 	testkit.NoErr(t, err, "status")
 	testkit.NoErr(t, json.Unmarshal([]byte(res.Contents[0].(mcp.TextResourceContents).Text), &st), "decode status")

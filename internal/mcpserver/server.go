@@ -227,23 +227,6 @@ func (s *Server) search(ctx context.Context, req mcp.CallToolRequest) (*mcp.Call
 	})
 }
 
-// Status is the content of the status resource.
-type Status struct {
-	Project         string       `json:"project"`
-	Documents       int          `json:"documents"`
-	AppliedSeq      uint64       `json:"applied_seq"`
-	StreamLastSeq   uint64       `json:"stream_last_seq,omitempty"`
-	Lag             uint64       `json:"lag"` // events of this project not yet applied
-	InitialScanDone bool         `json:"initial_scan_done"`
-	CaughtUp        bool         `json:"caught_up"` // has applied everything the stream held when it started following
-	LastScan        *events.Scan `json:"last_scan,omitempty"`
-	AppliedAt       *time.Time   `json:"applied_at,omitempty"`
-	StreamError     string       `json:"stream_error,omitempty"` // why the stream cannot be read now
-	// Index is the full-text index's own progress: its applied sequence may trail the
-	// catalog's by a batch while it catches up.
-	Index *index.State `json:"index,omitempty"`
-}
-
 // Connect hands the server the stream and the runner once the process has reached NATS;
 // until then it answers from its projections and says the stream is not connected.
 func (s *Server) Connect(stream *events.Stream, runner *projection.Runner) {
@@ -265,12 +248,12 @@ func (s *Server) connection() (*events.Stream, *projection.Runner) {
 }
 
 // CurrentStatus reports the projections' freshness.
-func (s *Server) CurrentStatus(ctx context.Context) Status {
+func (s *Server) CurrentStatus(ctx context.Context) query.Status {
 	stream, runner := s.connection()
-	var st Status
+	var st query.Status
 	_ = s.Catalog.Read(func(snap *projection.Snapshot) error {
 		cs := snap.State()
-		st = Status{Project: s.Project, Documents: snap.Len(), AppliedSeq: cs.Seq, Lag: cs.Pending,
+		st = query.Status{Project: s.Project, Documents: snap.Len(), AppliedSeq: cs.Seq, Lag: cs.Pending,
 			InitialScanDone: cs.Scan != nil, LastScan: cs.Scan}
 		if !cs.AppliedAt.IsZero() {
 			st.AppliedAt = &cs.AppliedAt

@@ -12,6 +12,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/guide/guide/internal/query"
 )
 
 // node is the part of a tree result the disk comparison reads.
@@ -263,22 +265,8 @@ func EventuallyMatchesDisk(t testing.TB, c client.MCPClient, root string, within
 	}
 }
 
-// Status is the part of the status resource tests read.
-type Status struct {
-	Project         string `json:"project"`
-	Documents       int    `json:"documents"`
-	AppliedSeq      uint64 `json:"applied_seq"`
-	StreamLastSeq   uint64 `json:"stream_last_seq"`
-	Lag             uint64 `json:"lag"`
-	InitialScanDone bool   `json:"initial_scan_done"`
-	StreamError     string `json:"stream_error"`
-	Index           *struct {
-		AppliedSeq uint64 `json:"applied_seq"`
-	} `json:"index"`
-}
-
 // ReadStatus reads the status resource.
-func ReadStatus(t testing.TB, c client.MCPClient) Status {
+func ReadStatus(t testing.TB, c client.MCPClient) query.Status {
 	t.Helper()
 	req := mcp.ReadResourceRequest{}
 	req.Params.URI = "guide://_status"
@@ -286,7 +274,7 @@ func ReadStatus(t testing.TB, c client.MCPClient) Status {
 	if err != nil {
 		t.Fatalf("read status: %v", err)
 	}
-	var st Status
+	var st query.Status
 	if err := json.Unmarshal([]byte(res.Contents[0].(mcp.TextResourceContents).Text), &st); err != nil {
 		t.Fatalf("status: %v", err)
 	}
@@ -295,7 +283,7 @@ func ReadStatus(t testing.TB, c client.MCPClient) Status {
 
 // WaitCaughtUp waits until the status resource says the initial scan is applied and every
 // projection (the catalog and the search index) has applied the whole stream.
-func WaitCaughtUp(t testing.TB, c client.MCPClient) Status {
+func WaitCaughtUp(t testing.TB, c client.MCPClient) query.Status {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {

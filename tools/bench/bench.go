@@ -2,22 +2,22 @@
 // guide on them the way users do (bin/guide-mcp over stdio, driven by mcp-go's client), and
 // measures each figure beside a baseline in the same run: a plain walk-read-hash and
 // ripgrep for indexing, direct file reads and the reference filesystem MCP server for view
-// and tree. It reports only what it measured.
+// and tree. It reports only what it measured; package report turns that into Markdown.
+// One file per scenario; percorpus.go and scenarios.go say which run on which corpus.
 package bench
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/guide/guide/tools/report"
 )
 
 // Config says what to measure. Defaults are the full `make bench` run.
@@ -53,37 +53,6 @@ type Config struct {
 	OnceRuns     int
 	ChurnRate    int // writes per second
 	ChurnFor     time.Duration
-}
-
-// Result is everything one run measured.
-type Result struct {
-	Machine  Machine
-	Config   Config
-	Started  time.Time
-	Duration time.Duration
-	Corpora  []CorpusResult
-	Load     Load     // of the cold, latency and restart scenarios
-	Notes    []string // what could not be measured, and why
-
-	Search  []SearchResult
-	Content *ContentResult
-	Fresh   *FreshResult
-	Once    *OnceResult
-	Churn   *ChurnResult
-	// SplitErr says why the split-mode scenarios did not run.
-	SplitErr string
-}
-
-// CorpusResult is what was measured on one corpus.
-type CorpusResult struct {
-	Corpus   *Corpus
-	Index    []IndexRun
-	Latency  []Latency
-	Restarts []Restart
-	RSSIndex int64 // guide's resident set after the first scan
-	RSSCalls int64 // ...and after the view and tree calls
-	PeakRSS  int64
-	ScanLog  string // what guide logged of its last first reconcile
 }
 
 func (c *Config) defaults() {
@@ -136,9 +105,9 @@ func (c *Config) logf(format string, args ...any) {
 }
 
 // Run measures every corpus the config names.
-func Run(ctx context.Context, cfg Config) (*Result, error) {
+func Run(ctx context.Context, cfg Config) (*report.Result, error) {
 	cfg.defaults()
-	res := &Result{Config: cfg, Started: time.Now(), Machine: ReadMachine()}
+	res := &report.Result{Settings: report.Settings{Views: cfg.Views, Trees: cfg.Trees, Restarts: cfg.Restarts, Seed: cfg.Seed}, Started: time.Now(), Machine: ReadMachine()}
 	bin, err := filepath.Abs(cfg.Bin)
 	if err != nil {
 		return nil, err
@@ -161,7 +130,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 	}
 
-	var corpora []*Corpus
+	var corpora []*report.Corpus
 	sizes := cfg.Sizes
 	if !cfg.has(ScenarioCold, ScenarioLatency, ScenarioRestart) {
 		sizes = nil
@@ -173,7 +142,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 		corpora = append(corpora, c)
 	}
-	var goroot *Corpus
+	var goroot *report.Corpus
 	if cfg.GoRoot && cfg.has(ScenarioCold, ScenarioLatency, ScenarioRestart, ScenarioSearch) {
 		out, err := exec.Command("go", "env", "GOROOT").Output()
 		if err != nil {
@@ -214,209 +183,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	return res, nil
 }
 
-func measure(ctx context.Context, cfg Config, bin, fsScript string, c *Corpus, id, cpuprofile string) (CorpusResult, error) {
-	cr := CorpusResult{Corpus: c}
-	data := filepath.Join(cfg.Dir, "data", id)
-	logPath := filepath.Join(cfg.Dir, "logs", id+"-guide.log")
-	logFile, err := os.Create(logPath)
-	if err != nil {
-		return cr, err
-	}
-	defer logFile.Close()
-
-	cold := cfg.has(ScenarioCold)
-	repeat := cfg.Repeat
-	if cold {
-		// Baselines first: they also bring the tree into the page cache, so that every
-		// figure below is taken with a warm cache.
-		cfg.logf("  baselines: walk + read + sha256, ripgrep")
-		settle()
-		hashTree(c.Root, 1)
-		cr.Index = append(cr.Index, hashTree(c.Root, 1), hashTree(c.Root, max(2, runtime.NumCPU())))
-		if _, err := exec.LookPath("rg"); err == nil {
-			files := ripgrep(c.Root, "--files", "--no-ignore")
-			files.Note = "lists files, reads none"
-			count := ripgrep(c.Root, "-c", "--no-ignore", ".")
-			count.Note = "reads every file; counts its non-empty lines (docs = files with a match)"
-			count.Bytes = c.Bytes
-			cr.Index = append(cr.Index, files, count)
-		}
-	} else {
-		repeat = 1 // only to have an indexed server for the latency and restart steps
-	}
-	if len(c.Files) > 10_000 {
-		// Since the catalog applies each batch after the search index, a cold index of a
-		// 100k corpus takes minutes: one run keeps make bench near 25 minutes.
-		repeat = 1
-	}
-
-	cfg.logf("  cold index, all-in-one (bin/guide-mcp over stdio), %d run(s)", repeat)
-	var runs []IndexRun
-	var s *server
-	for i := range repeat {
-		if s != nil {
-			s.stop()
-		}
-		settle()
-		run, srv, err := coldBinary(ctx, bin, c, filepath.Join(data, "guide"), logFile)
-		if err != nil {
-			return cr, fmt.Errorf("cold index: %w (log: %s)", err, logPath)
-		}
-		cfg.logf("    run %d: %d documents in %s", i+1, run.Docs, fmtDur(run.Duration))
-		runs, s = append(runs, run), srv
-	}
-	if cold {
-		cr.Index = append(cr.Index, medianRun(runs))
-		cr.ScanLog = reconciledLine(logPath)
-	}
-	cr.RSSIndex, _, _ = s.memory()
-	// The cold time stops when the catalog holds the scan (view and tree answer from it);
-	// the search index goes on in the background. Latency and restart are measured on a
-	// settled process, as a user meets it after the first indexing: wait for the index.
-	if cfg.has(ScenarioLatency) || cfg.has(ScenarioRestart) {
-		wctx, cancel := context.WithTimeout(ctx, 30*time.Minute)
-		st, _, err := s.waitSearchable(wctx, 100*time.Millisecond)
-		cancel()
-		if err != nil {
-			return cr, fmt.Errorf("waiting for the search index: %w (log: %s)", err, logPath)
-		}
-		cfg.logf("  search index caught up (applied %d)", st.indexSeq())
-	}
-
-	w := newWorkload(c, cfg.Views, cfg.Trees, cfg.Seed)
-	if cfg.has(ScenarioLatency) {
-		settle()
-		cfg.logf("  latency: %d views, %d trees through the MCP client", len(w.views), len(w.trees))
-		cr.Latency = append(cr.Latency, measureGuide(ctx, s, w)...)
-		cr.RSSCalls, cr.PeakRSS, _ = s.memory()
-		cr.Latency = append(cr.Latency, measureOS(c, w)...)
-	}
-
-	if cfg.has(ScenarioRestart) {
-		cfg.logf("  restart to first answer, %d times after SIGKILL and %d after a clean stop", cfg.Restarts, cfg.Restarts)
-		settle()
-		killed, stopped := restarts(ctx, bin, c, filepath.Join(data, "guide"), s, cfg.Restarts, logFile)
-		cr.Restarts = append(cr.Restarts, killed, stopped)
-	} else {
-		s.stop()
-	}
-
-	if fsScript != "" && cfg.has(ScenarioLatency, ScenarioRestart) {
-		cfg.logf("  the reference filesystem MCP server on the same calls")
-		fsLog, err := os.Create(filepath.Join(cfg.Dir, "logs", id+"-fs.log"))
-		if err != nil {
-			return cr, err
-		}
-		settle()
-		lat, rs := measureFSServer(ctx, fsScript, c, w, fsLog)
-		fsLog.Close()
-		if cfg.has(ScenarioLatency) {
-			cr.Latency = append(cr.Latency, lat...)
-		}
-		if cfg.has(ScenarioRestart) {
-			cr.Restarts = append(cr.Restarts, rs)
-		}
-	}
-
-	if cold && (cfg.InProcess || cpuprofile != "") {
-		cfg.logf("  cold index with the pieces in-process%s", map[bool]string{true: ", CPU profile to " + cpuprofile}[cpuprofile != ""])
-		settle()
-		run, err := coldInProcess(ctx, c, filepath.Join(data, "inproc"), cpuprofile)
-		if err != nil {
-			run.Err = err.Error()
-		}
-		cr.Index = append(cr.Index, run)
-	}
-	_ = os.RemoveAll(data) // a 100k corpus leaves a gigabyte of stream and catalog
-	return cr, nil
-}
-
 // settle writes dirty pages out before a timed step, so that the step does not pay for
 // the writes of the one before (on this machine a 100k corpus leaves ~300 MB of them, and
 // a cold index that ran into that writeback took six times as long).
 func settle() { syscall.Sync() }
-
-// medianRun returns the run of median duration, noting the spread.
-func medianRun(runs []IndexRun) IndexRun {
-	sorted := slices.Clone(runs)
-	slices.SortFunc(sorted, func(a, b IndexRun) int { return cmp.Compare(a.Duration, b.Duration) })
-	m := sorted[len(sorted)/2]
-	if len(runs) > 1 {
-		ds := make([]string, len(runs))
-		for i, r := range runs {
-			ds[i] = fmtDur(r.Duration)
-		}
-		m.Note = fmt.Sprintf("median of %d runs: %s", len(runs), strings.Join(ds, ", "))
-	}
-	return m
-}
-
-// reconciledLine finds what guide logged of its first reconcile.
-func reconciledLine(logPath string) string {
-	b, err := os.ReadFile(logPath)
-	if err != nil {
-		return ""
-	}
-	last := ""
-	for _, line := range strings.Split(string(b), "\n") {
-		if i := strings.Index(line, `summary="`); i >= 0 && strings.Contains(line, "msg=reconciled") {
-			last = strings.TrimSuffix(line[i+len(`summary="`):], `"`)
-		}
-	}
-	return last
-}
-
-// ensureRipgrep installs ripgrep from Debian's packages when it is missing.
-func ensureRipgrep(logf func(string, ...any)) bool {
-	if _, err := exec.LookPath("rg"); err == nil {
-		return true
-	}
-	logf("ripgrep missing; apt-get install -y ripgrep")
-	cmd := exec.Command("apt-get", "install", "-y", "ripgrep")
-	cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		logf("apt-get failed: %v: %s", err, lastLines(string(out), 3))
-		return false
-	}
-	_, err := exec.LookPath("rg")
-	return err == nil
-}
-
-// FSServerVersion is the version of the reference filesystem MCP server the harness
-// installs, pinned so that runs compare.
-const FSServerVersion = "2026.8.31"
-
-// ensureFSServer installs the reference filesystem MCP server under dir/node_modules
-// when missing, and returns its entry script, or a note saying why it cannot run.
-func ensureFSServer(dir string, logf func(string, ...any)) (script, note string) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", err.Error()
-	}
-	script = filepath.Join(abs, "node_modules", "@modelcontextprotocol", "server-filesystem", "dist", "index.js")
-	if _, err := exec.LookPath("node"); err != nil {
-		return "", "node is not installed: the reference filesystem MCP server was not measured"
-	}
-	if _, err := os.Stat(script); err == nil {
-		return script, ""
-	}
-	logf("installing @modelcontextprotocol/server-filesystem@%s under %s with npm", FSServerVersion, dir)
-	cmd := exec.Command("npm", "install", "--no-audit", "--no-fund", "--prefix", abs,
-		"@modelcontextprotocol/server-filesystem@"+FSServerVersion)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Sprintf("npm install @modelcontextprotocol/server-filesystem@%s failed (%v): the reference filesystem MCP server was not measured; %s",
-			FSServerVersion, err, lastLines(string(out), 2))
-	}
-	if _, err := os.Stat(script); err != nil {
-		return "", "the reference filesystem MCP server installed without " + script + ": not measured"
-	}
-	return script, ""
-}
-
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, " / ")
-}

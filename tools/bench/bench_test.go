@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"github.com/guide/guide/tools/corpus"
+	"github.com/guide/guide/tools/report"
 )
 
 func TestParseScenarios(t *testing.T) {
@@ -47,25 +48,6 @@ func TestConfigHas(t *testing.T) {
 	}
 }
 
-func TestSpliceBlock(t *testing.T) {
-	doc := "# Benchmarks\n\nhand-written analysis\n"
-	doc = SpliceBlock(doc, Block{Markdown: "issue 2 v1\n"})
-	doc = SpliceBlock(doc, Block{Name: "search", Markdown: "search v1\n"})
-	doc += "\nmore hand-written text\n"
-	doc = SpliceBlock(doc, Block{Name: "search", Markdown: "search v2\n"})
-	for _, want := range []string{"hand-written analysis", "issue 2 v1", "search v2", "more hand-written text"} {
-		if !strings.Contains(doc, want) {
-			t.Errorf("missing %q in:\n%s", want, doc)
-		}
-	}
-	if strings.Contains(doc, "search v1") {
-		t.Errorf("the old search block is still there:\n%s", doc)
-	}
-	if got := Splice(doc, "issue 2 v2\n"); !strings.Contains(got, "issue 2 v2") || strings.Contains(got, "issue 2 v1") || !strings.Contains(got, "search v2") {
-		t.Errorf("Splice replaced the wrong block:\n%s", got)
-	}
-}
-
 func TestParts(t *testing.T) {
 	multi := "Content-Type: multipart/mixed; boundary=\"b\"\r\n\r\n--b\r\nContent-Type: text/markdown\r\nContent-Location: guide://category/a.md\r\n\r\nA\r\n--b\r\nContent-Type: text/markdown\r\nContent-Location: guide://category/b.md\r\n\r\nB\r\n--b--\r\n"
 	if n := parts(multi); n != 2 {
@@ -79,14 +61,14 @@ func TestParts(t *testing.T) {
 	}
 }
 
-func generatedCorpus(t *testing.T, docs int) *Corpus {
+func generatedCorpus(t *testing.T, docs int) *report.Corpus {
 	t.Helper()
 	root := t.TempDir()
 	if _, err := corpus.Generate(root, corpus.Options{Docs: docs, Seed: 1}); err != nil {
 		t.Fatal(err)
 	}
-	c := &Corpus{Name: "test", Root: root, Generated: true}
-	if err := c.list(); err != nil {
+	c := &report.Corpus{Name: "test", Root: root, Generated: true}
+	if err := listTree(c); err != nil {
 		t.Fatal(err)
 	}
 	return c

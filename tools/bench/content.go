@@ -10,31 +10,14 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/guide/guide/tools/report"
 )
-
-// ContentResult is the get_content scenario (issue 3).
-type ContentResult struct {
-	Corpus   *Corpus
-	Patterns []ContentPattern
-	Guide    Latency
-	FS       Latency
-	Ratio    float64 // reference server p50 / guide p50
-	Load     Load
-	Notes    []string
-	Err      string
-}
-
-// ContentPattern is a category and a pattern that selects exactly Want documents.
-type ContentPattern struct {
-	Category string
-	Pattern  string
-	Want     int
-}
 
 // contentPatterns finds folders of the corpus holding exactly want documents directly,
 // none a template, and turns each into a category (the top-level folder, as the default
 // configuration makes it) and a pattern relative to it.
-func contentPatterns(c *Corpus, want, most int) []ContentPattern {
+func contentPatterns(c *report.Corpus, want, most int) []report.ContentPattern {
 	count := map[string]int{}
 	templ := map[string]bool{}
 	for _, f := range c.Files {
@@ -44,7 +27,7 @@ func contentPatterns(c *Corpus, want, most int) []ContentPattern {
 			templ[d] = true
 		}
 	}
-	var out []ContentPattern
+	var out []report.ContentPattern
 	dirs := make([]string, 0, len(count))
 	for d := range count {
 		dirs = append(dirs, d)
@@ -59,7 +42,7 @@ func contentPatterns(c *Corpus, want, most int) []ContentPattern {
 		if rest != "" {
 			p = rest + "/*.md"
 		}
-		out = append(out, ContentPattern{Category: cat, Pattern: p, Want: want})
+		out = append(out, report.ContentPattern{Category: cat, Pattern: p, Want: want})
 		if len(out) == most {
 			break
 		}
@@ -82,11 +65,11 @@ func parts(value string) int {
 // measureContent times get_content(category, pattern) on s, and the same retrieval on the
 // reference filesystem server: search_files in the category's folder, then
 // read_multiple_files of what it found.
-func measureContent(ctx context.Context, cfg Config, s *server, fsScript string, c *Corpus, fsLog io.Writer) ContentResult {
-	r := ContentResult{Corpus: c, Load: Load{Before: loadAvg()}}
+func measureContent(ctx context.Context, cfg Config, s *server, fsScript string, c *report.Corpus, fsLog io.Writer) report.ContentResult {
+	r := report.ContentResult{Corpus: c, Load: report.Load{Before: loadAvg()}}
 	pats := contentPatterns(c, 10, 20)
 	// The harness asserts the count through the tool before timing.
-	var ok []ContentPattern
+	var ok []report.ContentPattern
 	for _, p := range pats {
 		out, err := s.call(ctx, "get_content", map[string]any{"category_or_collection": p.Category, "pattern": p.Pattern})
 		if err != nil {
@@ -126,13 +109,13 @@ func measureContent(ctx context.Context, cfg Config, s *server, fsScript string,
 	r.Guide.Note = errNote(firstErr)
 
 	if fsScript == "" {
-		r.FS = Latency{Server: fsServerName, Op: "search_files + read_multiple_files", Err: "not installed"}
+		r.FS = report.Latency{Server: fsServerName, Op: "search_files + read_multiple_files", Err: "not installed"}
 		r.Load.After = loadAvg()
 		return r
 	}
 	fs, err := spawn(ctx, fsLog, "node", fsScript, c.Root)
 	if err != nil {
-		r.FS = Latency{Server: fsServerName, Op: "search_files + read_multiple_files", Err: err.Error()}
+		r.FS = report.Latency{Server: fsServerName, Op: "search_files + read_multiple_files", Err: err.Error()}
 		r.Load.After = loadAvg()
 		return r
 	}
@@ -153,7 +136,7 @@ func measureContent(ctx context.Context, cfg Config, s *server, fsScript string,
 		}
 	}
 	r.FS = summarize(fsServerName, "search_files(category folder, pattern) + read_multiple_files", ds, errs)
-	r.FS.Note = "search_files walks the category's whole subtree; then one read_multiple_files" + prefixNote(errNote(firstErr))
+	r.FS.Note = "search_files walks the category's whole subtree; then one read_multiple_files" + report.NoteSuffix(errNote(firstErr))
 	if r.Guide.P50 > 0 {
 		r.Ratio = float64(r.FS.P50) / float64(r.Guide.P50)
 	}

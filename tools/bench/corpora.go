@@ -11,18 +11,8 @@ import (
 	"time"
 
 	"github.com/guide/guide/tools/corpus"
+	"github.com/guide/guide/tools/report"
 )
-
-// Corpus is a tree the harness measures.
-type Corpus struct {
-	Name      string
-	Root      string // absolute
-	Generated bool
-	Files     []string // documents, relative slash paths, sorted
-	Folders   []string // folders holding a document at any depth; "" is the root
-	Bytes     int64
-	GenTime   time.Duration // when generated in this run
-}
 
 // manifest records how a stored corpus was made, beside (not inside) its tree.
 type manifest struct {
@@ -37,7 +27,7 @@ var vcsDirs = map[string]bool{".git": true, ".hg": true, ".svn": true, ".bzr": t
 
 // generated returns the generated corpus of docs documents, made again only when the
 // stored one was made with other parameters or did not finish.
-func generated(dir string, docs int, seed uint64, logf func(string, ...any)) (*Corpus, error) {
+func generated(dir string, docs int, seed uint64, logf func(string, ...any)) (*report.Corpus, error) {
 	name := fmt.Sprintf("gen-%d", docs)
 	root, err := filepath.Abs(filepath.Join(dir, "corpora", name))
 	if err != nil {
@@ -46,7 +36,7 @@ func generated(dir string, docs int, seed uint64, logf func(string, ...any)) (*C
 	mfile := root + ".json"
 	want := manifest{Docs: docs, Seed: seed, Version: corpus.Version}
 	var have manifest
-	c := &Corpus{Name: fmt.Sprintf("generated %d", docs), Root: root, Generated: true}
+	c := &report.Corpus{Name: fmt.Sprintf("generated %d", docs), Root: root, Generated: true}
 	if b, err := os.ReadFile(mfile); err == nil && json.Unmarshal(b, &have) == nil &&
 		have.Docs == want.Docs && have.Seed == want.Seed && have.Version == want.Version {
 		logf("reusing %s", root)
@@ -68,11 +58,11 @@ func generated(dir string, docs int, seed uint64, logf func(string, ...any)) (*C
 			return nil, err
 		}
 	}
-	return c, c.list()
+	return c, listTree(c)
 }
 
 // realTree is an existing tree, such as the Go toolchain's sources.
-func realTree(name, root string) (*Corpus, error) {
+func realTree(name, root string) (*report.Corpus, error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
 		return nil, err
@@ -80,12 +70,12 @@ func realTree(name, root string) (*Corpus, error) {
 	if abs, err = filepath.EvalSymlinks(abs); err != nil {
 		return nil, err
 	}
-	c := &Corpus{Name: name, Root: abs}
-	return c, c.list()
+	c := &report.Corpus{Name: name, Root: abs}
+	return c, listTree(c)
 }
 
 // list walks the tree once for the files and folders to ask about.
-func (c *Corpus) list() error {
+func listTree(c *report.Corpus) error {
 	folders := map[string]bool{"": true}
 	c.Files, c.Bytes = nil, 0
 	err := filepath.WalkDir(c.Root, func(p string, d fs.DirEntry, err error) error {

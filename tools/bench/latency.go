@@ -8,37 +8,16 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
+
+	"github.com/guide/guide/tools/report"
+	"github.com/guide/guide/tools/stats"
 )
 
-// Latency is the distribution of one kind of call.
-type Latency struct {
-	Server string
-	Op     string
-	N      int
-	Errors int
-	P50    time.Duration
-	P95    time.Duration
-	P99    time.Duration
-	Max    time.Duration
-	Note   string
-	Err    string // why it was not measured
-}
-
-func summarize(server, op string, ds []time.Duration, errs int) Latency {
-	l := Latency{Server: server, Op: op, N: len(ds), Errors: errs}
-	if len(ds) == 0 {
-		return l
-	}
-	slices.Sort(ds)
-	pick := func(q float64) time.Duration {
-		i := int(q*float64(len(ds)) + 0.999999) // nearest rank
-		return ds[max(0, min(len(ds)-1, i-1))]
-	}
-	l.P50, l.P95, l.P99, l.Max = pick(0.50), pick(0.95), pick(0.99), ds[len(ds)-1]
-	return l
+func summarize(server, op string, ds []time.Duration, errs int) report.Latency {
+	s := stats.Summarize(ds)
+	return report.Latency{Server: server, Op: op, N: s.N, Errors: errs, P50: s.P50, P95: s.P95, P99: s.P99, Max: s.Max}
 }
 
 // workload is the sequence of calls every server answers: the same documents and folders,
@@ -48,7 +27,7 @@ type workload struct {
 	trees []string // folder paths; "" is the root
 }
 
-func newWorkload(c *Corpus, views, trees int, seed uint64) workload {
+func newWorkload(c *report.Corpus, views, trees int, seed uint64) workload {
 	rng := rand.New(rand.NewPCG(seed, 0xbe7c4))
 	var w workload
 	for range views {
@@ -65,7 +44,7 @@ func newWorkload(c *Corpus, views, trees int, seed uint64) workload {
 }
 
 // measureGuide times view and tree(depth 2) through the MCP client.
-func measureGuide(ctx context.Context, s *server, w workload) []Latency {
+func measureGuide(ctx context.Context, s *server, w workload) []report.Latency {
 	const name = "guide (bin/guide-mcp, stdio)"
 	var ds []time.Duration
 	errs := 0
@@ -93,7 +72,7 @@ func measureGuide(ctx context.Context, s *server, w workload) []Latency {
 	}
 	tr := summarize(name, "tree(folder, depth 2)", ds, errs)
 	tr.Note = errNote(firstErr)
-	return []Latency{v, tr}
+	return []report.Latency{v, tr}
 }
 
 func cmpErr(first, err error) error {
@@ -112,7 +91,7 @@ func errNote(err error) string {
 
 // measureOS times the same reads straight from the file system, in this process: the
 // floor under any server's answer (no protocol, no JSON, no process boundary).
-func measureOS(c *Corpus, w workload) []Latency {
+func measureOS(c *report.Corpus, w workload) []report.Latency {
 	const name = "baseline: os.ReadFile / os.ReadDir, in-process"
 	var ds []time.Duration
 	errs := 0
@@ -144,7 +123,7 @@ func measureOS(c *Corpus, w workload) []Latency {
 	}
 	tr := summarize(name, "tree(folder, depth 2)", ds, errs)
 	tr.Note = "os.ReadDir of the folder and of each subfolder; names only, no word counts"
-	return []Latency{v, tr}
+	return []report.Latency{v, tr}
 }
 
 // fsServerName names the reference filesystem MCP server in the tables.
@@ -154,8 +133,8 @@ const fsServerName = "baseline: @modelcontextprotocol/server-filesystem (node, s
 // same stdio client: read_text_file for view; for tree(depth 2), which it has no single
 // tool for (directory_tree has no depth limit), list_directory on the folder and on each
 // subfolder, as an agent would call it.
-func measureFSServer(ctx context.Context, script string, c *Corpus, w workload, log io.Writer) ([]Latency, Restart) {
-	rs := Restart{What: fsServerName + ": spawn to first list_directory answer"}
+func measureFSServer(ctx context.Context, script string, c *report.Corpus, w workload, log io.Writer) ([]report.Latency, report.Restart) {
+	rs := report.Restart{What: fsServerName + ": spawn to first list_directory answer"}
 	start := time.Now()
 	s, err := spawn(ctx, log, "node", script, c.Root)
 	if err == nil {
@@ -166,7 +145,7 @@ func measureFSServer(ctx context.Context, script string, c *Corpus, w workload, 
 		if s != nil {
 			s.kill()
 		}
-		return []Latency{{Server: fsServerName, Op: "all", Err: err.Error()}}, rs
+		return []report.Latency{{Server: fsServerName, Op: "all", Err: err.Error()}}, rs
 	}
 	rs.Times = append(rs.Times, time.Since(start))
 	defer s.stop()
@@ -183,7 +162,7 @@ func measureFSServer(ctx context.Context, script string, c *Corpus, w workload, 
 		}
 	}
 	v := summarize(fsServerName, "view(document)", ds, errs)
-	v.Note = "read_text_file" + prefixNote(errNote(firstErr))
+	v.Note = "read_text_file" + report.NoteSuffix(errNote(firstErr))
 	ds, errs, firstErr = nil, 0, nil
 	calls := 0
 	for _, f := range w.trees {
@@ -209,78 +188,6 @@ func measureFSServer(ctx context.Context, script string, c *Corpus, w workload, 
 	}
 	tr := summarize(fsServerName, "tree(folder, depth 2)", ds, errs)
 	tr.Note = fmt.Sprintf("list_directory on the folder and each subfolder, %.1f calls per tree", float64(calls)/float64(max(1, len(w.trees)))) +
-		prefixNote(errNote(firstErr))
-	return []Latency{v, tr}, rs
-}
-
-func prefixNote(s string) string {
-	if s == "" {
-		return ""
-	}
-	return "; " + s
-}
-
-// Restart is the time from spawning a server until its first answer.
-type Restart struct {
-	What  string
-	Times []time.Duration
-	Err   string
-}
-
-// Median of the times.
-func (r Restart) Median() time.Duration {
-	if len(r.Times) == 0 {
-		return 0
-	}
-	t := slices.Clone(r.Times)
-	slices.Sort(t)
-	return t[len(t)/2]
-}
-
-// Max of the times.
-func (r Restart) Max() time.Duration {
-	if len(r.Times) == 0 {
-		return 0
-	}
-	return slices.Max(r.Times)
-}
-
-// restarts stops the indexed guide server (with SIGKILL, or by closing stdin as a client
-// does), starts it again on the same data directory, and times spawn to the first
-// successful tree answer, n times each way. It leaves no server running.
-func restarts(ctx context.Context, bin string, c *Corpus, data string, s *server, n int, log io.Writer) (killed, stopped Restart) {
-	killed.What = "guide: after SIGKILL, spawn to first tree(\"\", 2) answer"
-	stopped.What = "guide: after a clean stop (stdin closed), spawn to first tree(\"\", 2) answer"
-	kill := true
-	for i := 0; i < 2*n; i++ {
-		if kill {
-			s.kill()
-		} else {
-			s.stop()
-		}
-		r := &stopped
-		if kill {
-			r = &killed
-		}
-		cctx, cancel := context.WithTimeout(ctx, time.Minute)
-		start := time.Now()
-		var err error
-		s, err = spawn(cctx, log, bin, "--root", c.Root, "--data", data)
-		if err == nil {
-			_, err = s.call(cctx, "tree", map[string]any{"folder": "", "depth": 2})
-		}
-		d := time.Since(start)
-		cancel()
-		if err != nil {
-			r.Err = err.Error()
-			if s != nil {
-				s.kill()
-			}
-			return killed, stopped
-		}
-		r.Times = append(r.Times, d)
-		kill = !kill
-	}
-	s.stop()
-	return killed, stopped
+		report.NoteSuffix(errNote(firstErr))
+	return []report.Latency{v, tr}, rs
 }

@@ -2,7 +2,6 @@ package bench
 
 import (
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 )
@@ -59,24 +58,4 @@ func (c *Config) has(names ...string) bool {
 		}
 	}
 	return false
-}
-
-// loadAvg is the first three fields of /proc/loadavg, as uptime prints them.
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "?"
-	}
-	return strings.Join(f[:3], ", ")
-}
-
-// Load is the load average when a scenario began and when it ended.
-type Load struct{ Before, After string }
-
-func (l Load) String() string {
-	return fmt.Sprintf("load average (1, 5, 15 min) %s before, %s after", l.Before, l.After)
 }

@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/guide/guide/tools/report"
 )
 
 // runScenarios runs the scenarios of issues 3, 4 and 5: search and get_content on the
 // SearchDocs corpus (search also on GOROOT), indexer --once on the same, and the
 // split-mode freshness and churn scenarios on a copy of the FreshDocs corpus.
-func runScenarios(ctx context.Context, cfg Config, res *Result, bin, fsScript string, goroot *Corpus) error {
+func runScenarios(ctx context.Context, cfg Config, res *report.Result, bin, fsScript string, goroot *report.Corpus) error {
 	if cfg.has(ScenarioSearch, ScenarioContent, ScenarioOnce) {
 		big, err := generated(cfg.Dir, cfg.SearchDocs, cfg.Seed, cfg.logf)
 		if err != nil {
@@ -37,7 +39,7 @@ func runScenarios(ctx context.Context, cfg Config, res *Result, bin, fsScript st
 				settle()
 				s, _, _, _, err = spawnIndexed(ctx, bin, big, data, logFile)
 				if err != nil {
-					res.Content = &ContentResult{Corpus: big, Err: err.Error()}
+					res.Content = &report.ContentResult{Corpus: big, Err: err.Error()}
 				}
 			}
 			if s != nil {
@@ -94,8 +96,8 @@ func runScenarios(ctx context.Context, cfg Config, res *Result, bin, fsScript st
 		if err := copyTree(src.Root, dir); err != nil {
 			return err
 		}
-		c := &Corpus{Name: src.Name + " (a copy)", Root: dir, Generated: true}
-		if err := c.list(); err != nil {
+		c := &report.Corpus{Name: src.Name + " (a copy)", Root: dir, Generated: true}
+		if err := listTree(c); err != nil {
 			return err
 		}
 		data := filepath.Join(cfg.Dir, "data", "split")
@@ -110,7 +112,7 @@ func runScenarios(ctx context.Context, cfg Config, res *Result, bin, fsScript st
 		if err != nil {
 			res.SplitErr = err.Error()
 		} else {
-			cfg.logf("  split mode indexed %d documents in %s", sp.Status.Documents, fmtDur(sp.Setup))
+			cfg.logf("  split mode indexed %d documents in %s", sp.Status.Documents, report.FormatDuration(sp.Setup))
 			if cfg.has(ScenarioFresh) {
 				cfg.logf("  fresh: %d saves, then %d indexer --once baselines", cfg.FreshSamples, cfg.Rescans)
 				fr := measureFresh(ctx, bin, sp, c, cfg.FreshSamples, cfg.Rescans, cfg.Seed, logFile)

@@ -14,37 +14,11 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/guide/guide/internal/query"
+	"github.com/guide/guide/tools/report"
+	"github.com/guide/guide/tools/stats"
 )
-
-// SearchResult is the search scenario on one corpus (issue 4).
-type SearchResult struct {
-	Corpus *Corpus
-	// Index is spawn to the moment the full-text index applied the whole first scan;
-	// Catalog is when the catalog got there.
-	Index      IndexRun
-	Catalog    time.Duration
-	IndexBytes int64 // <data>/query/index on disk
-	RSS, Peak  int64 // the query process after indexing and after the searches
-	RSSAfter   int64
-	Words      []WordResult
-	Guide      Latency // every search call
-	RG         Latency // every rg run
-	Ratio      float64 // median over words of rg time / guide median time
-	Reps       int
-	Load       Load
-	Err        string
-}
-
-// WordResult is one word of the list: how many documents each side found and how fast.
-type WordResult struct {
-	Word       string
-	Band       string // rare, medium or common, by the share of documents rg finds it in
-	RGDocs     int
-	GuideTotal int
-	GuideP50   time.Duration
-	RG         time.Duration
-	Ratio      float64
-}
 
 // goWords are the words searched in the Go source tree: rare to common in Go code.
 var goWords = []string{
@@ -57,9 +31,9 @@ var goWords = []string{
 // measureSearch indexes c from an empty data directory with bin/guide-mcp --root, waits
 // for the full-text index, then times search for every word against rg -l -w -i. The
 // server is returned running (for the content scenario) unless keep is false.
-func measureSearch(ctx context.Context, cfg Config, bin string, c *Corpus, data string, log io.Writer, keep bool) (SearchResult, *server) {
-	r := SearchResult{Corpus: c, Reps: cfg.SearchReps, Load: Load{Before: loadAvg()}}
-	fail := func(err error) (SearchResult, *server) {
+func measureSearch(ctx context.Context, cfg Config, bin string, c *report.Corpus, data string, log io.Writer, keep bool) (report.SearchResult, *server) {
+	r := report.SearchResult{Corpus: c, Reps: cfg.SearchReps, Load: report.Load{Before: loadAvg()}}
+	fail := func(err error) (report.SearchResult, *server) {
 		r.Err = err.Error()
 		r.Load.After = loadAvg()
 		return r, nil
@@ -72,13 +46,13 @@ func measureSearch(ctx context.Context, cfg Config, bin string, c *Corpus, data 
 	if err != nil {
 		return fail(err)
 	}
-	r.Index = IndexRun{What: "guide all-in-one: bin/guide-mcp --root, until the search index applied the first scan",
+	r.Index = report.IndexRun{What: "guide all-in-one: bin/guide-mcp --root, until the search index applied the first scan",
 		Docs: st.Documents, Bytes: c.Bytes, Duration: d,
-		Note: fmt.Sprintf("catalog caught up after %s; index applied_seq %d = stream_last_seq %d", fmtDur(catalog), st.indexSeq(), st.StreamLastSeq)}
+		Note: fmt.Sprintf("catalog caught up after %s; index applied_seq %d = stream_last_seq %d", report.FormatDuration(catalog), indexSeq(st), st.StreamLastSeq)}
 	r.Catalog = catalog
 	r.IndexBytes = dirBytes(filepath.Join(data, "query", "index"))
 	r.RSS, _, _ = s.memory()
-	cfg.logf("    indexed %d documents in %s (catalog %s); index %s on disk", st.Documents, fmtDur(d), fmtDur(catalog), fmtMB(r.IndexBytes))
+	cfg.logf("    indexed %d documents in %s (catalog %s); index %s on disk", st.Documents, report.FormatDuration(d), report.FormatDuration(catalog), report.FormatMB(r.IndexBytes))
 
 	words := goWords
 	if c.Generated {
@@ -131,7 +105,7 @@ func measureSearch(ctx context.Context, cfg Config, bin string, c *Corpus, data 
 			cfg.logf("    rg %q: %v", w, err)
 		}
 		rgAll = append(rgAll, d)
-		wr := WordResult{Word: w, RGDocs: n, GuideTotal: totals[w], RG: d, GuideP50: median(per[w])}
+		wr := report.WordResult{Word: w, RGDocs: n, GuideTotal: totals[w], RG: d, GuideP50: stats.Median(per[w])}
 		if wr.GuideP50 > 0 {
 			wr.Ratio = float64(d) / float64(wr.GuideP50)
 		}
@@ -153,10 +127,7 @@ func measureSearch(ctx context.Context, cfg Config, bin string, c *Corpus, data 
 	for _, w := range r.Words {
 		ratios = append(ratios, w.Ratio)
 	}
-	slices.Sort(ratios)
-	if len(ratios) > 0 {
-		r.Ratio = ratios[len(ratios)/2]
-	}
+	r.Ratio = stats.Median(ratios)
 	r.RSSAfter, r.Peak, _ = s.memory()
 	r.Load.After = loadAvg()
 	if !keep {
@@ -167,13 +138,13 @@ func measureSearch(ctx context.Context, cfg Config, bin string, c *Corpus, data 
 }
 
 // spawnIndexed starts bin/guide-mcp --root on data and waits until the index caught up.
-func spawnIndexed(ctx context.Context, bin string, c *Corpus, data string, log io.Writer) (*server, guideStatus, time.Duration, time.Duration, error) {
+func spawnIndexed(ctx context.Context, bin string, c *report.Corpus, data string, log io.Writer) (*server, query.Status, time.Duration, time.Duration, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Minute)
 	defer cancel()
 	start := time.Now()
 	s, err := spawn(ctx, log, bin, "--root", c.Root, "--data", data)
 	if err != nil {
-		return nil, guideStatus{}, 0, 0, err
+		return nil, query.Status{}, 0, 0, err
 	}
 	st, catalog, err := s.waitSearchable(ctx, 20*time.Millisecond)
 	d := time.Since(start)
@@ -182,15 +153,6 @@ func spawnIndexed(ctx context.Context, bin string, c *Corpus, data string, log i
 		return nil, st, 0, 0, err
 	}
 	return s, st, catalog, d, nil
-}
-
-func median(ds []time.Duration) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[len(s)/2]
 }
 
 // searchTotal reads "total" from a search result.
@@ -244,7 +206,7 @@ func dirBytes(dir string) int64 {
 // ranks, from a sample of about 3,000 documents. Words of CJK scripts are left out (rg -w
 // and the index's bigrams do not mean the same by a word there), and so are words under
 // four letters (most are stop words the index refuses alone).
-func vocabulary(c *Corpus, perBand int) []string {
+func vocabulary(c *report.Corpus, perBand int) []string {
 	step := max(1, len(c.Files)/3000)
 	df := map[string]int{}
 	sampled := 0

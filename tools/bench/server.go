@@ -15,6 +15,8 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/guide/guide/internal/query"
 )
 
 // server is an MCP server process driven by mcp-go's stdio client, the way a desktop MCP
@@ -75,42 +77,29 @@ func (s *server) call(ctx context.Context, tool string, args map[string]any) (st
 	return b.String(), nil
 }
 
-// guideStatus is the part of guide's status resource the harness reads.
-type guideStatus struct {
-	Documents       int    `json:"documents"`
-	AppliedSeq      uint64 `json:"applied_seq"`
-	StreamLastSeq   uint64 `json:"stream_last_seq"`
-	Lag             uint64 `json:"lag"`
-	InitialScanDone bool   `json:"initial_scan_done"`
-	StreamError     string `json:"stream_error"`
-	Index           *struct {
-		AppliedSeq uint64 `json:"applied_seq"`
-	} `json:"index"`
-}
-
 // searchable reports whether both the catalog and the full-text index hold everything the
 // stream held when the status was read.
-func (st guideStatus) searchable() bool {
+func searchable(st query.Status) bool {
 	return st.InitialScanDone && st.Lag == 0 && st.StreamLastSeq > 0 && st.AppliedSeq >= st.StreamLastSeq &&
 		st.Index != nil && st.Index.AppliedSeq >= st.StreamLastSeq
 }
 
 // indexSeq is the full-text index's applied sequence, 0 when it reports none.
-func (st guideStatus) indexSeq() uint64 {
+func indexSeq(st query.Status) uint64 {
 	if st.Index == nil {
 		return 0
 	}
 	return st.Index.AppliedSeq
 }
 
-func (s *server) status(ctx context.Context) (guideStatus, error) {
+func (s *server) status(ctx context.Context) (query.Status, error) {
 	req := mcp.ReadResourceRequest{}
 	req.Params.URI = "guide://_status"
 	res, err := s.c.ReadResource(ctx, req)
 	if err != nil {
-		return guideStatus{}, err
+		return query.Status{}, err
 	}
-	var st guideStatus
+	var st query.Status
 	for _, c := range res.Contents {
 		if tc, ok := c.(mcp.TextResourceContents); ok {
 			err = json.Unmarshal([]byte(tc.Text), &st)
@@ -120,7 +109,7 @@ func (s *server) status(ctx context.Context) (guideStatus, error) {
 }
 
 // waitIndexed polls the status resource until the catalog holds the whole first scan.
-func (s *server) waitIndexed(ctx context.Context) (guideStatus, error) {
+func (s *server) waitIndexed(ctx context.Context) (query.Status, error) {
 	for {
 		st, err := s.status(ctx)
 		if err != nil {
@@ -139,7 +128,7 @@ func (s *server) waitIndexed(ctx context.Context) (guideStatus, error) {
 
 // waitSearchable polls the status resource every poll until the catalog and the index
 // have applied the whole stream, and returns when the catalog got there first.
-func (s *server) waitSearchable(ctx context.Context, poll time.Duration) (st guideStatus, catalog time.Duration, err error) {
+func (s *server) waitSearchable(ctx context.Context, poll time.Duration) (st query.Status, catalog time.Duration, err error) {
 	start := time.Now()
 	for {
 		st, err = s.status(ctx)
@@ -149,7 +138,7 @@ func (s *server) waitSearchable(ctx context.Context, poll time.Duration) (st gui
 		if catalog == 0 && st.InitialScanDone && st.Lag == 0 && st.StreamLastSeq > 0 && st.AppliedSeq >= st.StreamLastSeq {
 			catalog = time.Since(start)
 		}
-		if st.searchable() {
+		if searchable(st) {
 			return st, catalog, nil
 		}
 		select {

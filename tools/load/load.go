@@ -21,6 +21,8 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/guide/guide/tools/stats"
 )
 
 // Config says what to run.
@@ -227,20 +229,11 @@ func summarize(results [][]result, sessions int, elapsed time.Duration, mem []Sa
 	}
 	rep.Calls = len(all)
 	rep.PerSecond = float64(len(all)) / elapsed.Seconds()
-	rep.P50, rep.P99, rep.Max = pct(all, 50), pct(all, 99), pct(all, 100)
+	rep.P50, rep.P99, rep.Max = stats.Percentile(all, 50), stats.Percentile(all, 99), stats.Percentile(all, 100)
 	for t, ds := range by {
-		rep.ByTool[t] = ToolStat{Calls: len(ds), P50: pct(ds, 50), P99: pct(ds, 99)}
+		rep.ByTool[t] = ToolStat{Calls: len(ds), P50: stats.Percentile(ds, 50), P99: stats.Percentile(ds, 99)}
 	}
 	return rep
-}
-
-func pct(ds []time.Duration, p int) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	slices.Sort(ds)
-	i := (len(ds) - 1) * p / 100
-	return ds[i]
 }
 
 func connect(ctx context.Context, cfg Config) (*client.Client, error) {

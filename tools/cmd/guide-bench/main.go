@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/guide/guide/tools/bench"
+	"github.com/guide/guide/tools/report"
 )
 
 // Main is the benchmark program.
@@ -138,7 +139,7 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	doc := string(old)
 	for _, b := range blocks {
-		doc = bench.SpliceBlock(doc, b)
+		doc = report.SpliceBlock(doc, b)
 	}
 	tmp := m.Out + ".tmp"
 	if err := os.WriteFile(tmp, []byte(doc), 0o644); err != nil {

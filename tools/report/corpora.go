@@ -1,68 +1,69 @@
-package bench
+package report
 
 import (
 	"fmt"
-	"os"
-	"os/exec"
-	"runtime"
-	"strconv"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/guide/guide/tools/stats"
 )
 
-// Machine is what the run ran on.
-type Machine struct {
-	CPUs   int
-	CPU    string
-	Memory string
-	Go     string
-	Kernel string
-	Date   string
+// Corpus is a tree the harness measures.
+type Corpus struct {
+	Name      string
+	Root      string // absolute
+	Generated bool
+	Files     []string // documents, relative slash paths, sorted
+	Folders   []string // folders holding a document at any depth; "" is the root
+	Bytes     int64
+	GenTime   time.Duration // when generated in this run
 }
 
-// ReadMachine reads the machine's description from /proc and the Go toolchain.
-func ReadMachine() Machine {
-	m := Machine{CPUs: runtime.NumCPU(), Date: time.Now().UTC().Format("2006-01-02 15:04 MST")}
-	if out, err := exec.Command("nproc").Output(); err == nil {
-		if n, err := strconv.Atoi(strings.TrimSpace(string(out))); err == nil {
-			m.CPUs = n
-		}
-	}
-	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-				m.CPU = strings.TrimSpace(v)
-				break
-			}
-		}
-	}
-	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if v, ok := strings.CutPrefix(line, "MemTotal:"); ok {
-				f := strings.Fields(v)
-				if kb, err := strconv.ParseInt(f[0], 10, 64); err == nil {
-					m.Memory = fmt.Sprintf("%.1f GiB", float64(kb)/(1<<20))
-				}
-			}
-		}
-	}
-	if out, err := exec.Command("go", "version").Output(); err == nil {
-		m.Go = strings.TrimSpace(string(out))
-	} else {
-		m.Go = runtime.Version()
-	}
-	if out, err := exec.Command("uname", "-sr").Output(); err == nil {
-		m.Kernel = strings.TrimSpace(string(out))
-	}
-	return m
+// CorpusResult is what was measured on one corpus.
+type CorpusResult struct {
+	Corpus   *Corpus
+	Index    []IndexRun
+	Latency  []Latency
+	Restarts []Restart
+	RSSIndex int64 // guide's resident set after the first scan
+	RSSCalls int64 // ...and after the view and tree calls
+	PeakRSS  int64
+	ScanLog  string // what guide logged of its last first reconcile
 }
 
-// Target is a goal of issue 2 beside the figure measured for it.
-type Target struct {
+// IndexRun is one way of going through a whole tree, timed.
+type IndexRun struct {
 	What     string
-	Goal     string
-	Measured string
-	Met      string // "met", "not met", or "not measured"
+	Docs     int
+	Bytes    int64
+	Duration time.Duration
+	Note     string
+	Err      string
+}
+
+// DocsPerSec is the documents handled per second.
+func (r IndexRun) DocsPerSec() float64 { return float64(r.Docs) / r.Duration.Seconds() }
+
+// MBPerSec is the megabytes (10^6) read per second.
+func (r IndexRun) MBPerSec() float64 { return float64(r.Bytes) / 1e6 / r.Duration.Seconds() }
+
+// Restart is the time from spawning a server until its first answer.
+type Restart struct {
+	What  string
+	Times []time.Duration
+	Err   string
+}
+
+// Median of the times.
+func (r Restart) Median() time.Duration { return stats.Median(r.Times) }
+
+// Max of the times.
+func (r Restart) Max() time.Duration {
+	if len(r.Times) == 0 {
+		return 0
+	}
+	return slices.Max(r.Times)
 }
 
 // Targets compares the run with the issue's targets.
@@ -76,12 +77,6 @@ func (r *Result) Targets() []Target {
 		}
 		return nil
 	}
-	verdict := func(ok bool) string {
-		if ok {
-			return "met"
-		}
-		return "not met"
-	}
 	t := []Target{
 		{What: "cold index of 10k generated documents, all-in-one", Goal: "≥ 3,000 documents/s"},
 		{What: "view p95 on 100k documents", Goal: "≤ 2 ms"},
@@ -94,7 +89,7 @@ func (r *Result) Targets() []Target {
 	if c := find(10_000); c != nil {
 		for _, run := range c.Index {
 			if strings.HasPrefix(run.What, "guide all-in-one") && run.Err == "" {
-				t[0].Measured = fmt.Sprintf("%.0f documents/s (%s)", run.DocsPerSec(), fmtDur(run.Duration))
+				t[0].Measured = fmt.Sprintf("%.0f documents/s (%s)", run.DocsPerSec(), FormatDuration(run.Duration))
 				t[0].Met = verdict(run.DocsPerSec() >= 3000)
 			}
 		}
@@ -106,37 +101,21 @@ func (r *Result) Targets() []Target {
 			}
 			switch l.Op {
 			case "view(document)":
-				t[1].Measured, t[1].Met = fmtDur(l.P95), verdict(l.P95 <= 2*time.Millisecond && l.Errors == 0)
+				t[1].Measured, t[1].Met = FormatDuration(l.P95), verdict(l.P95 <= 2*time.Millisecond && l.Errors == 0)
 			case "tree(folder, depth 2)":
-				t[2].Measured, t[2].Met = fmtDur(l.P95), verdict(l.P95 <= 10*time.Millisecond && l.Errors == 0)
+				t[2].Measured, t[2].Met = FormatDuration(l.P95), verdict(l.P95 <= 10*time.Millisecond && l.Errors == 0)
 			}
 		}
 		if len(c.Restarts) >= 2 && len(c.Restarts[0].Times) > 0 && len(c.Restarts[1].Times) > 0 {
 			k, s := c.Restarts[0], c.Restarts[1]
 			worst := max(k.Max(), s.Max())
 			t[3].Measured = fmt.Sprintf("median %s after SIGKILL, %s after a clean stop; worst %s",
-				fmtDur(k.Median()), fmtDur(s.Median()), fmtDur(worst))
+				FormatDuration(k.Median()), FormatDuration(s.Median()), FormatDuration(worst))
 			t[3].Met = verdict(worst <= 300*time.Millisecond)
 		}
 	}
 	return t
 }
-
-func fmtDur(d time.Duration) string {
-	switch {
-	case d == 0:
-		return "—"
-	case d < time.Millisecond:
-		return fmt.Sprintf("%.0f µs", float64(d)/float64(time.Microsecond))
-	case d < 10*time.Millisecond:
-		return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond))
-	case d < time.Second:
-		return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
-	}
-	return fmt.Sprintf("%.2f s", d.Seconds())
-}
-
-func fmtMB(b int64) string { return fmt.Sprintf("%.1f MB", float64(b)/1e6) }
 
 // Markdown renders the run: machine, targets, then one section per corpus.
 func (r *Result) Markdown() string {
@@ -147,7 +126,7 @@ func (r *Result) Markdown() string {
 	fmt.Fprintf(&b, "| CPUs (`nproc`) | %d |\n| CPU | %s |\n| memory | %s |\n| Go | %s |\n| kernel | %s |\n",
 		m.CPUs, m.CPU, m.Memory, m.Go, m.Kernel)
 	fmt.Fprintf(&b, "| run | %s; %d views and %d trees per server; %d restarts each way; seed %d |\n\n",
-		fmtDur(r.Duration.Round(time.Second)), r.Config.Views, r.Config.Trees, r.Config.Restarts, r.Config.Seed)
+		FormatDuration(r.Duration.Round(time.Second)), r.Settings.Views, r.Settings.Trees, r.Settings.Restarts, r.Settings.Seed)
 	fmt.Fprintf(&b, "Machine shared with other work during this run: %s (from `/proc/loadavg`, as `uptime` prints it).\n\n", r.Load)
 
 	b.WriteString("### Targets (issue 2)\n\n| target | goal | measured | |\n|---|---|---|---|\n")
@@ -166,11 +145,11 @@ func (r *Result) Markdown() string {
 		c := cr.Corpus
 		fmt.Fprintf(&b, "### %s\n\n", c.Name)
 		fmt.Fprintf(&b, "%d files, %s, %d folders, mean %.1f kB per file",
-			len(c.Files), fmtMB(c.Bytes), len(c.Folders), float64(c.Bytes)/1e3/float64(max(1, len(c.Files))))
+			len(c.Files), FormatMB(c.Bytes), len(c.Folders), float64(c.Bytes)/1e3/float64(max(1, len(c.Files))))
 		if c.Generated {
 			b.WriteString("; generated by `tools/corpus`")
 			if c.GenTime > 0 {
-				fmt.Fprintf(&b, " in %s", fmtDur(c.GenTime))
+				fmt.Fprintf(&b, " in %s", FormatDuration(c.GenTime))
 			}
 		}
 		b.WriteString(".\n\n")
@@ -186,7 +165,7 @@ func (r *Result) Markdown() string {
 				if run.Bytes > 0 {
 					mbs = fmt.Sprintf("%.1f", run.MBPerSec())
 				}
-				fmt.Fprintf(&b, "| %s | %d | %s | %.0f | %s | %s |\n", run.What, run.Docs, fmtDur(run.Duration), run.DocsPerSec(), mbs, run.Note)
+				fmt.Fprintf(&b, "| %s | %d | %s | %.0f | %s | %s |\n", run.What, run.Docs, FormatDuration(run.Duration), run.DocsPerSec(), mbs, run.Note)
 			}
 			if cr.ScanLog != "" {
 				fmt.Fprintf(&b, "\nguide logged its first reconcile as: `%s`.\n", cr.ScanLog)
@@ -202,7 +181,7 @@ func (r *Result) Markdown() string {
 					continue
 				}
 				fmt.Fprintf(&b, "| %s | %s | %d | %d | %s | %s | %s | %s | %s |\n", l.Server, l.Op, l.N, l.Errors,
-					fmtDur(l.P50), fmtDur(l.P95), fmtDur(l.P99), fmtDur(l.Max), l.Note)
+					FormatDuration(l.P50), FormatDuration(l.P95), FormatDuration(l.P99), FormatDuration(l.Max), l.Note)
 			}
 			b.WriteString("\n")
 		}
@@ -214,7 +193,7 @@ func (r *Result) Markdown() string {
 				if rs.Err != "" {
 					note = "failed: " + rs.Err
 				}
-				fmt.Fprintf(&b, "| %s | %d | %s | %s | %s |\n", rs.What, len(rs.Times), fmtDur(rs.Median()), fmtDur(rs.Max()), note)
+				fmt.Fprintf(&b, "| %s | %d | %s | %s | %s |\n", rs.What, len(rs.Times), FormatDuration(rs.Median()), FormatDuration(rs.Max()), note)
 			}
 			b.WriteString("\n")
 		}
@@ -223,19 +202,3 @@ func (r *Result) Markdown() string {
 	}
 	return b.String()
 }
-
-func fmtMiB(b int64) string {
-	if b == 0 {
-		return "—"
-	}
-	return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20))
-}
-
-// Markers delimit the part of BENCHMARKS.md the harness writes; the rest is kept.
-const (
-	BeginMarker = "<!-- guide-bench: begin (written by make bench; edits here are lost) -->"
-	EndMarker   = "<!-- guide-bench: end -->"
-)
-
-// Splice puts the issue 2 block into doc between its markers, or appends it.
-func Splice(doc, generated string) string { return SpliceBlock(doc, Block{Markdown: generated}) }

@@ -22,27 +22,12 @@ import (
 	"github.com/guide/guide/internal/logging"
 	"github.com/guide/guide/internal/projection"
 	"github.com/guide/guide/internal/reconcile"
+	"github.com/guide/guide/tools/report"
 )
-
-// IndexRun is one way of going through a whole tree, timed.
-type IndexRun struct {
-	What     string
-	Docs     int
-	Bytes    int64
-	Duration time.Duration
-	Note     string
-	Err      string
-}
-
-// DocsPerSec is the documents handled per second.
-func (r IndexRun) DocsPerSec() float64 { return float64(r.Docs) / r.Duration.Seconds() }
-
-// MBPerSec is the megabytes (10^6) read per second.
-func (r IndexRun) MBPerSec() float64 { return float64(r.Bytes) / 1e6 / r.Duration.Seconds() }
 
 // hashTree is the baseline every full re-scan must at least do: walk, read and hash every
 // file, with workers goroutines.
-func hashTree(root string, workers int) IndexRun {
+func hashTree(root string, workers int) report.IndexRun {
 	start := time.Now()
 	paths := make(chan string, 256)
 	var docs, bytes atomic.Int64
@@ -67,14 +52,14 @@ func hashTree(root string, workers int) IndexRun {
 	walkRegular(root, func(p string, _ fs.DirEntry) { paths <- p })
 	close(paths)
 	wg.Wait()
-	return IndexRun{What: fmt.Sprintf("baseline: walk + read + sha256, %d goroutine(s)", workers),
+	return report.IndexRun{What: fmt.Sprintf("baseline: walk + read + sha256, %d goroutine(s)", workers),
 		Docs: int(docs.Load()), Bytes: bytes.Load(), Duration: time.Since(start)}
 }
 
 // ripgrep times rg over the tree: listing its files, and counting matching lines of every
 // file (which reads them all). It counts lines of output, as `| wc -l` would.
-func ripgrep(root string, args ...string) IndexRun {
-	r := IndexRun{What: "baseline: rg " + joinArgs(args) + " DIR"}
+func ripgrep(root string, args ...string) report.IndexRun {
+	r := report.IndexRun{What: "baseline: rg " + joinArgs(args) + " DIR"}
 	start := time.Now()
 	cmd := exec.Command("rg", append(args, root)...)
 	out, err := cmd.StdoutPipe()
@@ -114,8 +99,8 @@ func joinArgs(a []string) string {
 // coldBinary times bin/guide-mcp, all-in-one over stdio on an empty data directory, from
 // spawn until its status resource says the catalog holds the whole first scan. The server
 // is left running for the latency and restart measurements.
-func coldBinary(ctx context.Context, bin string, c *Corpus, data string, log io.Writer) (IndexRun, *server, error) {
-	r := IndexRun{What: "guide all-in-one: bin/guide-mcp --root, stdio, until the catalog applied the first scan", Bytes: c.Bytes}
+func coldBinary(ctx context.Context, bin string, c *report.Corpus, data string, log io.Writer) (report.IndexRun, *server, error) {
+	r := report.IndexRun{What: "guide all-in-one: bin/guide-mcp --root, stdio, until the catalog applied the first scan", Bytes: c.Bytes}
 	if err := os.RemoveAll(data); err != nil {
 		return r, nil, err
 	}
@@ -139,8 +124,8 @@ func coldBinary(ctx context.Context, bin string, c *Corpus, data string, log io.
 // coldInProcess runs the same pieces in this process (embedded NATS, stream, indexer,
 // catalog and runner), so that a CPU profile can show where the time goes. It reports how
 // long the indexer's reconcile took apart from the catalog catching up.
-func coldInProcess(ctx context.Context, c *Corpus, data, cpuprofile string) (IndexRun, error) {
-	r := IndexRun{What: "guide pieces in-process: broker + Stream + Indexer.Reconcile + Catalog/Runner", Bytes: c.Bytes}
+func coldInProcess(ctx context.Context, c *report.Corpus, data, cpuprofile string) (report.IndexRun, error) {
+	r := report.IndexRun{What: "guide pieces in-process: broker + Stream + Indexer.Reconcile + Catalog/Runner", Bytes: c.Bytes}
 	if err := os.RemoveAll(data); err != nil {
 		return r, err
 	}
