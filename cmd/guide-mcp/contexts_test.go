@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"flag"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -19,8 +17,6 @@ import (
 	"github.com/guide/guide/internal/session"
 	"github.com/guide/guide/internal/testkit"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // sessionClient connects over Streamable HTTP with the last protocol version that has MCP
 // sessions (2026-07-28 removed them), so that the server tells this client from others.
@@ -427,7 +423,7 @@ func TestPromptContextBlock(t *testing.T) {
 			b.WriteString(tc.Text)
 		}
 	}
-	golden(t, "testdata/guide-prompt.golden", b.String())
+	testkit.Golden(t, "testdata/guide-prompt.golden", []byte(b.String()))
 
 	req.Params.Arguments = map[string]string{"part": "context"}
 	res, err = a.GetPrompt(testkit.Context(t), req)
@@ -435,19 +431,6 @@ func TestPromptContextBlock(t *testing.T) {
 	block := res.Messages[0].Content.(mcp.TextContent).Text
 	if !strings.HasSuffix(b.String(), block) {
 		t.Errorf("the context block alone is not the end of the prompt:\n%s", block)
-	}
-}
-
-func golden(t *testing.T, file, got string) {
-	t.Helper()
-	if *update {
-		testkit.NoErr(t, os.MkdirAll(filepath.Dir(file), 0o755), "mkdir")
-		testkit.NoErr(t, os.WriteFile(file, []byte(got), 0o644), "write golden")
-	}
-	want, err := os.ReadFile(file)
-	testkit.NoErr(t, err, "read golden (run with -update to create it)")
-	if string(want) != got {
-		t.Errorf("%s differs (run with -update to accept):\n--- got\n%s\n--- want\n%s", file, got, want)
 	}
 }
 
