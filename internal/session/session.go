@@ -264,7 +264,10 @@ func (r *Registry) Attach(ctx context.Context, id, rawName, content string) (*At
 	delete(st.uploading, name)
 	r.mu.Unlock()
 	if err != nil {
-		return nil, query.Errorf(query.ErrIO, "attaching %q: %v", name, err)
+		if errors.Is(err, errNotConnected) {
+			return nil, query.Errorf(query.ErrIO, "attaching %q: %v", name, err)
+		}
+		return nil, query.Internal(query.ErrIO, err, "attaching %q", name)
 	}
 	res.Statuses = append(res.Statuses, query.StatusProcessing)
 	if !r.waitApplied(ctx, seq) {
