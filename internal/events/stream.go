@@ -53,7 +53,7 @@ func (s *Stream) Open(ctx context.Context) error {
 	s.JS = js
 	cfg := jetstream.StreamConfig{
 		Name:              s.Name,
-		Description:       "guide: content tree events (see DESIGN.md, 'The event stream')",
+		Description:       "guide: content tree events, one subject per project and document",
 		Subjects:          []string{Prefix + ".>"},
 		Storage:           jetstream.FileStorage,
 		Replicas:          s.Replicas,
