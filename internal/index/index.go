@@ -341,25 +341,6 @@ func dirKey(dir string) string {
 	return dir
 }
 
-// DocID is the index's id of a document: its path for the tree, and for a session
-// document the session token and file name behind a NUL, which no path holds.
-func DocID(session, p string) string {
-	if session == "" {
-		return p
-	}
-	return "\x00" + session + "\x00" + p
-}
-
-// SplitID reverses DocID.
-func SplitID(id string) (session, p string) {
-	if rest, ok := strings.CutPrefix(id, "\x00"); ok {
-		if i := strings.IndexByte(rest, 0); i >= 0 {
-			return rest[:i], rest[i+1:]
-		}
-	}
-	return "", id
-}
-
 // Ancestors returns every folder above a document's path: "a/b/c.md" → ["a", "a/b"].
 func Ancestors(p string) []string {
 	var out []string
@@ -385,11 +366,11 @@ func (x *Index) Apply(b events.Batch) error {
 		applied = e.Seq
 		switch e.Op {
 		case events.OpUpsert:
-			if err := batch.Index(DocID(e.Session, e.Path), newDocument(e)); err != nil {
+			if err := batch.Index(events.DocKey{Session: e.Session, Path: e.Path}.ID(), newDocument(e)); err != nil {
 				return fmt.Errorf("index %q: %w", e.Path, err)
 			}
 		case events.OpDelete:
-			batch.Delete(DocID(e.Session, e.Path))
+			batch.Delete(events.DocKey{Session: e.Session, Path: e.Path}.ID())
 		}
 	}
 	if applied == seq {

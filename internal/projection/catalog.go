@@ -358,14 +358,8 @@ type change struct {
 	body []byte
 }
 
-// recordKey is a document's key in the docs bucket: its path for a document of the tree;
-// NUL, the session token, NUL and the name for a session document, which no path can be.
-func recordKey(k events.DocKey) []byte {
-	if k.Session == "" {
-		return []byte(k.Path)
-	}
-	return []byte("\x00" + k.Session + "\x00" + k.Path)
-}
+// recordKey is a document's key in the docs bucket: its DocKey's ID.
+func recordKey(k events.DocKey) []byte { return []byte(k.ID()) }
 
 func (c *Catalog) lookup(k events.DocKey) (*Document, bool) {
 	if k.Session == "" {
