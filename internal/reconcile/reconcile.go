@@ -705,4 +705,3 @@ func (x *Indexer) read(f file, prev events.DocState) *events.Event {
 	}
 	return e
 }
-
