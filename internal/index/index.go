@@ -314,7 +314,7 @@ func newDocument(e *events.Event) *document {
 	if e.Session != "" {
 		d.Session = e.Session // a session document belongs to no folder of the tree
 	} else {
-		d.Folders, d.Dir = Ancestors(e.Path), dirKey(path.Dir(e.Path))
+		d.Folders, d.Dir = documentFolders(e.Path), dirKey(path.Dir(e.Path))
 	}
 	if e.Status == events.StatusOK && events.HashContent(e.Content) == e.Hash {
 		d.Content = string(e.Content)
@@ -341,8 +341,9 @@ func dirKey(dir string) string {
 	return dir
 }
 
-// Ancestors returns every folder above a document's path: "a/b/c.md" → ["a", "a/b"].
-func Ancestors(p string) []string {
+// documentFolders returns every folder above a document's path, outermost first, the root
+// left out: "a/b/c.md" → ["a", "a/b"].
+func documentFolders(p string) []string {
 	var out []string
 	for i := 0; i < len(p); i++ {
 		if p[i] == '/' {

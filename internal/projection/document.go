@@ -58,7 +58,7 @@ func (d *Document) Name() string {
 }
 
 // Dir is the folder holding the document ("" for the root).
-func (d *Document) Dir() string { return parentOf(d.Path) }
+func (d *Document) Dir() string { return ParentOf(d.Path) }
 
 // Template reports whether the document is a template.
 func (d *Document) Template() bool { return strings.HasSuffix(d.Path, TemplateExt) }
@@ -69,7 +69,9 @@ func (d *Document) Basename() string { return strings.TrimSuffix(d.Name(), Templ
 // Readable reports whether the catalog holds the document's content.
 func (d *Document) Readable() bool { return d.Status == events.StatusOK }
 
-func parentOf(p string) string {
+// ParentOf is the folder holding the path p: "a/b/c.md" → "a/b"; "" (the root) for a
+// name at the top.
+func ParentOf(p string) string {
 	if i := strings.LastIndexByte(p, '/'); i >= 0 {
 		return p[:i]
 	}
