@@ -67,9 +67,7 @@ type Index struct {
 	identity atomic.Pointer[[2]string]
 	// disk is what scorch has persisted of the open Bleve index (one per open/create,
 	// so that a callback of an index already replaced cannot touch it).
-	disk      *persistence
-	pending   atomic.Uint64
-	appliedAt atomic.Int64
+	disk *persistence
 }
 
 // Open opens the index, or creates it. An index that cannot be opened, or was built with
@@ -279,12 +277,6 @@ func (x *Index) Reset(st projection.State) error {
 	return x.create(st)
 }
 
-// SetLag records how far behind the stream the index is, as the runner last saw it.
-func (x *Index) SetLag(pending uint64, at time.Time) {
-	x.pending.Store(pending)
-	x.appliedAt.Store(at.UnixNano())
-}
-
 // document is what the mapping indexes for one file.
 // Stemmed forms are not indexed: a search expands a word to the indexed words of the
 // same stem (see wordQuery), which costs a dictionary look-up per search instead of a
@@ -386,7 +378,8 @@ func (x *Index) Apply(b events.Batch) error {
 	return nil
 }
 
-// State is how far the index has followed the stream.
+// State is how far the index has followed the stream. Pending and AppliedAt are the
+// runner's telemetry (projection.Runner.Lag): Index.State leaves them for its reader.
 type State struct {
 	AppliedSeq uint64     `json:"applied_seq"`
 	Pending    uint64     `json:"pending"`
@@ -395,13 +388,9 @@ type State struct {
 	AppliedAt  *time.Time `json:"applied_at,omitempty"`
 }
 
-// State reports the checkpoint, the lag and the number of documents.
+// State reports the checkpoint, the mapping and the number of documents.
 func (x *Index) State() State {
-	st := State{AppliedSeq: x.seq.Load(), Pending: x.pending.Load(), Mapping: MappingVersion}
-	if t := x.appliedAt.Load(); t != 0 {
-		at := time.Unix(0, t).UTC()
-		st.AppliedAt = &at
-	}
+	st := State{AppliedSeq: x.seq.Load(), Mapping: MappingVersion}
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	if x.idx != nil {

@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -51,9 +50,6 @@ type State struct {
 	ScanSeq  uint64       `json:"last_scan_seq,omitempty"`
 	// ConfigSource is the file the configuration in force came from, "" for the default.
 	ConfigSource string `json:"config_source,omitempty"`
-	// Set by the runner, not persisted.
-	Pending   uint64    `json:"pending"`
-	AppliedAt time.Time `json:"applied_at"`
 }
 
 // Catalog is the path → document projection, persisted in a bbolt file under Dir, with the
@@ -81,9 +77,6 @@ type Catalog struct {
 	// read them until then).
 	refs    map[string]int
 	orphans map[string]struct{}
-
-	pending   atomic.Uint64
-	appliedAt atomic.Int64
 
 	scanMu  sync.Mutex
 	scanned chan struct{} // closed once the catalog holds a complete scan
@@ -345,12 +338,6 @@ func (c *Catalog) Reset(st State) error {
 	c.config = nil
 	c.markScanned(false)
 	return nil
-}
-
-// SetLag records how far behind the stream the catalog is, as the runner last saw it.
-func (c *Catalog) SetLag(pending uint64, at time.Time) {
-	c.pending.Store(pending)
-	c.appliedAt.Store(at.UnixNano())
 }
 
 type change struct {
@@ -659,12 +646,7 @@ func (s *Snapshot) Len() int { return len(s.c.docs) }
 
 // State reports how far the catalog has followed the stream.
 func (s *Snapshot) State() State {
-	st := s.c.state
-	st.Pending = s.c.pending.Load()
-	if t := s.c.appliedAt.Load(); t != 0 {
-		st.AppliedAt = time.Unix(0, t).UTC()
-	}
-	return st
+	return s.c.state
 }
 
 // Content returns a document's bytes. They are valid only until the snapshot ends.
