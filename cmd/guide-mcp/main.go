@@ -50,8 +50,10 @@ type Config struct {
 	HTTPAddr   string
 	Interval   time.Duration
 	Ignore     []string
-	MaxChars   int
-	LogLevel   string
+	// NoGitignore, all-in-one: leave the repository's ignore rules out.
+	NoGitignore bool
+	MaxChars    int
+	LogLevel    string
 	// SessionTTL is how long an idle session keeps its documents; SessionMaxSize bounds one
 	// session document.
 	SessionTTL     time.Duration
@@ -153,6 +155,7 @@ func (m *Main) ParseFlags(args []string) error {
 		c.Ignore = append(c.Ignore, v)
 		return nil
 	})
+	fs.BoolVar(&c.NoGitignore, "no-gitignore", false, "all-in-one: do not honour .gitignore files, .git/info/exclude or the global git excludes file")
 	fs.IntVar(&c.MaxChars, "max-chars", d.MaxChars, "largest response, in characters")
 	fs.StringVar(&c.LogLevel, "log-level", d.LogLevel, "debug, info, warn or error")
 	fs.DurationVar(&c.SessionTTL, "session-ttl", d.SessionTTL, "how long an idle MCP session keeps its attached documents")
@@ -343,7 +346,7 @@ func (m *Main) follow(ctx context.Context) error {
 	})
 	if m.Config.Root != "" {
 		x := &reconcile.Indexer{Root: m.Config.Root, Project: m.project, Stream: m.stream, Interval: m.Config.Interval,
-			Ignore: m.Config.Ignore, ConfigFile: m.Config.ConfigFile, Logger: m.Logger, Skip: datadir.SkipInside(m.Config.Root, m.dataDir())}
+			Ignore: m.Config.Ignore, NoGitignore: m.Config.NoGitignore, ConfigFile: m.Config.ConfigFile, Logger: m.Logger, Skip: datadir.SkipInside(m.Config.Root, m.dataDir())}
 		wg.Go(func() {
 			if err := x.Run(ctx); err != nil {
 				m.Logger.Error("indexer stopped", "err", err)

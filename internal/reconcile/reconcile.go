@@ -25,6 +25,7 @@ import (
 	"github.com/nats-io/nuid"
 
 	"github.com/guide/guide/internal/events"
+	"github.com/guide/guide/internal/guideyaml"
 	"github.com/guide/guide/internal/ignore"
 	"github.com/guide/guide/internal/watch"
 )
@@ -45,8 +46,11 @@ type Indexer struct {
 	// NoWatch turns the file-system watcher off: Run then only rescans every Interval.
 	NoWatch bool
 	// Ignore holds extra rules in .gitignore syntax (the --ignore flags), applied after
-	// the defaults and the root's .guideignore.
+	// the defaults, the repository's rules and the root's .guideignore.
 	Ignore []string
+	// NoGitignore leaves the repository's rules out (every .gitignore, .git/info/exclude,
+	// the user's global excludes file): only the defaults, .guideignore and Ignore apply.
+	NoGitignore bool
 	// Skip reports further paths (relative, slash-separated) to leave out.
 	Skip func(rel string, dir bool) bool
 	// ConfigFile is the project configuration; default guide.yaml at the root. It is
@@ -57,6 +61,7 @@ type Indexer struct {
 	Logger   *slog.Logger
 
 	lastConfigErr string
+	configRel     string // the configuration file's path in the tree, set by init
 
 	root  string // Root, absolute, with its own symbolic links resolved
 	mu    sync.Mutex
@@ -142,23 +147,14 @@ func (x *Indexer) init() error {
 		return fmt.Errorf("content root %s is not a directory", x.Root)
 	}
 	x.root = root
+	x.configRel = x.configPath()
 	return x.loadIgnore()
 }
 
 // loadIgnore reads the ignore rules. A broken .guideignore is reported and the rules in
 // force stay as they were (the defaults, the first time).
 func (x *Indexer) loadIgnore() error {
-	srcs := []ignore.Source{ignore.DefaultSource()}
-	b, err := os.ReadFile(filepath.Join(x.root, ignore.File))
-	if err == nil {
-		srcs = append(srcs, ignore.Parse(ignore.File, string(b)))
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		x.Logger.Warn("cannot read the ignore file", "file", ignore.File, "err", err)
-	}
-	if len(x.Ignore) > 0 {
-		srcs = append(srcs, ignore.Source{Name: "--ignore", Lines: x.Ignore})
-	}
-	m, err := ignore.New(srcs...)
+	m, err := ignore.Load(x.root, ignore.Options{Git: !x.NoGitignore, Extra: x.Ignore})
 	if err != nil {
 		if x.ignored.Load() == nil {
 			defaults, _ := ignore.New(ignore.DefaultSource())
@@ -175,11 +171,22 @@ func (x *Indexer) loadIgnore() error {
 	return nil
 }
 
+// skip is the watcher's rule: what is left out, but never a configuration file, whose
+// changes must arrive even when a rule leaves it out.
 func (x *Indexer) skip(rel string, dir bool) bool {
+	if !dir && x.isConfig(rel) {
+		return false
+	}
 	if x.ignored.Load().Ignored(rel, dir) {
 		return true
 	}
 	return x.Skip != nil && x.Skip(rel, dir)
+}
+
+// isConfig reports whether rel is configuration, not a document: a file of ignore rules
+// or the project configuration.
+func (x *Indexer) isConfig(rel string) bool {
+	return ignore.RuleFile(rel) || rel == guideyaml.FileName || rel == x.configRel
 }
 
 // Run reconciles the tree, then follows it until ctx ends: with the watcher, every change
@@ -258,15 +265,23 @@ func (x *Indexer) Run(ctx context.Context) error {
 				needFull = true
 				continue
 			}
-			cfgRel := x.configRel()
+			rules := false
 			for _, p := range b.Paths {
-				if p == ignore.File {
-					needFull = true // the rules changed: what is a document may have too
+				if ignore.RuleFile(p) {
+					rules = true // the rules changed: what is a document may have too
 				}
-				if p == cfgRel {
+				if p == x.configRel {
 					needFull = true // the configuration is published by a full reconcile
 				}
 				pending[p] = struct{}{}
+			}
+			if rules {
+				// Watch the folders the new rules no longer leave out before comparing the
+				// whole tree: a change made in one after the comparison is then seen.
+				needFull = true
+				if err := x.loadIgnore(); err == nil && w != nil {
+					w.Rewatch()
+				}
 			}
 			if len(pending) > maxPending {
 				needFull, pending = true, map[string]struct{}{}
@@ -631,6 +646,8 @@ func (x *Indexer) walk(dir string) ([]file, []error) {
 func (x *Indexer) stat(p, rel string, info fs.FileInfo) (file, bool) {
 	f := file{rel: rel, abs: p, size: info.Size(), mt: info.ModTime().UTC(), inode: inode(info)}
 	switch {
+	case x.isConfig(rel):
+		return f, false // configuration, not a document
 	case info.Mode()&fs.ModeSymlink != 0:
 		target, err := filepath.EvalSymlinks(p)
 		if err != nil {
