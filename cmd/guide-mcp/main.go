@@ -182,8 +182,11 @@ func (m *Main) ParseFlags(args []string) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	if (c.Root == "") == (c.NATSURL == "") {
-		return errors.New("give exactly one of --root DIR (all-in-one) or --nats URL (follow a stream)")
+	if c.Root == "" && c.NATSURL == "" {
+		return errors.New("no folder to serve; name it with: guide-mcp --root /path/to/docs (or follow a stream with --nats URL)")
+	}
+	if c.Root != "" && c.NATSURL != "" {
+		return errors.New("give --root DIR (all-in-one) or --nats URL (follow a stream), not both")
 	}
 	if c.Root != "" {
 		if st, err := os.Stat(c.Root); err != nil || !st.IsDir() {
