@@ -8,6 +8,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 
+	"github.com/guide/guide/internal/datadir"
 	"github.com/guide/guide/internal/testkit"
 )
 
@@ -54,4 +55,21 @@ func TestSameNamedRootsServedTogether(t *testing.T) {
 	cl := userClient(t, home, "--root", link)
 	testkit.Equal(t, testkit.WaitCaughtUp(t, cl).Project, sa.Project, "project through the symbolic link")
 	testkit.RequireMatchesDisk(t, cl, a)
+}
+
+// TestRenamedProjectRebuilds: a data directory built under another project name (the
+// folder's bare name, as before projects were named after their path) is rebuilt for the
+// new name: the projections start again and the tree is published under the new subjects.
+func TestRenamedProjectRebuilds(t *testing.T) {
+	root := testkit.CopyTree(t, "../../testdata/sample")
+	data := t.TempDir()
+	c := stdioClient(t, "--root", root, "--data", data, "--project", "sample")
+	testkit.Equal(t, testkit.WaitCaughtUp(t, c).Project, "sample", "project named by --project")
+	testkit.NoErr(t, c.Close(), "close")
+
+	testkit.WriteFile(t, root, "Plot/new.md", "written between the two runs")
+	c = stdioClient(t, "--root", root, "--data", data)
+	st := testkit.WaitCaughtUp(t, c)
+	testkit.Equal(t, st.Project, datadir.ProjectName(root), "project named after the root's path")
+	testkit.RequireMatchesDisk(t, c, root)
 }
