@@ -209,6 +209,10 @@ func TestNestedGitignoreMatchesGit(t *testing.T) {
 			"a/x.md":       "",
 			"a/y.md":       "",
 		}},
+		{name: "ByteOrderMarkAndCRLF", files: map[string]string{
+			".gitignore": "\ufeff*.bom\r\n!keep.bom\r\n",
+			"a.bom":      "", "keep.bom": "", "b.md": "",
+		}},
 		{name: "EscapesAndClasses", files: map[string]string{
 			".gitignore": "\\#hash.md\n\\!bang.md\ntrail.md   \nsp\\ ace.md\n[!x]y.md\ntmp?.md\n",
 			"#hash.md":   "", "!bang.md": "", "trail.md": "", "sp ace.md": "",

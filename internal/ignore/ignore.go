@@ -125,6 +125,7 @@ type Source struct {
 // Parse splits the text of an ignore file into a Source.
 func Parse(name, text string) Source {
 	var lines []string
+	text = strings.TrimPrefix(text, "\ufeff") // a byte order mark, as git skips it
 	sc := bufio.NewScanner(strings.NewReader(text))
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
