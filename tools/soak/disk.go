@@ -18,7 +18,8 @@ import (
 // disk reads the tree as the indexer should see it: path → content for every document.
 // A link to a file inside the root is a document with the target's content; a link that
 // leaves the root, or leads nowhere, is a document listed without content (its status
-// says why); a link to a folder is not followed (the folder is indexed where it is).
+// says why), be it to a file or a folder; a link to a folder inside the root is not
+// followed (the folder is indexed where it is).
 func disk(root string) (map[string]string, error) {
 	root, err := filepath.EvalSymlinks(root)
 	if err != nil {

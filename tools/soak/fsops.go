@@ -140,7 +140,11 @@ func (t *tree) folder() string {
 	if len(t.folders) == 0 || t.r.IntN(8) == 0 {
 		return ""
 	}
-	return t.folders[t.r.IntN(len(t.folders))]
+	f := t.folders[t.r.IntN(len(t.folders))]
+	if strings.Count(f, "/") >= maxDepth-1 {
+		return "" // keep the tree as deep as real ones, not deeper
+	}
+	return f
 }
 
 func (t *tree) file() (string, bool) {
@@ -200,6 +204,9 @@ func join(dir, name string) string {
 	}
 	return dir + "/" + name
 }
+
+// maxDepth bounds how deep the operations nest folders (moves may go a little deeper).
+const maxDepth = 6
 
 // smallFolder is the most files a folder deleted or swapped for a link may hold.
 const smallFolder = 12

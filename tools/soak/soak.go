@@ -13,6 +13,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -119,10 +120,15 @@ func Run(ctx context.Context, cfg Config) (rep Report, err error) {
 		return rep, err
 	}
 	defer procLog.Close()
+	procOut := &lockedWriter{w: procLog}
+	// mcp-go's client logs through the standard logger (a DELETE to a killed process, say):
+	// into the processes' log, not the terminal.
+	log.SetOutput(procOut)
+	defer log.SetOutput(os.Stderr)
 	ops := &opLog{w: opsLog, start: time.Now()}
 	ops.printf("seed %d, %d documents, %d sessions, %s, marker %s", cfg.Seed, cfg.Docs, cfg.Sessions, cfg.Duration, marker)
 
-	d, err := newDeployment(bin, root, cfg.Work, "soak", cfg.SessionTTL, &lockedWriter{w: procLog})
+	d, err := newDeployment(bin, root, cfg.Work, "soak", cfg.SessionTTL, procOut)
 	if err != nil {
 		return rep, err
 	}
