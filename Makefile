@@ -70,7 +70,7 @@ soak: build
 
 # The short form .ci/run runs: about three minutes.
 soak-short: build
-	$(BIN)/guide-soak --seed $(SEED) --duration 100s --sessions 20 --docs 500 --bin $(BIN) --json .soak.json
+	$(BIN)/guide-soak --seed $(SEED) --duration 100s --sessions 20 --docs 500 --settle 60s --bin $(BIN) --json .soak.json
 
 clean:
 	rm -rf $(BIN) $(DATA) .bench .soak.json

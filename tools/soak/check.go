@@ -102,6 +102,7 @@ func (r *Report) check(ctx context.Context, cfg Config, d *deployment, sv *strea
 
 	// tree, view and search against the disk, until they agree or the time is up.
 	deadline := end.Add(cfg.Settle)
+	said := time.Now()
 	for {
 		files, err := disk(t.root)
 		if err != nil {
@@ -134,7 +135,10 @@ func (r *Report) check(ctx context.Context, cfg Config, d *deployment, sv *strea
 		if time.Now().After(deadline) {
 			break
 		}
-		logf("not equal to the disk yet: %s", clip(r.DiffSample, 300))
+		if time.Since(said) > 15*time.Second {
+			said = time.Now()
+			logf("not equal to the disk yet: %d lost, %d phantom, %d stale", r.Lost, r.Phantom, r.Stale)
+		}
 		sleep(ctx, time.Second)
 	}
 	r.Settled = time.Since(end).Round(100 * time.Millisecond)
