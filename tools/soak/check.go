@@ -20,7 +20,7 @@ type Report struct {
 	OpsDuration time.Duration  `json:"ops_duration_ns"`
 	Operations  int            `json:"operations"`
 	Ops         map[string]int `json:"ops_by_kind"`
-	OpErrors    int            `json:"op_errors"` // operations the file system refused (a race of the soak with itself: none expected)
+	OpErrors    int            `json:"op_errors"` // operations the file system refused (chmod through a link whose target is gone, say)
 
 	KillsIndexer int `json:"kills_indexer"` // each one also restarts the embedded NATS server
 	KillsQuery   int `json:"kills_query"`
