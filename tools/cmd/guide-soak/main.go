@@ -46,7 +46,7 @@ func main() {
 func (m *Main) ParseFlags(args []string) error {
 	fs := flag.NewFlagSet("guide-soak", flag.ContinueOnError)
 	c := &m.Config
-	fs.Uint64Var(&c.Seed, "seed", uint64(time.Now().UnixNano()%100000), "seed of every random choice (default: from the clock; printed)")
+	fs.Uint64Var(&c.Seed, "seed", uint64(time.Now().UnixNano()%100000), "seed of every random choice, printed at the start (the default comes from the clock)")
 	fs.DurationVar(&c.Duration, "duration", 10*time.Minute, "how long operations run")
 	fs.IntVar(&c.MaxOps, "ops", 50000, "at most this many file-system operations")
 	fs.IntVar(&c.Sessions, "sessions", 50, "concurrent MCP sessions over HTTP")
