@@ -20,9 +20,10 @@ type tree struct {
 	marker  string // a word written only in the files outside the root
 	r       *rand.Rand
 
-	files   []string // slash paths relative to root: regular files and links to files
-	folders []string // slash paths relative to root, "" excluded
-	n       int      // names issued
+	files        []string // slash paths relative to root: regular files and links to files
+	outsideFiles []string // absolute paths of the files outside the root
+	folders      []string // slash paths relative to root, "" excluded
+	n            int      // names issued
 }
 
 // op is one operation in the log: enough to read what happened and to replay it by hand.
@@ -76,6 +77,7 @@ func newTree(root, outside, marker string, r *rand.Rand) (*tree, error) {
 	sort.Strings(t.folders)
 	for _, rel := range []string{"secret.md", "settings.md", "sub/deep.md", "sub/notes.md"} {
 		p := filepath.Join(outside, filepath.FromSlash(rel))
+		t.outsideFiles = append(t.outsideFiles, p)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return nil, err
 		}
@@ -373,6 +375,21 @@ func (t *tree) do(kind string) op {
 			return fail(os.RemoveAll(t.abs(f)))
 		case "folder-to-link-inside", "folder-to-link-outside": // rm -rf f && ln -s elsewhere f
 			target := filepath.Join(t.outside, "sub")
+			if kind == "folder-to-link-outside" {
+				// The outside folder holds the same names as the one it replaces, so that a
+				// read of a path the indexer knew, through the link, finds a file.
+				target = filepath.Join(t.outside, t.name(""))
+				for _, file := range under(t.files, f) {
+					p := filepath.Join(target, filepath.FromSlash(file[len(f)+1:]))
+					if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+						return fail(err)
+					}
+					if err := os.WriteFile(p, t.outsideContent(), 0o644); err != nil {
+						return fail(err)
+					}
+					t.outsideFiles = append(t.outsideFiles, p)
+				}
+			}
 			if kind == "folder-to-link-inside" {
 				other := t.folders[t.r.IntN(len(t.folders))]
 				if other == f || strings.HasPrefix(other, f+"/") || strings.HasPrefix(f, other+"/") {
@@ -425,6 +442,9 @@ func (t *tree) do(kind string) op {
 		if !ok {
 			return op{}
 		}
+		if fi, err := os.Lstat(t.abs(f)); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return op{} // a link has no mode of its own
+		}
 		mode := []fs.FileMode{0o000, 0o600, 0o644, 0o444}[t.r.IntN(4)]
 		o.Path, o.To = f, fmt.Sprintf("%#o", mode)
 		return fail(os.Chmod(t.abs(f), mode))
@@ -434,7 +454,7 @@ func (t *tree) do(kind string) op {
 		o.Path, o.To = f, fmt.Sprintf("%#o", mode)
 		return fail(os.Chmod(t.abs(f), mode))
 	case "write-outside":
-		o.Path = filepath.Join(t.outside, []string{"secret.md", "settings.md", "sub/deep.md", "sub/notes.md"}[t.r.IntN(4)])
+		o.Path = t.outsideFiles[t.r.IntN(len(t.outsideFiles))]
 		return fail(os.WriteFile(o.Path, t.outsideContent(), 0o644))
 	}
 	return o
