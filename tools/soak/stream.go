@@ -105,7 +105,7 @@ func (v *streamView) sessionDocuments(ctx context.Context) ([]string, error) {
 // scan is what reading every message of the project showed.
 type scan struct {
 	Messages int
-	Escaped  []string          // subjects of messages that carry the outside marker
+	Escaped  []string          // documents (or subjects) of messages that carry the outside marker
 	Latest   map[string]string // document path → content of its last upsert (status ok)
 	Listed   map[string]bool   // document path → its last event is an upsert
 }
@@ -151,11 +151,15 @@ func (v *streamView) scanAll(ctx context.Context, marker string) (scan, error) {
 					carries = carries || strings.Contains(h, marker)
 				}
 			}
+			p, perr := subj.ParseDocument(m.Subject())
 			if carries {
-				sc.Escaped = append(sc.Escaped, m.Subject())
+				where := m.Subject()
+				if perr == nil {
+					where = p
+				}
+				sc.Escaped = append(sc.Escaped, where)
 			}
-			p, err := subj.ParseDocument(m.Subject())
-			if err != nil {
+			if perr != nil {
 				continue
 			}
 			e, err := events.Decode(m.Subject(), m.Headers(), m.Data())
