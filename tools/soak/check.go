@@ -96,6 +96,13 @@ func (r *Report) check(ctx context.Context, cfg Config, d *deployment, sv *strea
 		return
 	}
 	defer func() { _ = checker.Close() }()
+	defer func() {
+		for _, p := range []*proc{d.indexer, d.query} {
+			for _, e := range p.died() {
+				r.fail("while checking: %s", e)
+			}
+		}
+	}()
 	if _, err := settle(ctx, checker, sv, cfg.Settle); err != nil {
 		r.fail("status never said caught up: %v", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -30,7 +31,31 @@ type proc struct {
 	mu     sync.Mutex
 	cmd    *exec.Cmd
 	exited chan struct{}
+	killed *atomic.Bool // set before the soak ends the process, so that its exit is expected
 	starts int
+
+	errMu   sync.Mutex
+	lastErr string   // the last error line the process logged
+	exits   []string // exits the soak did not cause
+}
+
+// noteLine remembers the process's last error line.
+func (p *proc) noteLine(line string) {
+	if strings.Contains(line, "level=ERROR") {
+		p.errMu.Lock()
+		p.lastErr = line
+		p.errMu.Unlock()
+	}
+}
+
+// died reports the exits the soak did not cause since the last call: the process
+// stopped on its own.
+func (p *proc) died() []string {
+	p.errMu.Lock()
+	defer p.errMu.Unlock()
+	out := p.exits
+	p.exits = nil
+	return out
 }
 
 // start runs the process and waits until it accepts connections on its address.
@@ -44,8 +69,17 @@ func (p *proc) start(ctx context.Context) error {
 		return fmt.Errorf("start %s: %w", p.name, err)
 	}
 	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
-	p.cmd, p.exited = cmd, exited
+	killed := &atomic.Bool{}
+	go func() {
+		err := cmd.Wait()
+		if !killed.Load() {
+			p.errMu.Lock()
+			p.exits = append(p.exits, fmt.Sprintf("%s exited on its own (%v); its last error: %s", p.name, err, p.lastErr))
+			p.errMu.Unlock()
+		}
+		close(exited)
+	}()
+	p.cmd, p.exited, p.killed = cmd, exited, killed
 	p.starts++
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
@@ -74,6 +108,7 @@ func (p *proc) kill() {
 	if p.cmd == nil {
 		return
 	}
+	p.killed.Store(true)
 	_ = p.cmd.Process.Kill()
 	<-p.exited
 	p.cmd = nil
@@ -86,6 +121,7 @@ func (p *proc) stop() {
 	if p.cmd == nil {
 		return
 	}
+	p.killed.Store(true)
 	_ = p.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-p.exited:
@@ -96,14 +132,19 @@ func (p *proc) stop() {
 	p.cmd = nil
 }
 
-// pid is the running process's id, 0 when it is not running.
-func (p *proc) pid() int {
+// running says whether the process is up: started, and neither killed nor exited.
+func (p *proc) running() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.cmd == nil {
-		return 0
+		return false
 	}
-	return p.cmd.Process.Pid
+	select {
+	case <-p.exited:
+		return false
+	default:
+		return true
+	}
 }
 
 // freeAddr asks the kernel for a free loopback port.
@@ -135,14 +176,15 @@ func newDeployment(binDir, root, work, project string, sessionTTL time.Duration,
 		return nil, err
 	}
 	d := &deployment{natsURL: "nats://" + natsAddr, mcpURL: "http://" + httpAddr + "/mcp", metricsURL: "http://" + httpAddr + "/metrics"}
-	d.indexer = &proc{name: "indexer", bin: filepath.Join(binDir, "indexer"), addr: natsAddr, log: prefixed(log, "indexer"),
+	d.indexer = &proc{name: "indexer", bin: filepath.Join(binDir, "indexer"), addr: natsAddr,
 		// The safety rescan is pushed past the run, so that what the watcher misses shows.
 		args: []string{"--root", root, "--project", project, "--data", filepath.Join(work, "nats"), "--listen", natsAddr,
 			"--interval", "1h", "--log-level", "warn"}}
-	d.query = &proc{name: "guide-mcp", bin: filepath.Join(binDir, "guide-mcp"), addr: httpAddr, log: prefixed(log, "guide-mcp"),
+	d.query = &proc{name: "guide-mcp", bin: filepath.Join(binDir, "guide-mcp"), addr: httpAddr,
 		args: []string{"--nats", d.natsURL, "--project", project, "--data", filepath.Join(work, "query"), "--http", httpAddr,
 			"--session-ttl", sessionTTL.String(), "--log-level", "warn"}}
 	for _, p := range []*proc{d.indexer, d.query} {
+		p.log = prefixed(log, p.name, p.noteLine)
 		if _, err := os.Stat(p.bin); err != nil {
 			return nil, fmt.Errorf("%s: %w (run make build)", p.bin, err)
 		}
@@ -187,12 +229,13 @@ func (d *deployment) scrape(ctx context.Context, names ...string) (map[string]fl
 }
 
 // prefixed writes each line of a process's log with its name in front.
-func prefixed(w io.Writer, name string) io.Writer {
+func prefixed(w io.Writer, name string, note func(string)) io.Writer {
 	pr, pw := io.Pipe()
 	go func() {
 		sc := bufio.NewScanner(pr)
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
 		for sc.Scan() {
+			note(sc.Text())
 			fmt.Fprintf(w, "%s %s: %s\n", time.Now().UTC().Format("15:04:05.000"), name, sc.Text())
 		}
 		_, _ = io.Copy(io.Discard, pr)

@@ -175,6 +175,7 @@ func Run(ctx context.Context, cfg Config) (rep Report, err error) {
 	down := map[*proc]bool{}
 	var downMu sync.Mutex
 	var restartErrs []string
+	var revive func(*proc)
 	kill := func(p *proc, delay time.Duration, why string) {
 		downMu.Lock()
 		if down[p] {
@@ -208,6 +209,21 @@ func Run(ctx context.Context, cfg Config) (rep Report, err error) {
 	opsStart := time.Now()
 	chaosEnd := opsStart.Add(time.Duration(float64(cfg.Duration) * chaosShare))
 	deadline := opsStart.Add(cfg.Duration)
+	revive = func(p *proc) {
+		downMu.Lock()
+		down[p] = true
+		downMu.Unlock()
+		restarts.Go(func() {
+			if err := p.start(ctx); err != nil {
+				ops.printf("restart %s: %v", p.name, err)
+			} else {
+				ops.printf("%s restarted", p.name)
+			}
+			downMu.Lock()
+			down[p] = false
+			downMu.Unlock()
+		})
+	}
 	chaos := true
 	lastReport := time.Now()
 	n := 0
@@ -218,6 +234,19 @@ func Run(ctx context.Context, cfg Config) (rep Report, err error) {
 			kill(d.indexer, 0, "the last NATS restart")
 			restarts.Wait()
 			logf("kills over (%d of the indexer and NATS, %d of guide-mcp); churn goes on", rep.KillsIndexer, rep.KillsQuery)
+		}
+		for _, p := range []*proc{d.indexer, d.query} {
+			for _, e := range p.died() {
+				// A supervisor would start it again; the soak does, and reports it.
+				ops.printf("%s", e)
+				rep.fail("%s", e)
+				downMu.Lock()
+				isDown := down[p]
+				downMu.Unlock()
+				if !isDown && !p.running() {
+					revive(p)
+				}
+			}
 		}
 		if chaos && r.IntN(killEvery) == 0 {
 			p := d.indexer
@@ -244,6 +273,17 @@ func Run(ctx context.Context, cfg Config) (rep Report, err error) {
 	}
 	rep.Operations = n
 	restarts.Wait()
+	for _, p := range []*proc{d.indexer, d.query} { // the last moments: the same care as above
+		for _, e := range p.died() {
+			ops.printf("%s", e)
+			rep.fail("%s", e)
+		}
+		if !p.running() {
+			if err := p.start(ctx); err != nil {
+				rep.fail("restart %s: %v", p.name, err)
+			}
+		}
+	}
 	rep.Failures = append(rep.Failures, restartErrs...)
 	stopSessions()
 	sessions.Wait()
