@@ -240,7 +240,8 @@ func (m *Main) Run(ctx context.Context) error {
 	m.indexOpen = make(chan error, 1)
 	go func() { m.indexOpen <- m.index.Open() }()
 	// In all-in-one mode this is the only query process of the project, so at start every
-	// session document on the stream is one of a session that did not survive the restart.
+	// session document on the stream of no recorded live session is one of a session that
+	// did not survive the restart (stdio).
 	m.sessions = &session.Registry{Project: m.project, Catalog: m.catalog,
 		TTL: m.Config.SessionTTL, MaxDocBytes: m.Config.SessionMaxSize, Exclusive: m.Config.Root != "", Logger: m.Logger}
 	m.srv = &mcpserver.Server{Project: m.project, Catalog: m.catalog, Index: m.index, Sessions: m.sessions,
@@ -357,8 +358,9 @@ func (m *Main) follow(ctx context.Context) error {
 		})
 	}
 	wg.Wait()
-	// Sessions do not survive the process: their documents go when it stops, while the
-	// stream is still there (the broker closes after this returns).
+	// Sessions that live only in this process (stdio) end with it: their documents go
+	// while the stream is still there (the broker closes after this returns). Issued
+	// sessions (HTTP) live on in the session store, for this process restarted or another.
 	ectx, ecancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer ecancel()
 	m.sessions.EndAll(ectx)
@@ -381,7 +383,7 @@ func (m *Main) serveHTTP(ctx context.Context) error {
 		Addr: m.Config.HTTPAddr, Token: token, AllowedHosts: m.Config.AllowedHosts, AllowedOrigins: m.Config.AllowedOrigins,
 		TLSCert: m.Config.TLSCert, TLSKey: m.Config.TLSKey, MaxBodyBytes: m.Config.MaxBody, ShutdownWait: m.Config.ShutdownWait,
 		// The transport's own localhost check knows no --allowed-host; httpserve checks Host.
-		MCP: server.NewStreamableHTTPServer(m.mcp, server.WithEndpointPath("/mcp"),
+		MCP: m.srv.HTTPHandler(m.mcp, server.WithEndpointPath("/mcp"),
 			server.WithDisableLocalhostProtection(true),
 			server.WithSessionIdleTTL(m.sessionTTL()), // which ends an idle session here too
 			server.WithStreamableHTTPLogger(m.Logger)),
