@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/guide/guide/internal/broker"
 	"github.com/guide/guide/internal/datadir"
@@ -378,6 +379,10 @@ func (m *Main) serveHTTP(ctx context.Context) error {
 			StreamLastSeq: h.StreamLastSeq, Lag: h.Lag, Ready: h.Ready}
 	})
 	m.metrics = met
+	met.Registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "guide_session_documents",
+		Help: "Documents attached to MCP sessions, in the catalog.",
+	}, func() float64 { return float64(m.sessions.Documents()) }))
 	m.mcp.Use(mcpserver.ToolObserver(met.ObserveTool))
 	hs := &httpserve.Server{
 		Addr: m.Config.HTTPAddr, Token: token, AllowedHosts: m.Config.AllowedHosts, AllowedOrigins: m.Config.AllowedOrigins,

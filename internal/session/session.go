@@ -176,9 +176,10 @@ type state struct {
 	persisted time.Time
 	// ended: the session ended; attach refuses it and removes what it published.
 	ended bool
-	// lastSeq is the stream sequence of the session's last published document, which End
-	// waits for before it lists the documents to delete.
-	lastSeq uint64
+	// published holds the documents this process published for the session and has not
+	// deleted, by name, with their stream sequence: under load the catalog may not hold
+	// them yet, and detach and End must delete them all the same.
+	published map[string]uint64
 }
 
 func (st *state) record(project string, now time.Time) Record {
@@ -223,7 +224,7 @@ func (r *Registry) init() {
 func (r *Registry) get(token string) *state {
 	st, ok := r.sessions[token]
 	if !ok {
-		st = &state{contexts: query.Contexts{Session: token}, uploading: map[string]bool{}}
+		st = &state{contexts: query.Contexts{Session: token}, uploading: map[string]bool{}, published: map[string]uint64{}}
 		r.sessions[token] = st
 	}
 	st.lastActive = r.Now()
@@ -552,14 +553,20 @@ func (r *Registry) Attach(ctx context.Context, id, rawName, content string) (*At
 	}
 	r.mu.Lock()
 	delete(st.uploading, name)
-	st.lastSeq = max(st.lastSeq, seq)
+	if err == nil {
+		st.published[name] = seq
+	}
 	ended := st.ended
 	r.mu.Unlock()
 	if err == nil && ended {
 		// The session ended while this document was published, and End may have listed
 		// the session's documents before this one was applied: delete it here, so that no
 		// document outlives its session.
-		if _, rerr := r.remove(context.WithoutCancel(ctx), &projection.Document{Session: token, Path: name, Seq: seq}); rerr != nil {
+		if _, rerr := r.remove(context.WithoutCancel(ctx), &projection.Document{Session: token, Path: name, Seq: seq}); rerr == nil {
+			r.mu.Lock()
+			delete(st.published, name)
+			r.mu.Unlock()
+		} else {
 			r.Logger.Warn("could not delete a document attached as its session ended; the next sweep retries", "name", name, "err", rerr)
 		}
 		return nil, errEnded()
@@ -622,13 +629,18 @@ func (r *Registry) Detach(ctx context.Context, id, rawName string) (*DetachResul
 	}
 	token := Token(id)
 	r.mu.Lock()
-	r.get(token)
+	st := r.get(token)
+	pubSeq, published := st.published[name]
 	r.mu.Unlock()
 	var d *projection.Document
 	_ = r.Catalog.Read(func(s *projection.Snapshot) error {
 		d, _ = s.SessionDocument(token, name)
 		return nil
 	})
+	if published && (d == nil || d.Seq < pubSeq) {
+		// Published here and not applied yet (the projections lag): delete it all the same.
+		d = &projection.Document{Session: token, Path: name, Seq: pubSeq}
+	}
 	if d == nil {
 		return nil, query.Errorf(query.ErrNotFound, "no session document %q", name).
 			WithInstruction("Call list to see the documents attached to this session.")
@@ -637,6 +649,11 @@ func (r *Registry) Detach(ctx context.Context, id, rawName string) (*DetachResul
 	if err != nil {
 		return nil, query.Errorf(query.ErrIO, "detaching %q: %v", name, err)
 	}
+	r.mu.Lock()
+	if st.published[name] == pubSeq {
+		delete(st.published, name)
+	}
+	r.mu.Unlock()
 	r.waitApplied(ctx, seq)
 	return &DetachResult{Path: query.SessionPrefix + name, Detached: true}, nil
 }
@@ -676,25 +693,37 @@ func (r *Registry) End(ctx context.Context, id string) {
 	r.mu.Lock()
 	st := r.get(token)
 	st.ended = true
-	seq, issued, rec := st.lastSeq, st.issued, st.record(r.Project, now)
+	issued, rec := st.issued, st.record(r.Project, now)
+	published := st.published
+	st.published = map[string]uint64{}
 	r.mu.Unlock()
 	if issued {
 		if err := r.persist(ctx, st, rec); err != nil {
 			r.Logger.Warn("session ended here but not recorded as ended", "session", token, "err", err)
 		}
 	}
-	// A document published before the session ended may not be applied yet: wait for it,
-	// or the list below would miss it. One published after is deleted by its attach.
-	r.waitApplied(ctx, seq)
-	r.removeAll(ctx, token)
+	// The documents published here are deleted even when the catalog does not hold them
+	// yet; one published after this point is deleted by its attach, which sees the end.
+	r.removeAll(ctx, token, published)
 }
 
-func (r *Registry) removeAll(ctx context.Context, token string) {
+// removeAll deletes a session's documents: those of the catalog, and those published
+// here (by name, with their sequence) that it may not hold yet.
+func (r *Registry) removeAll(ctx context.Context, token string, published map[string]uint64) {
 	var docs []*projection.Document
 	_ = r.Catalog.Read(func(s *projection.Snapshot) error {
 		docs = s.SessionDocuments(token)
 		return nil
 	})
+	for i, d := range docs {
+		if seq, ok := published[d.Path]; ok && seq > d.Seq {
+			docs[i] = &projection.Document{Session: token, Path: d.Path, Seq: seq}
+		}
+		delete(published, d.Path)
+	}
+	for name, seq := range published {
+		docs = append(docs, &projection.Document{Session: token, Path: name, Seq: seq})
+	}
 	for _, d := range docs {
 		if _, err := r.remove(ctx, d); err != nil {
 			r.Logger.Warn("could not delete a session document; the next sweep retries", "name", d.Path, "err", err)
@@ -710,16 +739,16 @@ func (r *Registry) removeAll(ctx context.Context, token string) {
 func (r *Registry) EndAll(ctx context.Context) {
 	r.init()
 	r.mu.Lock()
-	var tokens []string
+	ending := map[string]map[string]uint64{}
 	for t, st := range r.sessions {
 		if !st.issued && !st.ended {
-			tokens = append(tokens, t)
+			ending[t] = st.published
 		}
 	}
 	r.sessions = make(map[string]*state)
 	r.mu.Unlock()
-	for _, t := range tokens {
-		r.removeAll(ctx, t)
+	for t, published := range ending {
+		r.removeAll(ctx, t, published)
 	}
 }
 
@@ -732,7 +761,7 @@ func (r *Registry) Sweep(ctx context.Context, all bool) {
 	now := r.Now()
 	r.mu.Lock()
 	live, ended := map[string]bool{}, map[string]bool{}
-	var idle []string
+	idle := map[string]map[string]uint64{}
 	for t, st := range r.sessions {
 		switch {
 		case st.ended:
@@ -744,16 +773,16 @@ func (r *Registry) Sweep(ctx context.Context, all bool) {
 			// An issued session may be in use in another process: its record decides.
 			delete(r.sessions, t)
 			if !st.issued {
-				idle = append(idle, t)
+				idle[t] = st.published
 			}
 		default:
 			live[t] = true
 		}
 	}
 	r.mu.Unlock()
-	for _, t := range idle {
+	for t, published := range idle {
 		r.Logger.Info("session idle for longer than the TTL", "session", t, "ttl", r.TTL)
-		r.removeAll(ctx, t)
+		r.removeAll(ctx, t, published)
 	}
 	if store, err := r.store(ctx); err == nil {
 		recs, err := store.List(ctx, r.Project)
@@ -856,4 +885,16 @@ func (r *Registry) Run(ctx context.Context, caught <-chan struct{}) {
 			r.Sweep(ctx, false)
 		}
 	}
+}
+
+// Documents counts the session documents the catalog holds, of every session.
+func (r *Registry) Documents() int {
+	n := 0
+	_ = r.Catalog.Read(func(s *projection.Snapshot) error {
+		for _, t := range s.SessionTokens() {
+			n += len(s.SessionDocuments(t))
+		}
+		return nil
+	})
+	return n
 }
