@@ -87,13 +87,12 @@ func (s *Server) New() *server.MCPServer {
 		server.WithPaginationLimit(s.PageSize),
 		server.WithCompletions(),
 		server.WithResourceCompletionProvider(s),
-		server.WithInputSchemaValidation(),
 		server.WithRecovery(),
 		server.WithResourceRecovery(),
 		server.WithInstructions(instructions),
 	)
 	subs.mcp = m
-	m.Use(progress(m), s.logInternal)
+	m.Use(progress(m), s.logInternal, (&validator{m: m}).middleware)
 	s.subs = subs
 	if s.Runner != nil {
 		s.Runner.OnApplied = subs.applied
