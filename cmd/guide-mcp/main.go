@@ -170,7 +170,7 @@ func (m *Main) ParseFlags(args []string) error {
 	})
 	fs.StringVar(&c.TLSCert, "tls-cert", "", "HTTP: serve HTTPS with this certificate (PEM)")
 	fs.StringVar(&c.TLSKey, "tls-key", "", "HTTP: key of --tls-cert (PEM)")
-	fs.Int64Var(&c.MaxBody, "max-body", d.MaxBody, "HTTP: largest request body, in bytes")
+	fs.Int64Var(&c.MaxBody, "max-body", d.MaxBody, "largest request body (HTTP) or message (stdio), in bytes")
 	fs.Uint64Var(&c.ReadyMaxLag, "ready-max-lag", 0, "HTTP: /healthz says ready while at most this many events are not yet applied")
 	fs.DurationVar(&c.ShutdownWait, "shutdown-wait", d.ShutdownWait, "HTTP: on SIGTERM, how long in-flight calls may take to finish")
 	if err := fs.Parse(args); err != nil {
@@ -266,7 +266,12 @@ func (m *Main) Run(ctx context.Context) error {
 		stdio := server.NewStdioServer(m.mcp)
 		stdio.SetErrorLogger(slog.NewLogLogger(m.Logger.Handler(), slog.LevelError))
 		go func() {
-			err := stdio.Listen(ctx, m.Stdin, m.Stdout)
+			// One message is bounded like an HTTP request body: a longer one is answered
+			// with a parse error, and never held whole in memory.
+			in := mcpserver.LimitLines(m.Stdin, m.Config.MaxBody, func() {
+				m.Logger.Warn("refused a stdio message larger than --max-body", "max_bytes", m.Config.MaxBody)
+			})
+			err := stdio.Listen(ctx, in, m.Stdout)
 			if err != nil && (errors.Is(err, io.EOF) || ctx.Err() != nil) {
 				err = nil
 			}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -192,4 +193,39 @@ func TestSessionMovesBetweenReplicas(t *testing.T) {
 	url1 := "http://" + r1.Addr().String() + "/mcp"
 	code, text = rawMCP(t, "POST", url1, id, listCall)
 	testkit.Equal(t, code, http.StatusNotFound, "the first replica, after the DELETE on the second: "+text)
+}
+
+// TestStdioMessageBound: a stdio message over --max-body is answered with a parse error
+// and the process reads on; the next message is served.
+func TestStdioMessageBound(t *testing.T) {
+	root := testkit.CopyTree(t, "../../testdata/sample")
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	m := &Main{Logger: testkit.Logger(), Stdin: inR, Stdout: outW}
+	testkit.NoErr(t, m.ParseFlags([]string{"--root", root, "--data", t.TempDir(), "--max-body", "4096"}), "flags")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx) }()
+	t.Cleanup(func() { cancel(); _ = inW.Close(); _ = outW.Close(); <-done; _ = m.Close() })
+
+	go func() {
+		huge := `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("x", 8<<20) + `"}}` + "\n"
+		_, _ = io.WriteString(inW, huge)
+		_, _ = io.WriteString(inW, `{"jsonrpc":"2.0","id":2,"method":"ping"}`+"\n")
+	}()
+	sc := bufio.NewScanner(outR)
+	sc.Buffer(nil, 1<<20)
+	var lines []string
+	for len(lines) < 2 && sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	if len(lines) < 2 {
+		t.Fatalf("answers: %q (%v)", lines, sc.Err())
+	}
+	if !strings.Contains(lines[0], `"code":-32700`) {
+		t.Errorf("first answer %s: want a parse error", lines[0])
+	}
+	if !strings.Contains(lines[1], `"id":2`) || !strings.Contains(lines[1], `"result"`) {
+		t.Errorf("second answer %s: want the ping served", lines[1])
+	}
 }
