@@ -176,6 +176,8 @@ type state struct {
 	persisted time.Time
 	// ended: the session ended; attach refuses it and removes what it published.
 	ended bool
+	// saving serialises the writes of the session's record, each of its latest state.
+	saving sync.Mutex
 	// published holds the documents this process published for the session and has not
 	// deleted, by name, with their stream sequence: under load the catalog may not hold
 	// them yet, and detach and End must delete them all the same.
@@ -273,17 +275,22 @@ func (r *Registry) Issue(ctx context.Context, id string) error {
 	if !st.issued {
 		st.issued, st.created = true, now
 	}
-	rec := st.record(r.Project, now)
 	r.mu.Unlock()
-	return r.persist(ctx, st, rec)
+	return r.save(ctx, st)
 }
 
-// persist writes a session's record, and notes when.
-func (r *Registry) persist(ctx context.Context, st *state, rec Record) error {
+// save writes a session's record as the session is now, and notes when. Writes of one
+// session follow one another, so that the last one written is of its latest state.
+func (r *Registry) save(ctx context.Context, st *state) error {
 	store, err := r.store(ctx)
 	if err != nil {
 		return err
 	}
+	st.saving.Lock()
+	defer st.saving.Unlock()
+	r.mu.Lock()
+	rec := st.record(r.Project, r.Now())
+	r.mu.Unlock()
 	if err := store.Put(ctx, rec); err != nil {
 		return fmt.Errorf("recording session: %w", err)
 	}
@@ -327,15 +334,13 @@ func (r *Registry) Restore(ctx context.Context, id string) (query.Contexts, erro
 		st.lastActive = now
 		c := st.contexts
 		c.History = append([]string(nil), c.History...)
-		var rec Record
 		touch := now.Sub(st.persisted) >= r.touchEvery()
 		if touch {
-			rec = st.record(r.Project, now)
-			st.persisted = now // one writer at a time
+			st.persisted = now // one toucher at a time
 		}
 		r.mu.Unlock()
 		if touch {
-			if err := r.persist(ctx, st, rec); err != nil {
+			if err := r.save(ctx, st); err != nil {
 				r.Logger.Debug("could not record a session's last use", "err", err)
 			}
 		}
@@ -460,16 +465,15 @@ func (r *Registry) SetFocus(ctx context.Context, id, folder string) (query.Conte
 	if id == "" {
 		return query.Contexts{}, noSession()
 	}
-	now := r.Now()
 	r.mu.Lock()
 	st := r.get(Token(id))
 	st.contexts = st.contexts.WithFocus(folder)
 	c := st.contexts
 	c.History = append([]string(nil), c.History...)
-	issued, rec := st.issued, st.record(r.Project, now)
+	issued := st.issued
 	r.mu.Unlock()
 	if issued {
-		if err := r.persist(ctx, st, rec); err != nil {
+		if err := r.save(ctx, st); err != nil {
 			// The focus holds here; another process would restore the previous one.
 			r.Logger.Warn("focus set but not recorded; another process would not know it", "err", err)
 		}
@@ -689,16 +693,15 @@ func (r *Registry) End(ctx context.Context, id string) {
 		return
 	}
 	token := Token(id)
-	now := r.Now()
 	r.mu.Lock()
 	st := r.get(token)
 	st.ended = true
-	issued, rec := st.issued, st.record(r.Project, now)
+	issued := st.issued
 	published := st.published
 	st.published = map[string]uint64{}
 	r.mu.Unlock()
 	if issued {
-		if err := r.persist(ctx, st, rec); err != nil {
+		if err := r.save(ctx, st); err != nil {
 			r.Logger.Warn("session ended here but not recorded as ended", "session", token, "err", err)
 		}
 	}

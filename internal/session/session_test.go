@@ -2,6 +2,7 @@ package session_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -78,5 +79,49 @@ func TestNoDocumentOutlivesItsSession(t *testing.T) {
 		r.End(ctx, "client-2")
 		deleted(t, "client-2", "b.md")
 		deleted(t, "client-2", "c.md")
+	})
+}
+
+// TestRestoreInAnotherRegistry: a session issued by one registry (a process) is restored,
+// focus and history, by another on the same NATS; one never issued is unknown; ended in
+// one, the other refuses it.
+func TestRestoreInAnotherRegistry(t *testing.T) {
+	b := testkit.NATS(t)
+	stream := testkit.Stream(t, b)
+	cat := func() *projection.Catalog {
+		c := &projection.Catalog{Dir: t.TempDir(), Logger: testkit.Logger()}
+		testkit.NoErr(t, c.Open(), "catalog")
+		t.Cleanup(func() { _ = c.Close() })
+		return c
+	}
+	ctx := testkit.Context(t)
+	one := &session.Registry{Project: "test", Catalog: cat(), Logger: testkit.Logger()}
+	one.Connect(stream, func() uint64 { return 0 })
+	two := &session.Registry{Project: "test", Catalog: cat(), Logger: testkit.Logger()}
+	two.Connect(stream, func() uint64 { return 0 })
+	caught := make(chan struct{})
+	close(caught)
+	go two.Run(ctx, caught) // which watches for sessions ended elsewhere
+
+	const id = "bridge-client-1"
+	testkit.NoErr(t, one.Issue(ctx, id), "issue")
+	if _, qerr := one.SetFocus(ctx, id, "a"); qerr != nil {
+		t.Fatal(qerr)
+	}
+	if _, qerr := one.SetFocus(ctx, id, "a/b"); qerr != nil {
+		t.Fatal(qerr)
+	}
+	c, err := two.Restore(ctx, id)
+	testkit.NoErr(t, err, "restore")
+	testkit.Equal(t, [2]any{c.Focus, c.History}, [2]any{"a/b", []string{"a"}}, "restored contexts")
+	testkit.Equal(t, c.Session, session.Token(id), "token")
+
+	if _, err := two.Restore(ctx, "never-issued"); !errors.Is(err, session.ErrUnknownSession) {
+		t.Errorf("restore of an id never issued: %v", err)
+	}
+	one.End(ctx, id)
+	testkit.Eventually(t, 20*time.Second, func() (bool, string) {
+		_, err := two.Restore(ctx, id)
+		return errors.Is(err, session.ErrEnded), fmt.Sprintf("restore of a session ended elsewhere: %v", err)
 	})
 }
