@@ -116,6 +116,9 @@ func mapsKeys[V any](m map[string]V) func(func(string) bool) {
 	}
 }
 
+// callTimeout bounds one call: past it, the call is an error.
+const callTimeout = 2 * time.Minute
+
 type result struct {
 	tool string
 	d    time.Duration
@@ -182,7 +185,10 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 				req.Params.Name = tool
 				req.Params.Arguments = args
 				t0 := time.Now()
-				res, err := c.CallTool(ctx, req)
+				// A call whose answer never comes counts as an error, and the run ends.
+				callCtx, cancelCall := context.WithTimeout(ctx, callTimeout)
+				res, err := c.CallTool(callCtx, req)
+				cancelCall()
 				d := time.Since(t0)
 				if runCtx.Err() != nil && err != nil {
 					break
