@@ -406,13 +406,12 @@ func (r *Registry) Release(ctx context.Context, id string) {
 	token := Token(id)
 	r.mu.Lock()
 	st, ok := r.sessions[token]
-	if ok && st.issued && !st.ended {
+	issued, ended := ok && st.issued, ok && st.ended
+	if issued && !ended {
 		delete(r.sessions, token)
-		r.mu.Unlock()
-		return
 	}
 	r.mu.Unlock()
-	if ok && st.ended {
+	if issued || ended {
 		return
 	}
 	r.End(ctx, id)
