@@ -786,7 +786,11 @@ func (r *Registry) Sweep(ctx context.Context, all bool) {
 		r.Logger.Info("session idle for longer than the TTL", "session", t, "ttl", r.TTL)
 		r.removeAll(ctx, t, published)
 	}
-	if store, err := r.store(ctx); err == nil {
+	store, err := r.store(ctx)
+	if err != nil {
+		// Which sessions live elsewhere is unknown: spare every document younger than the TTL.
+		all = false
+	} else {
 		recs, err := store.List(ctx, r.Project)
 		if err != nil {
 			r.Logger.Warn("cannot list the recorded sessions; this sweep spares their documents", "err", err)
