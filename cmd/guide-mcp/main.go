@@ -33,6 +33,7 @@ import (
 	"github.com/guide/guide/internal/query"
 	"github.com/guide/guide/internal/reconcile"
 	"github.com/guide/guide/internal/session"
+	"github.com/guide/guide/internal/web"
 )
 
 // tokenEnv is the environment variable that holds the HTTP bearer token, when no
@@ -380,6 +381,9 @@ func (m *Main) serveHTTP(ctx context.Context) error {
 			server.WithSessionIdleTTL(m.sessionTTL()), // which ends an idle session here too
 			server.WithStreamableHTTPLogger(m.Logger)),
 		Metrics: met.Handler(),
+		Web: (&web.Server{Project: m.project, Catalog: m.catalog, Index: m.index, Sessions: m.sessions,
+			Limits: query.Limits{MaxChars: m.Config.MaxChars}, Status: m.srv.CurrentStatus, Pending: m.srv.Pending,
+			Token: token, Secure: m.Config.TLSCert != "", Logger: m.Logger}).Handler(),
 		Health: func(ctx context.Context) (bool, any) {
 			h := m.srv.Health(ctx, m.Config.ReadyMaxLag)
 			return h.Ready, h
@@ -390,7 +394,7 @@ func (m *Main) serveHTTP(ctx context.Context) error {
 		return err
 	}
 	m.addr = hs.ListenAddr()
-	m.Logger.Info("serving MCP over Streamable HTTP", "url", hs.URL()+"/mcp", "project", m.project,
+	m.Logger.Info("serving MCP over Streamable HTTP and the web page", "url", hs.URL()+"/mcp", "page", hs.URL()+"/", "project", m.project,
 		"token", token != "", "tls", m.Config.TLSCert != "")
 	close(m.Ready)
 	return hs.Serve(ctx)
