@@ -131,7 +131,7 @@ func (s *Server) requireSignIn(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		if r.Method == http.MethodGet && !wantsJSON(r) && r.URL.Path != "/status/events" {
+		if r.Method == http.MethodGet && !wantsJSON(r) && !isAPI(r.URL.Path) {
 			http.Redirect(w, r, "/signin?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
 			return
 		}
@@ -173,6 +173,9 @@ func (s *Server) checkCSRF(next http.Handler) http.Handler {
 		next.ServeHTTP(w, r)
 	})
 }
+
+// isAPI says a path answers a script (JSON or events), never a page.
+func isAPI(p string) bool { return p == "/status" || p == "/status/events" || p == "/attachments" }
 
 func wantsJSON(r *http.Request) bool {
 	return strings.Contains(r.Header.Get("Accept"), "application/json")
