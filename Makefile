@@ -6,7 +6,7 @@ ROOT      ?= testdata/sample
 DATA      ?= .run
 FUZZTIME  ?= 20s
 
-.PHONY: all build run test test-short vet fuzz bench bench-quick clean e2e
+.PHONY: all build run test test-short vet fuzz bench bench-quick clean e2e browser
 
 all: build
 
@@ -18,6 +18,7 @@ build:
 run: build
 	@echo ""
 	@echo "guide: serving $(ROOT) at http://$(ADDR)/mcp  (Ctrl-C to stop)"
+	@echo "  the web page: open http://$(ADDR)/ in a browser"
 	@echo "  connect an MCP client over HTTP to that URL, or run it over stdio:"
 	@echo "  {\"mcpServers\": {\"guide\": {\"command\": \"$(CURDIR)/$(BIN)/guide-mcp\", \"args\": [\"--root\", \"$(CURDIR)/$(ROOT)\"]}}}"
 	@echo ""
@@ -31,6 +32,11 @@ test: vet
 # (installs e2e/node_modules from the npm registry with npm ci).
 e2e: build
 	e2e/run.sh
+
+# The web page in a real browser: Debian's chromium driven by playwright-core from npm
+# (e2e/browser; it downloads no browser), against the built bin/guide-mcp.
+browser: build
+	e2e/browser/run.sh
 
 test-short: vet
 	$(GO) test -short -count=1 ./...

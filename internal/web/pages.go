@@ -45,6 +45,10 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, code int, name s
 	}
 	p.SignOut = s.Token != ""
 	p.Here = r.URL.RequestURI()
+	if r.Method != http.MethodGet {
+		// The answer to a form: its forms return where that form came from.
+		p.Here = localPath(r.PostFormValue("return"))
+	}
 	var b bytes.Buffer
 	if err := s.pages[name].ExecuteTemplate(&b, "layout.html", p); err != nil {
 		s.Logger.Error("rendering a page", "page", name, "err", err)
