@@ -155,7 +155,7 @@ test('the status line changes while files are added, without a reload', async ()
   await page.context().close();
 });
 
-test('attach two files: each widget goes to ready, they are searchable, one is removed', async () => {
+test('attach two files: each widget goes to ready, they are searchable, one is removed', async (t) => {
   const page = await newPage();
   await page.goto(site.base + '/');
   await watchWidgets(page);
@@ -166,6 +166,7 @@ test('attach two files: each widget goes to ready, they are searchable, one is r
     await widget(page, name).getByRole('button', { name: `Remove ${name}`, exact: true }).waitFor();
   }
   const seen = await page.evaluate(() => window.seen);
+  t.diagnostic(`statuses shown: ${JSON.stringify(seen)}`);
   for (const name of ['minutes.md', 'todo.txt']) {
     assert.equal(seen[name][0], 'uploading', `${name} starts uploading: ${seen[name]}`);
     assert.equal(seen[name].at(-1), 'ready', `${name} ends ready: ${seen[name]}`);

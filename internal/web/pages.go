@@ -65,8 +65,7 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, code int, name s
 // chrome fills what every signed-in page shows: the session's focus and attachments, the
 // status line, the search box.
 func (s *Server) chrome(r *http.Request, p *page) *page {
-	id := sessionID(r)
-	c := s.Sessions.Contexts(id)
+	c := s.contexts(r)
 	p.Focus = c.Focus
 	p.Attachments = s.sessionDocuments(r)
 	p.MaxUpload = s.maxUpload()
@@ -74,6 +73,16 @@ func (s *Server) chrome(r *http.Request, p *page) *page {
 		p.Status = describe(s.Status(r.Context()))
 	}
 	return p
+}
+
+// contexts are the browser session's focus and history. A session whose cookie is being
+// issued with this very answer has none yet, and is not registered: a visitor, or a
+// crawler, that never comes back leaves nothing behind.
+func (s *Server) contexts(r *http.Request) query.Contexts {
+	if fresh, _ := r.Context().Value(freshKey{}).(bool); fresh {
+		return query.Contexts{Session: sessionToken(r)}
+	}
+	return s.Sessions.Contexts(sessionID(r))
 }
 
 func (s *Server) maxUpload() int64 {
@@ -375,7 +384,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusServiceUnavailable, "This server has no full-text index.")
 		return
 	}
-	a.Scope = &query.Scope{Contexts: s.Sessions.Contexts(sessionID(r)), All: scope == "all"}
+	a.Scope = &query.Scope{Contexts: s.contexts(r), All: scope == "all"}
 	var res *query.SearchResult
 	qerr := s.read(func(snap *projection.Snapshot) *query.Error {
 		var qerr *query.Error
@@ -425,7 +434,7 @@ func (s *Server) available(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	pg := s.chrome(r, &page{})
-	c := s.Sessions.Contexts(sessionID(r))
+	c := s.contexts(r)
 	var res *query.ListResult
 	pend := s.pending(r)
 	qerr := s.read(func(snap *projection.Snapshot) *query.Error {

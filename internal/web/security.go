@@ -30,6 +30,10 @@ const defaultMaxBody = 4 << 20
 
 type ctxKey struct{}
 
+// freshKey marks a request whose session cookie was issued with its answer: the session
+// has nothing yet, and the registry need not hold it until it does.
+type freshKey struct{}
+
 // sessionID is the browser session of a request: the key the session registry knows it by.
 func sessionID(r *http.Request) string {
 	sid, _ := r.Context().Value(ctxKey{}).(string)
@@ -84,6 +88,7 @@ func (s *Server) withSession(next http.Handler) http.Handler {
 			}
 			sid = newID()
 			http.SetCookie(w, s.cookie(SessionCookie, sid))
+			r = r.WithContext(context.WithValue(r.Context(), freshKey{}, true))
 		}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxKey{}, sid)))
 	})

@@ -573,3 +573,18 @@ func TestGoldenPages(t *testing.T) {
 		})
 	}
 }
+
+// TestCrossSiteLink: a link from another site arrives without the SameSite=Strict
+// cookies; the page continues from itself instead of starting a session over the one
+// the browser has.
+func TestCrossSiteLink(t *testing.T) {
+	s := newSite(t, testkit.CopyTree(t, "../../testdata/sample"), "")
+	b := s.browser(t)
+	req, _ := http.NewRequest("GET", s.URL+"/view/Characters", nil)
+	req.Header.Set("Sec-Fetch-Site", "cross-site")
+	res, body := b.do(req)
+	testkit.Equal(t, res.StatusCode, 200, "status")
+	testkit.Equal(t, len(res.Cookies()), 0, "cookies set")
+	mustContain(t, body, `<meta http-equiv="refresh" content="0">`, `<a href="/view/Characters">Continue to guide</a>`)
+	mustLack(t, body, "Elara.md")
+}
