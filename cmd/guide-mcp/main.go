@@ -383,7 +383,7 @@ func (m *Main) serveHTTP(ctx context.Context) error {
 		Metrics: met.Handler(),
 		Web: (&web.Server{Project: m.project, Catalog: m.catalog, Index: m.index, Sessions: m.sessions,
 			Limits: query.Limits{MaxChars: m.Config.MaxChars}, Status: m.srv.CurrentStatus, Pending: m.srv.Pending,
-			Token: token, Secure: m.Config.TLSCert != "", Logger: m.Logger}).Handler(),
+			Token: token, Secure: m.Config.TLSCert != "", MaxBodyBytes: m.Config.MaxBody, Logger: m.Logger}).Handler(),
 		Health: func(ctx context.Context) (bool, any) {
 			h := m.srv.Health(ctx, m.Config.ReadyMaxLag)
 			return h.Ready, h

@@ -79,7 +79,7 @@ type attachment struct {
 // bounded as the attach tool bounds it.
 func (s *Server) attach(w http.ResponseWriter, r *http.Request) {
 	if r.MultipartForm == nil {
-		if err := r.ParseMultipartForm(defaultMaxBody); err != nil {
+		if err := r.ParseMultipartForm(s.MaxBodyBytes); err != nil {
 			s.fail(w, r, http.StatusRequestEntityTooLarge, "The upload is too large or malformed: "+err.Error())
 			return
 		}

@@ -2,12 +2,14 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"html/template"
 	"net/http"
 	"net/url"
 	"path"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/guide/guide/internal/index"
 	"github.com/guide/guide/internal/projection"
@@ -134,8 +136,21 @@ func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 	s.fail(w, r, http.StatusNotFound, "There is no page at this address.")
 }
 
-// read runs fn on a catalog snapshot.
-func (s *Server) read(fn func(*projection.Snapshot) *query.Error) *query.Error {
+// read runs fn on a catalog snapshot, once the catalog has held a complete scan (or
+// InitialWait passed): a new process's first pages do not say a folder is missing
+// because the first scan has not reached it yet.
+func (s *Server) read(ctx context.Context, fn func(*projection.Snapshot) *query.Error) *query.Error {
+	select {
+	case <-s.Catalog.Scanned():
+	default:
+		t := time.NewTimer(s.InitialWait)
+		select {
+		case <-s.Catalog.Scanned():
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		t.Stop()
+	}
 	var qerr *query.Error
 	if err := s.Catalog.Read(func(snap *projection.Snapshot) error {
 		qerr = fn(snap)
@@ -229,7 +244,7 @@ func (s *Server) showPath(w http.ResponseWriter, r *http.Request, p string) {
 	pg := s.chrome(r, &page{})
 	var out any
 	var avail availability
-	qerr := s.read(func(snap *projection.Snapshot) *query.Error {
+	qerr := s.read(r.Context(), func(snap *projection.Snapshot) *query.Error {
 		var qerr *query.Error
 		out, qerr = query.View(snap, p, offset, s.Limits)
 		if f, ok := out.(*query.FolderView); ok && qerr == nil {
@@ -326,7 +341,7 @@ func (s *Server) viewSession(w http.ResponseWriter, r *http.Request) {
 	pg := s.chrome(r, &page{})
 	token := sessionToken(r)
 	var out any
-	qerr := s.read(func(snap *projection.Snapshot) *query.Error {
+	qerr := s.read(r.Context(), func(snap *projection.Snapshot) *query.Error {
 		var qerr *query.Error
 		out, qerr = query.ViewSession(snap, token, name, offset, s.Limits)
 		return qerr
@@ -386,7 +401,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	}
 	a.Scope = &query.Scope{Contexts: s.contexts(r), All: scope == "all"}
 	var res *query.SearchResult
-	qerr := s.read(func(snap *projection.Snapshot) *query.Error {
+	qerr := s.read(r.Context(), func(snap *projection.Snapshot) *query.Error {
 		var qerr *query.Error
 		res, qerr = query.Search(r.Context(), snap, s.Index, a, s.Limits)
 		return qerr
@@ -437,7 +452,7 @@ func (s *Server) available(w http.ResponseWriter, r *http.Request) {
 	c := s.contexts(r)
 	var res *query.ListResult
 	pend := s.pending(r)
-	qerr := s.read(func(snap *projection.Snapshot) *query.Error {
+	qerr := s.read(r.Context(), func(snap *projection.Snapshot) *query.Error {
 		f, qerr := query.CheckFocus(snap, folder)
 		if qerr != nil {
 			return qerr
@@ -473,7 +488,7 @@ func (s *Server) available(w http.ResponseWriter, r *http.Request) {
 func (s *Server) focus(w http.ResponseWriter, r *http.Request) {
 	raw := r.PostFormValue("folder")
 	var folder string
-	qerr := s.read(func(snap *projection.Snapshot) *query.Error {
+	qerr := s.read(r.Context(), func(snap *projection.Snapshot) *query.Error {
 		var qerr *query.Error
 		folder, qerr = query.CheckFocus(snap, raw)
 		return qerr

@@ -25,7 +25,7 @@ const (
 const ContentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
 	"connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 
-// defaultMaxBody bounds a POST when the caller sets no limit of its own.
+// defaultMaxBody bounds a POST when the caller sets no limit of its own: httpserve's.
 const defaultMaxBody = 4 << 20
 
 type ctxKey struct{}
@@ -57,7 +57,7 @@ func (s *Server) headers(next http.Handler) http.Handler {
 		h.Set("Referrer-Policy", "same-origin")
 		h.Set("Cross-Origin-Opener-Policy", "same-origin")
 		if r.Method == http.MethodPost {
-			r.Body = http.MaxBytesReader(w, r.Body, defaultMaxBody)
+			r.Body = http.MaxBytesReader(w, r.Body, s.MaxBodyBytes)
 		}
 		next.ServeHTTP(w, r)
 	})
@@ -163,7 +163,7 @@ func (s *Server) checkCSRF(next http.Handler) http.Handler {
 		got := r.Header.Get(CSRFHeader)
 		if got == "" {
 			if strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data") {
-				if err := r.ParseMultipartForm(defaultMaxBody); err != nil {
+				if err := r.ParseMultipartForm(s.MaxBodyBytes); err != nil {
 					s.fail(w, r, http.StatusRequestEntityTooLarge, "The upload is too large or malformed: "+err.Error())
 					return
 				}

@@ -46,6 +46,11 @@ type Server struct {
 	Token string
 	// Secure marks the cookies Secure: the page is served over HTTPS.
 	Secure bool
+	// InitialWait bounds how long a page waits for a catalog that has never held a
+	// complete scan (a new query process), rather than answer from a partial one.
+	InitialWait time.Duration // default 5s
+	// MaxBodyBytes bounds a form or an upload, as --max-body bounds every request.
+	MaxBodyBytes int64 // default 4 MiB
 	// StatusEvery is how often the live status line is recomputed for an open page.
 	StatusEvery time.Duration // default 1s
 	Logger      *slog.Logger
@@ -61,6 +66,12 @@ type Server struct {
 func (s *Server) Handler() http.Handler {
 	if s.Logger == nil {
 		s.Logger = slog.Default()
+	}
+	if s.InitialWait <= 0 {
+		s.InitialWait = 5 * time.Second
+	}
+	if s.MaxBodyBytes <= 0 {
+		s.MaxBodyBytes = defaultMaxBody
 	}
 	if s.StatusEvery <= 0 {
 		s.StatusEvery = time.Second

@@ -462,6 +462,10 @@ func TestAttachments(t *testing.T) {
 			t.Fatalf("a name with a folder: %+v", f)
 		}
 	})
+	t.Run("ErrBodyTooLarge", func(t *testing.T) {
+		res, _ := a.attach(map[string]string{"huge.md": strings.Repeat("x", 5<<20)}, true)
+		testkit.Equal(t, res.StatusCode, http.StatusRequestEntityTooLarge, "over the body limit")
+	})
 	t.Run("EndingTheSessionDeletesThem", func(t *testing.T) {
 		res, _ := a.post("/end", url.Values{"csrf": {a.csrf()}}, nil)
 		testkit.Equal(t, res.StatusCode, http.StatusSeeOther, "end")

@@ -27,8 +27,8 @@ type webPage struct {
 // measureWeb serves c with bin/guide-mcp --root --http on data (the index the search
 // scenario built, when it is there) and times each kind of web page, one after another,
 // in one browser session.
-func measureWeb(ctx context.Context, cfg Config, bin string, c *report.Corpus, data string, log io.Writer) report.WebResult {
-	r := report.WebResult{Corpus: c, Load: report.Load{Before: loadAvg()}}
+func measureWeb(ctx context.Context, cfg Config, bin string, c *report.Corpus, data string, log io.Writer) (r report.WebResult) {
+	r = report.WebResult{Corpus: c, Load: report.Load{Before: loadAvg()}}
 	defer func() { r.Load.After = loadAvg() }()
 	port, err := freePort()
 	if err != nil {
@@ -62,7 +62,19 @@ func measureWeb(ctx context.Context, cfg Config, bin string, c *report.Corpus, d
 		}
 		return out
 	}
-	words := vocabulary(c, 10)
+	// A word the index refuses (a stop word) is left out, as in the search scenario.
+	var words []string
+	for _, w := range vocabulary(c, 10) {
+		if err := fetch(ctx, client, base+"/search?q="+url.QueryEscape(w)); err != nil {
+			cfg.logf("    search page for %q refused, left out: %v", w, err)
+			continue
+		}
+		words = append(words, w)
+	}
+	if len(words) == 0 {
+		r.Err = "every search word was refused"
+		return r
+	}
 	searches := make([]string, n)
 	for i := range searches {
 		searches[i] = "/search?q=" + url.QueryEscape(words[i%len(words)])
@@ -75,7 +87,7 @@ func measureWeb(ctx context.Context, cfg Config, bin string, c *report.Corpus, d
 		{"/ (the root folder)", roots},
 		{"/view/FOLDER", pick(c.Folders, "/view/")},
 		{"/view/DOCUMENT", pick(c.Files, "/view/")},
-		{"/search?q=WORD (30 words, rare to common)", searches},
+		{"/search?q=WORD (" + strconv.Itoa(len(words)) + " words, rare to common)", searches},
 		{"/available/FOLDER (first 100 available documents)", pick(c.Folders, "/available/")},
 	}
 	for _, p := range pages {
