@@ -168,9 +168,7 @@ test('attach two files: each widget goes to ready, they are searchable, one is r
   const seen = await page.evaluate(() => window.seen);
   t.diagnostic(`statuses shown: ${JSON.stringify(seen)}`);
   for (const name of ['minutes.md', 'todo.txt']) {
-    assert.equal(seen[name][0], 'uploading', `${name} starts uploading: ${seen[name]}`);
-    assert.equal(seen[name].at(-1), 'ready', `${name} ends ready: ${seen[name]}`);
-    assert.ok(seen[name].every((s) => ['uploading', 'processing', 'ready'].includes(s)), `${name}: ${seen[name]}`);
+    assert.deepEqual(seen[name], ['uploading', 'processing', 'ready'], `statuses of ${name}`);
   }
   await page.screenshot({ path: join(SHOTS, 'attachments-desktop.png') });
 
@@ -291,7 +289,7 @@ test('sign in with a token', async () => {
 });
 
 test('screenshots at desktop and phone widths', async () => {
-  for (const [w, h, tag] of [[1280, 860, 'desktop'], [390, 844, 'phone']]) {
+  for (const [w, h, tag] of [[1280, 600, 'desktop'], [390, 700, 'phone']]) {
     const page = await newPage({ viewport: { width: w, height: h } });
     await page.goto(site.base + '/');
     await attachFiles(page, [['meeting notes.md', '# Meeting notes\n\nThe dragon budget.'], ['logo.png', '\x89PNG\x00\x00']]);
