@@ -24,6 +24,8 @@ type page struct {
 	Query       string // the search box's text
 	Scope       string // the search box's scope: "" (focus) or "all"
 	Focus       string // the session's focus folder
+	Within      string // a folder the search box offers to search in ("" for none)
+	WithinOn    bool   // and whether it is ticked
 	Status      statusLine
 	Attachments []query.ListEntry
 	MaxUpload   int64
@@ -268,7 +270,7 @@ func (s *Server) showPath(w http.ResponseWriter, r *http.Request, p string) {
 		if v.Truncated {
 			body.NextHref = viewHref(v.Path) + "?offset=" + strconv.Itoa(v.NextOffset)
 		}
-		pg.Title, pg.Crumbs, pg.Body = v.Name, s.crumbs(v.Path), body
+		pg.Title, pg.Crumbs, pg.Body, pg.Within = v.Name, s.crumbs(v.Path), body, v.Path
 		if v.Path == "" {
 			pg.Title, pg.Crumbs = s.Project, nil
 		}
@@ -280,7 +282,7 @@ func (s *Server) showPath(w http.ResponseWriter, r *http.Request, p string) {
 			http.Redirect(w, r, viewHref(v.Path), http.StatusSeeOther)
 			return
 		}
-		pg.Title, pg.Crumbs, pg.Body = v.Name, s.crumbs(v.Path), s.documentBody(v, viewHref(v.Path))
+		pg.Title, pg.Crumbs, pg.Body, pg.Within = v.Name, s.crumbs(v.Path), s.documentBody(v, viewHref(v.Path)), parentDir(v.Path)
 		s.render(w, r, http.StatusOK, "document", pg)
 	}
 }
@@ -428,6 +430,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	if a.Cursor != "" {
 		body.FirstHref = searchHref(a.Query, res.Folder, scope, "")
 	}
+	pg.Within, pg.WithinOn = res.Folder, res.Folder != ""
 	pg.Title = a.Query + " – search"
 	pg.Body = body
 	s.render(w, r, http.StatusOK, "search", pg)

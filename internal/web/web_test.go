@@ -188,6 +188,14 @@ func TestPagesWithoutScript(t *testing.T) {
 		mustContain(t, body, `href="/view/Worldbuilding/Creatures/Dragons.md"`, "<mark>dragon</mark>",
 			"Worldbuilding/Creatures/Dragons.md", `value="dragon" aria-label="Search"`)
 	})
+	t.Run("SearchInAFolder", func(t *testing.T) {
+		_, body := b.get("/view/Worldbuilding")
+		mustContain(t, body, `<input type="checkbox" form="search-form" name="folder" value="Worldbuilding"> Search only in Worldbuilding`)
+		_, body = b.get("/search?q=elara&folder=Worldbuilding")
+		mustContain(t, body, "No match", `value="Worldbuilding" checked>`)
+		_, body = b.get("/search?q=dragon&folder=Worldbuilding")
+		mustContain(t, body, `href="/view/Worldbuilding/Creatures/Dragons.md"`)
+	})
 	t.Run("SearchScopeAllAndPaging", func(t *testing.T) {
 		_, body := b.get("/search?q=the&scope=all")
 		mustContain(t, body, `<strong>every document</strong>`, `<input type="hidden" name="scope" value="all">`)
