@@ -4,14 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"io"
 	"mime/multipart"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -25,8 +23,6 @@ import (
 	"github.com/guide/guide/internal/testkit"
 	"github.com/guide/guide/internal/web"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 const hostileName = `<img src=x onerror=alert(1)>.md`
 const hostileContent = "# <script>alert('title')</script>\n\n<img src=x onerror=alert(2)>\n\n<div onclick=\"alert(3)\">raw block</div>\n\nInline <b onmouseover=alert(4)>bold</b> and [a link](javascript:alert(5)).\n"
@@ -538,7 +534,8 @@ func TestStatusEvents(t *testing.T) {
 	waitFor(`"documents":"12 documents"`)
 }
 
-// TestGoldenPages: the HTML of a folder, a document and a search, over a fixed catalog.
+// TestGoldenPages: the HTML of folders and documents, over a fixed catalog (go test
+// -update rewrites testdata/).
 func TestGoldenPages(t *testing.T) {
 	files := map[string]string{
 		"README.md":               "# Handbook\n\nRead [the style guide](guides/style.md).\n",
@@ -572,16 +569,7 @@ func TestGoldenPages(t *testing.T) {
 			_, body := b.get(tc.path)
 			body = csrfField.ReplaceAllString(body, `name="csrf" value="CSRF"`)
 			body = assetVersion.ReplaceAllString(body, `?v=V"`)
-			golden := filepath.Join("testdata", tc.name+".html")
-			if *update {
-				testkit.NoErr(t, os.WriteFile(golden, []byte(body), 0o644), "update")
-				return
-			}
-			want, err := os.ReadFile(golden)
-			testkit.NoErr(t, err, "golden file (go test -update writes it)")
-			if string(want) != body {
-				t.Fatalf("%s differs from %s (go test -update rewrites it):\n%s", tc.path, golden, body)
-			}
+			testkit.Golden(t, filepath.Join("testdata", tc.name+".html"), []byte(body))
 		})
 	}
 }
