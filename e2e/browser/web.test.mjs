@@ -24,24 +24,26 @@ let site;   // the page without a token
 let signed; // the page with a token
 const problems = [];
 
-// startServer runs bin/guide-mcp over a copy of testdata/sample on a free loopback port.
+// startServer runs bin/guide-mcp over a copy of testdata/sample on a port the system
+// picks, and learns the page's address from the line guide-mcp logs when it serves.
 async function startServer(name, extra = []) {
   const root = join(work, name, 'sample');
   cpSync(resolve('../../testdata/sample'), root, { recursive: true });
   mkdirSync(join(root, 'Hostile'));
   writeFileSync(join(root, 'Hostile', HOSTILE), HOSTILE_CONTENT);
-  const port = 20000 + Math.floor(Math.random() * 20000);
-  const args = ['--root', root, '--data', join(work, name, 'data'), '--http', `127.0.0.1:${port}`, '--log-level', 'warn', ...extra];
+  const args = ['--root', root, '--data', join(work, name, 'data'), '--http', '127.0.0.1:0', '--log-level', 'info', ...extra];
   const proc = spawn(join(BIN, 'guide-mcp'), args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
   proc.stderr.on('data', (d) => { log += d; });
   servers.push(proc);
-  const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 200; i++) {
-    try {
-      const r = await fetch(base + '/healthz');
-      if (r.ok) return { base, root, log: () => log };
-    } catch { /* not listening yet */ }
+  for (let i = 0; i < 300; i++) {
+    const m = log.match(/page=(http:\/\/127\.0\.0\.1:\d+)\//);
+    if (m) {
+      try {
+        const r = await fetch(m[1] + '/healthz');
+        if (r.ok) return { base: m[1], root, log: () => log };
+      } catch { /* not ready yet */ }
+    }
     if (proc.exitCode !== null) break;
     await new Promise((r) => setTimeout(r, 100));
   }
