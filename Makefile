@@ -57,8 +57,8 @@ fuzz:
 	  done; \
 	done
 
-# Every benchmark (about 25 minutes): the harness writes BENCHMARKS.md; the load run of
-# issue 7 prints its report (and keeps it in .bench/load.txt).
+# Every benchmark (about 25 minutes): the harness writes BENCHMARKS.md; the load run (50
+# concurrent MCP sessions) prints its report (and keeps it in .bench/load.txt).
 bench: build
 	$(GO) run ./tools/cmd/guide-bench
 	scripts/bench-load.sh

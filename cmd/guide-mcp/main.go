@@ -21,6 +21,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/guide/guide/internal/backoff"
 	"github.com/guide/guide/internal/broker"
 	"github.com/guide/guide/internal/datadir"
 	"github.com/guide/guide/internal/events"
@@ -425,6 +426,7 @@ func (m *Main) Runner() *projection.Runner {
 
 // bind waits for the stream to exist: the indexer creates it.
 func (m *Main) bind(ctx context.Context) error {
+	poll := backoff.Backoff{Initial: 500 * time.Millisecond, Max: 500 * time.Millisecond}
 	for i := 0; ; i++ {
 		err := m.stream.Bind(ctx)
 		if err == nil {
@@ -433,16 +435,15 @@ func (m *Main) bind(ctx context.Context) error {
 		if i == 0 {
 			m.Logger.Info("waiting for the stream; is an indexer running?", "err", err)
 		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(500 * time.Millisecond):
+		if err := poll.Wait(ctx); err != nil {
+			return err
 		}
 	}
 }
 
 // discoverProject finds the only project on the stream, waiting for one to appear.
 func (m *Main) discoverProject(ctx context.Context) (string, error) {
+	poll := backoff.Backoff{Initial: 500 * time.Millisecond, Max: 500 * time.Millisecond}
 	for i := 0; ; i++ {
 		ps, err := m.stream.Projects(ctx)
 		if err != nil {
@@ -459,10 +460,8 @@ func (m *Main) discoverProject(ctx context.Context) (string, error) {
 			slices.Sort(ps)
 			return "", fmt.Errorf("%w: the stream holds several projects (%v); pass --project", mcpserver.ErrNoProject, ps)
 		}
-		select {
-		case <-ctx.Done():
-			return "", ctx.Err()
-		case <-time.After(500 * time.Millisecond):
+		if err := poll.Wait(ctx); err != nil {
+			return "", err
 		}
 	}
 }

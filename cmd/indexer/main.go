@@ -66,8 +66,9 @@ type Main struct {
 	Stdout io.Writer
 	Logger *slog.Logger
 
-	broker *broker.Broker
-	stream *events.Stream
+	broker  *broker.Broker
+	stream  *events.Stream
+	profile *os.File // the CPU profile being written, with --cpuprofile
 }
 
 func main() {
@@ -79,25 +80,33 @@ func main() {
 		fmt.Fprintln(os.Stderr, "indexer:", err)
 		os.Exit(ExitUsage)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	if m.Config.CPUProfile != "" {
-		f, err := os.Create(m.Config.CPUProfile)
-		if err == nil {
-			err = pprof.StartCPUProfile(f)
-		}
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "indexer: cpuprofile:", err)
-			os.Exit(ExitUsage)
-		}
-		defer pprof.StopCPUProfile()
+	if err := m.startProfile(); err != nil {
+		fmt.Fprintln(os.Stderr, "indexer: cpuprofile:", err)
+		os.Exit(ExitUsage)
 	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := m.Run(ctx)
 	stop()
 	if err := m.Close(); err != nil {
 		m.Logger.Error("closing", "err", err)
 	}
-	pprof.StopCPUProfile() // os.Exit skips the deferred stop
 	os.Exit(code)
+}
+
+// startProfile starts writing the CPU profile that --cpuprofile asks for; Close ends it.
+func (m *Main) startProfile() error {
+	if m.Config.CPUProfile == "" {
+		return nil
+	}
+	f, err := os.Create(m.Config.CPUProfile)
+	if err != nil {
+		return err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		return errors.Join(err, f.Close())
+	}
+	m.profile = f
+	return nil
 }
 
 // ParseFlags reads the command line.
@@ -244,10 +253,17 @@ func progressBar(f *os.File) func(reconcile.Progress) {
 	}
 }
 
-// Close releases the connection and stops the embedded server.
+// Close releases the connection, stops the embedded server and ends the CPU profile,
+// and reports every failure to do so.
 func (m *Main) Close() error {
+	var errs []error
 	if m.broker != nil {
-		return m.broker.Close()
+		errs = append(errs, m.broker.Close())
 	}
-	return nil
+	if m.profile != nil {
+		pprof.StopCPUProfile()
+		errs = append(errs, m.profile.Close())
+		m.profile = nil
+	}
+	return errors.Join(errs...)
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/guide/guide/internal/backoff"
 )
 
 // DefaultStream is the name of the JetStream stream that holds every project.
@@ -51,7 +53,7 @@ func (s *Stream) Open(ctx context.Context) error {
 	s.JS = js
 	cfg := jetstream.StreamConfig{
 		Name:              s.Name,
-		Description:       "guide: content tree events (see DESIGN.md, 'The event stream')",
+		Description:       "guide: content tree events, one subject per project and document",
 		Subjects:          []string{Prefix + ".>"},
 		Storage:           jetstream.FileStorage,
 		Replicas:          s.Replicas,
@@ -288,6 +290,7 @@ func (p *Publisher) collect(ctx context.Context) error {
 	for _, pp := range pending {
 		var ack *jetstream.PubAck
 		var err error
+		retry := backoff.Backoff{Initial: 50 * time.Millisecond}
 		for attempt := 0; ; attempt++ {
 			select {
 			case ack = <-pp.fut.Ok():
@@ -299,7 +302,9 @@ func (p *Publisher) collect(ctx context.Context) error {
 			if err == nil || attempt == 4 {
 				break
 			}
-			time.Sleep(time.Duration(50<<attempt) * time.Millisecond)
+			if werr := retry.Wait(ctx); werr != nil {
+				return werr
+			}
 			if pp.fut, err = p.publish(ctx, pp.msg); err != nil {
 				break
 			}

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/guide/guide/internal/backoff"
 	"github.com/guide/guide/internal/events"
 )
 
@@ -144,7 +145,7 @@ func (r *Runner) Run(ctx context.Context) error {
 }
 
 func (r *Runner) runOne(ctx context.Context, p Projection, caught chan struct{}) error {
-	backoff := 100 * time.Millisecond
+	retry := backoff.Backoff{Initial: 100 * time.Millisecond, Max: 5 * time.Second}
 	once := &sync.Once{}
 	done := func() {
 		once.Do(func() {
@@ -168,13 +169,10 @@ func (r *Runner) runOne(ctx context.Context, p Projection, caught chan struct{})
 				"projection", p.Name(), "err", err)
 			return err
 		}
-		r.Logger.Warn("following the stream failed; retrying", "projection", p.Name(), "err", err, "in", backoff)
-		select {
-		case <-ctx.Done():
+		r.Logger.Warn("following the stream failed; retrying", "projection", p.Name(), "err", err)
+		if retry.Wait(ctx) != nil {
 			return nil
-		case <-time.After(backoff):
 		}
-		backoff = min(2*backoff, 5*time.Second)
 	}
 }
 

@@ -7,8 +7,8 @@ import (
 )
 
 // A context is a folder of the project, named by its path; the root ("") is the outermost
-// one. chat-contexts-spec.md's organization / folder / usecase are three levels of this
-// hierarchy, and its availability rules generalize to any depth: with the focus on a
+// one. A chat's organization / folder / usecase are three levels of this hierarchy, and
+// its availability rules generalize to any depth: with the focus on a
 // folder F, the assistant sees the documents in F and in every folder below F, plus the
 // documents directly in each ancestor of F; with the focus on the root, everything.
 // Session documents are always available to their own session, never to another.

@@ -10,7 +10,7 @@ import (
 	"github.com/guide/guide/internal/projection"
 )
 
-// Document statuses of list (chat-contexts-spec.md's upload widget).
+// Document statuses of list, as a client's upload widget shows them.
 const (
 	StatusUploading  = "uploading"  // a session document whose publish is in flight
 	StatusProcessing = "processing" // an event is on the stream, not yet applied by every projection

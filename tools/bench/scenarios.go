@@ -9,7 +9,7 @@ import (
 	"github.com/guide/guide/tools/report"
 )
 
-// runScenarios runs the scenarios of issues 3, 4 and 5: search and get_content on the
+// runScenarios runs the scenarios that pick their own corpus: search and get_content on the
 // SearchDocs corpus (search also on GOROOT), the web page and indexer --once on the same,
 // and the split-mode freshness and churn scenarios on a copy of the FreshDocs corpus.
 func runScenarios(ctx context.Context, cfg Config, res *report.Result, bin, fsScript string, goroot *report.Corpus) error {

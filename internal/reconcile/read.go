@@ -1,0 +1,59 @@
+package reconcile
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"unicode/utf8"
+
+	"github.com/guide/guide/internal/events"
+)
+
+// read builds the upsert event of a file: its content when it is text within the size
+// limit, else its metadata and a status that says why not.
+func (x *Indexer) read(f file, prev events.DocState) *events.Event {
+	e := &events.Event{Op: events.OpUpsert, Project: x.Project, Path: f.rel, Size: f.size,
+		Mtime: f.mt, Inode: f.inode, Status: f.status, Reason: f.reason, PrevSeq: prev.Seq}
+	if f.status != "" {
+		e.Hash = events.HashContent([]byte(string(f.status) + f.reason))
+		return e
+	}
+	if f.size > x.maxSize {
+		e.Status, e.Reason = events.StatusTooLarge, fmt.Sprintf("%d bytes; the limit is %d", f.size, x.maxSize)
+		e.Hash = fmt.Sprintf("size:%d", f.size)
+		return e
+	}
+	fh, err := os.Open(f.abs)
+	if err != nil {
+		e.Status, e.Reason, e.Hash = events.StatusUnreadable, err.Error(), "unreadable"
+		return e
+	}
+	defer fh.Close()
+	b, err := io.ReadAll(io.LimitReader(fh, x.maxSize+1))
+	if err != nil {
+		e.Status, e.Reason, e.Hash = events.StatusUnreadable, err.Error(), "unreadable"
+		return e
+	}
+	e.Size = int64(len(b))
+	e.Hash = events.HashContent(b)
+	switch {
+	case int64(len(b)) > x.maxSize:
+		e.Status, e.Reason = events.StatusTooLarge, fmt.Sprintf("over the limit of %d bytes", x.maxSize)
+	case isBinary(b):
+		e.Status, e.Reason = events.StatusBinary, "binary content"
+	case !utf8.Valid(b):
+		e.Status, e.Reason = events.StatusInvalidUTF8, "not valid UTF-8 text"
+	default:
+		e.Status, e.Content = events.StatusOK, b
+	}
+	return e
+}
+
+// isBinary applies the test of git and grep: a NUL byte in the first 8 KiB.
+func isBinary(b []byte) bool {
+	if len(b) > 8<<10 {
+		b = b[:8<<10]
+	}
+	return bytes.IndexByte(b, 0) >= 0
+}
