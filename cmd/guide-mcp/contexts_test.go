@@ -447,7 +447,6 @@ func (g *gate) Reset(st projection.State) error {
 	g.seq.Store(0)
 	return nil
 }
-func (g *gate) SetLag(uint64, time.Time) {}
 func (g *gate) Apply(b events.Batch) error {
 	g.mu.Lock()
 	h := g.held

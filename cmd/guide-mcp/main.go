@@ -14,14 +14,12 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/guide/guide/internal/backoff"
 	"github.com/guide/guide/internal/broker"
 	"github.com/guide/guide/internal/datadir"
 	"github.com/guide/guide/internal/events"
@@ -308,11 +306,18 @@ func (m *Main) connect(ctx context.Context) error {
 		if err := stream.Open(ctx); err != nil {
 			return err
 		}
-	} else if err := m.bind(ctx); err != nil {
+	} else if err := stream.AwaitBind(ctx, func(err error) {
+		m.Logger.Info("waiting for the stream; is an indexer running?", "err", err)
+	}); err != nil {
 		return err
 	}
 	if m.project == "" {
-		p, err := m.discoverProject(ctx)
+		p, err := stream.AwaitProject(ctx, func() {
+			m.Logger.Info("waiting for a project on the stream; pass --project to name one")
+		})
+		if errors.Is(err, events.ErrSeveralProjects) {
+			return fmt.Errorf("%w: %w; pass --project", mcpserver.ErrNoProject, err)
+		}
 		if err != nil {
 			return err
 		}
@@ -422,48 +427,6 @@ func (m *Main) Runner() *projection.Runner {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.runner
-}
-
-// bind waits for the stream to exist: the indexer creates it.
-func (m *Main) bind(ctx context.Context) error {
-	poll := backoff.Backoff{Initial: 500 * time.Millisecond, Max: 500 * time.Millisecond}
-	for i := 0; ; i++ {
-		err := m.stream.Bind(ctx)
-		if err == nil {
-			return nil
-		}
-		if i == 0 {
-			m.Logger.Info("waiting for the stream; is an indexer running?", "err", err)
-		}
-		if err := poll.Wait(ctx); err != nil {
-			return err
-		}
-	}
-}
-
-// discoverProject finds the only project on the stream, waiting for one to appear.
-func (m *Main) discoverProject(ctx context.Context) (string, error) {
-	poll := backoff.Backoff{Initial: 500 * time.Millisecond, Max: 500 * time.Millisecond}
-	for i := 0; ; i++ {
-		ps, err := m.stream.Projects(ctx)
-		if err != nil {
-			return "", err
-		}
-		switch len(ps) {
-		case 1:
-			return ps[0], nil
-		case 0:
-			if i == 0 {
-				m.Logger.Info("waiting for a project on the stream; pass --project to name one")
-			}
-		default:
-			slices.Sort(ps)
-			return "", fmt.Errorf("%w: the stream holds several projects (%v); pass --project", mcpserver.ErrNoProject, ps)
-		}
-		if err := poll.Wait(ctx); err != nil {
-			return "", err
-		}
-	}
 }
 
 // Close stops the background work and releases everything, in reverse order of opening,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -338,6 +339,30 @@ func (p *Publisher) Flush(ctx context.Context) ([]Ack, error) {
 type DocKey struct {
 	Session string
 	Path    string
+}
+
+// ID is the key's one-string form, used as the catalog's record key and the index's
+// document id: the path for a tree document; NUL, the session token, NUL and the file name
+// for a session document, which no path can be.
+func (k DocKey) ID() string {
+	if k.Session == "" {
+		return k.Path
+	}
+	return "\x00" + k.Session + "\x00" + k.Path
+}
+
+// ParseDocKey reverses DocKey.ID. An id that starts with NUL but has no second NUL is
+// not one ID writes.
+func ParseDocKey(id string) (DocKey, error) {
+	rest, ok := strings.CutPrefix(id, "\x00")
+	if !ok {
+		return DocKey{Path: id}, nil
+	}
+	i := strings.IndexByte(rest, 0)
+	if i < 0 {
+		return DocKey{}, fmt.Errorf("document id %q: a session id needs two NULs", id)
+	}
+	return DocKey{Session: rest[:i], Path: rest[i+1:]}, nil
 }
 
 // Unapplied reads, headers only, the document events of project above the sequence after

@@ -208,7 +208,7 @@ func treeDocuments(s *projection.Snapshot, sc Scope) []*projection.Document {
 	add := func(d *projection.Document) { out = append(out, d) }
 	docsBelow := func(folder string) {
 		if f, ok := s.Folder(folder); ok {
-			eachDoc(f, add)
+			f.EachDoc(add)
 		}
 	}
 	switch {

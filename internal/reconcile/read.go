@@ -1,7 +1,6 @@
 package reconcile
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -40,7 +39,7 @@ func (x *Indexer) read(f file, prev events.DocState) *events.Event {
 	switch {
 	case int64(len(b)) > x.maxSize:
 		e.Status, e.Reason = events.StatusTooLarge, fmt.Sprintf("over the limit of %d bytes", x.maxSize)
-	case isBinary(b):
+	case events.IsBinary(b):
 		e.Status, e.Reason = events.StatusBinary, "binary content"
 	case !utf8.Valid(b):
 		e.Status, e.Reason = events.StatusInvalidUTF8, "not valid UTF-8 text"
@@ -48,12 +47,4 @@ func (x *Indexer) read(f file, prev events.DocState) *events.Event {
 		e.Status, e.Content = events.StatusOK, b
 	}
 	return e
-}
-
-// isBinary applies the test of git and grep: a NUL byte in the first 8 KiB.
-func isBinary(b []byte) bool {
-	if len(b) > 8<<10 {
-		b = b[:8<<10]
-	}
-	return bytes.IndexByte(b, 0) >= 0
 }

@@ -5,7 +5,6 @@
 package session
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -252,7 +251,7 @@ func (r *Registry) Attach(ctx context.Context, id, rawName, content string) (*At
 	if prev != nil {
 		e.PrevSeq = prev.Seq
 	}
-	if bytes.IndexByte(b[:min(len(b), 8<<10)], 0) >= 0 {
+	if events.IsBinary(b) {
 		e.Status, e.Reason, e.Content = events.StatusBinary, "a NUL byte in the first 8 KiB", nil
 	}
 	var seq uint64
