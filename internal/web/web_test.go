@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"mime/multipart"
 	"net/http"
@@ -473,11 +474,14 @@ func TestAttachments(t *testing.T) {
 	t.Run("EndingTheSessionDeletesThem", func(t *testing.T) {
 		res, _ := a.post("/end", url.Values{"csrf": {a.csrf()}}, nil)
 		testkit.Equal(t, res.StatusCode, http.StatusSeeOther, "end")
-		_ = s.Catalog.Read(func(snap *projection.Snapshot) error {
-			if toks := snap.SessionTokens(); len(toks) != 0 {
-				t.Errorf("session documents left: %v", toks)
-			}
-			return nil
+		// The deletions are published at once and applied a moment later.
+		testkit.Eventually(t, 10*time.Second, func() (bool, string) {
+			var toks []string
+			_ = s.Catalog.Read(func(snap *projection.Snapshot) error {
+				toks = snap.SessionTokens()
+				return nil
+			})
+			return len(toks) == 0, fmt.Sprintf("session documents left: %v", toks)
 		})
 	})
 }
