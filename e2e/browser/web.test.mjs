@@ -134,7 +134,9 @@ test('browse root → folder → document', async () => {
   await page.getByRole('link', { name: 'Characters', exact: true }).click();
   await page.waitForURL(/\/view\/Characters$/);
   assert.equal(await text(page, 'main h1'), 'Characters');
-  assert.equal(await page.getByRole('navigation', { name: 'Breadcrumb' }).getByRole('link').first().textContent(), 'sample');
+  const project = await text(page, '.brand .project');
+  assert.match(project, /^sample/);
+  assert.equal(await page.getByRole('navigation', { name: 'Breadcrumb' }).getByRole('link').first().textContent(), project);
   await page.getByRole('link', { name: 'Elara.md', exact: true }).click();
   await page.waitForURL(/\/view\/Characters\/Elara\.md$/);
   assert.equal(await text(page, '.content h1'), 'Elara Voss');
