@@ -10,7 +10,7 @@ SOAK_DURATION ?= 10m
 SOAK_SESSIONS ?= 50
 SOAK_DOCS     ?= 2000
 
-.PHONY: all build run test test-short vet fuzz bench bench-quick clean e2e soak soak-short
+.PHONY: all build run test test-short vet fuzz bench bench-quick clean e2e browser soak soak-short
 
 all: build
 
@@ -22,6 +22,7 @@ build:
 run: build
 	@echo ""
 	@echo "guide: serving $(ROOT) at http://$(ADDR)/mcp  (Ctrl-C to stop)"
+	@echo "  the web page: open http://$(ADDR)/ in a browser"
 	@echo "  connect an MCP client over HTTP to that URL, or run it over stdio:"
 	@echo "  {\"mcpServers\": {\"guide\": {\"command\": \"$(CURDIR)/$(BIN)/guide-mcp\", \"args\": [\"--root\", \"$(CURDIR)/$(ROOT)\"]}}}"
 	@echo ""
@@ -38,6 +39,11 @@ test: vet
 # (installs e2e/node_modules from the npm registry with npm ci).
 e2e: build
 	e2e/run.sh
+
+# The web page in a real browser: Debian's chromium driven by playwright-core from npm
+# (e2e/browser; it downloads no browser), against the built bin/guide-mcp.
+browser: build
+	e2e/browser/run.sh
 
 test-short: vet
 	$(GO) build -o $(BIN)/testsummary ./tools/cmd/testsummary

@@ -33,6 +33,7 @@ import (
 	"github.com/guide/guide/internal/query"
 	"github.com/guide/guide/internal/reconcile"
 	"github.com/guide/guide/internal/session"
+	"github.com/guide/guide/internal/web"
 )
 
 // tokenEnv is the environment variable that holds the HTTP bearer token, when no
@@ -149,7 +150,7 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.StringVar(&c.NATSURL, "nats", "", "follow the stream on this NATS server (comma-separated URLs)")
 	fs.StringVar(&c.Project, "project", "", "project to serve (default: the root's name and a short hash of its canonical path, e.g. docs-3f9a2c1b; or the only project on the stream)")
 	fs.StringVar(&c.DataDir, "data", "", "where the projections live (default: "+filepath.Join(datadir.DataHome(), "<project>")+")")
-	fs.StringVar(&c.HTTPAddr, "http", "", "serve Streamable HTTP on this address (endpoint /mcp) instead of stdio, e.g. 127.0.0.1:8080")
+	fs.StringVar(&c.HTTPAddr, "http", "", "serve Streamable HTTP on this address (endpoint /mcp, the web page at /) instead of stdio, e.g. 127.0.0.1:8080")
 	fs.DurationVar(&c.Interval, "interval", 0, "all-in-one: time between safety rescans (default 5m)")
 	fs.Func("ignore", "all-in-one: leave out paths matching this .gitignore-style rule (repeatable)", func(v string) error {
 		c.Ignore = append(c.Ignore, v)
@@ -404,6 +405,9 @@ func (m *Main) serveHTTP(ctx context.Context) error {
 			server.WithSessionIdleTTL(m.sessionTTL()), // which ends an idle session here too
 			server.WithStreamableHTTPLogger(m.Logger)),
 		Metrics: met.Handler(),
+		Web: (&web.Server{Project: m.project, Catalog: m.catalog, Index: m.index, Sessions: m.sessions,
+			Limits: query.Limits{MaxChars: m.Config.MaxChars}, Status: m.srv.CurrentStatus, Pending: m.srv.Pending,
+			Token: token, Secure: m.Config.TLSCert != "", MaxBodyBytes: m.Config.MaxBody, Logger: m.Logger}).Handler(),
 		Health: func(ctx context.Context) (bool, any) {
 			h := m.srv.Health(ctx, m.Config.ReadyMaxLag)
 			return h.Ready, h
@@ -414,7 +418,7 @@ func (m *Main) serveHTTP(ctx context.Context) error {
 		return err
 	}
 	m.addr = hs.ListenAddr()
-	m.Logger.Info("serving MCP over Streamable HTTP", "url", hs.URL()+"/mcp", "project", m.project,
+	m.Logger.Info("serving MCP over Streamable HTTP and the web page", "url", hs.URL()+"/mcp", "page", hs.URL()+"/", "project", m.project,
 		"token", token != "", "tls", m.Config.TLSCert != "")
 	close(m.Ready)
 	return hs.Serve(ctx)

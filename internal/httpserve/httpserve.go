@@ -57,6 +57,10 @@ type Server struct {
 	Metrics http.Handler // served at /metrics; nil: not served
 	Health  Health       // served at /healthz; nil: always ready
 	Logger  *slog.Logger
+	// Web is served at / (every path but /mcp, /healthz and /metrics), behind the same Host
+	// and Origin checks and body limit as /mcp; it checks the token itself, since a browser
+	// signs in with a form. nil: not served.
+	Web http.Handler
 
 	ln       net.Listener
 	srv      *http.Server
@@ -148,7 +152,7 @@ func (s *Server) Serve(ctx context.Context) error {
 	return nil
 }
 
-// Handler is the whole HTTP surface: /mcp, /healthz and /metrics.
+// Handler is the whole HTTP surface: /mcp, /healthz, /metrics and the web page.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mcpH := s.MCP
@@ -161,6 +165,9 @@ func (s *Server) Handler() http.Handler {
 	// IP-literal Host.
 	mux.Handle("/mcp", s.checkOrigin(s.checkHost(s.authorize(s.limitBody(s.endOnDrain(mcpH))), false)))
 	mux.Handle("/healthz", s.checkOrigin(s.checkHost(http.HandlerFunc(s.healthz), true)))
+	if s.Web != nil {
+		mux.Handle("/", s.checkOrigin(s.checkHost(s.limitBody(s.endOnDrain(s.Web)), false)))
+	}
 	if s.Metrics != nil {
 		mux.Handle("/metrics", s.checkOrigin(s.checkHost(s.authorize(s.Metrics), true)))
 	}
