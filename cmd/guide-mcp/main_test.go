@@ -110,8 +110,10 @@ func TestSplitModeOverStdio(t *testing.T) {
 // TestAllInOneOverStdio: guide-mcp --root runs everything in one process.
 func TestAllInOneOverStdio(t *testing.T) {
 	root := testkit.CopyTree(t, "../../testdata/sample")
-	c := stdioClient(t, "--root", root, "--data", t.TempDir())
+	data := t.TempDir()
+	c := stdioClient(t, "--root", root, "--data", data)
 	testkit.WaitCaughtUp(t, c)
+	oneOwner(t, data) // the stdio process bridges to an owner daemon, stopped with the test
 	testkit.RequireMatchesDisk(t, c, root)
 
 	res, err := c.ListTools(testkit.Context(t), mcp.ListToolsRequest{})

@@ -1,0 +1,211 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+
+	"github.com/guide/guide/internal/owner"
+	"github.com/guide/guide/internal/testkit"
+)
+
+// bridged is a stdio MCP client of the built guide-mcp, and its process.
+type bridged struct {
+	*client.Client
+	cmd *exec.Cmd
+}
+
+// bridgedClient starts guide-mcp --root over stdio, as an editor would, and initializes it.
+func bridgedClient(t *testing.T, root, data string) *bridged {
+	t.Helper()
+	b := &bridged{}
+	tr := transport.NewStdioWithOptions(filepath.Join(binDir, "guide-mcp"), []string{"HOME=" + t.TempDir()},
+		[]string{"--root", root, "--data", data, "--idle-timeout", "1m"},
+		transport.WithCommandFunc(func(_ context.Context, command string, env, args []string) (*exec.Cmd, error) {
+			b.cmd = exec.Command(command, args...)
+			b.cmd.Env = append(os.Environ(), env...)
+			return b.cmd, nil
+		}))
+	testkit.NoErr(t, tr.Start(testkit.Context(t)), "start guide-mcp")
+	b.Client = client.NewClient(tr)
+	t.Cleanup(func() { _ = b.Close() })
+	initialize(t, b.Client)
+	return b
+}
+
+// owners returns the pids of the owner daemons running on data.
+func owners(t *testing.T, data string) []int {
+	t.Helper()
+	var pids []int
+	entries, err := os.ReadDir("/proc")
+	testkit.NoErr(t, err, "read /proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		args := strings.Split(string(bytes.TrimRight(cmdline, "\x00")), "\x00")
+		if len(args) > 1 && args[1] == "--serve-owner" && strings.Contains(string(cmdline), "\x00"+data+"\x00") && !zombie(pid) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+func zombie(pid int) bool {
+	st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	f := strings.Fields(string(st[bytes.LastIndexByte(st, ')')+1:]))
+	return len(f) > 0 && (f[0] == "Z" || f[0] == "X")
+}
+
+// oneOwner waits for exactly one owner daemon on data (starts that lost the race exit)
+// and returns its pid; the test kills the owners it started when it ends.
+func oneOwner(t *testing.T, data string) int {
+	t.Helper()
+	t.Cleanup(func() {
+		for _, pid := range owners(t, data) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+	var pids []int
+	testkit.Eventually(t, 10*time.Second, func() (bool, string) {
+		pids = owners(t, data)
+		return len(pids) == 1, fmt.Sprintf("owner daemons on %s: %v", data, pids)
+	})
+	r, err := owner.Read(data)
+	testkit.NoErr(t, err, "the owner's record")
+	testkit.Equal(t, r.PID, pids[0], "the record names the owner")
+	return pids[0]
+}
+
+// answersIn calls status on c and reports how long the answer took.
+func answersIn(t *testing.T, c client.MCPClient) time.Duration {
+	t.Helper()
+	start := time.Now()
+	testkit.ReadStatus(t, c)
+	return time.Since(start)
+}
+
+// TestClientsShareOneOwner: three stdio clients on one folder share one owner, one store and
+// one index; the second and third answer from it at once, without indexing again.
+func TestClientsShareOneOwner(t *testing.T) {
+	root := testkit.CopyTree(t, "../../testdata/sample")
+	data := t.TempDir()
+	a := bridgedClient(t, root, data)
+	first := testkit.WaitCaughtUp(t, a)
+	testkit.RequireMatchesDisk(t, a, root)
+	pid := oneOwner(t, data)
+
+	for _, name := range []string{"second", "third"} {
+		c := bridgedClient(t, root, data)
+		st := testkit.ReadStatus(t, c)
+		testkit.Equal(t, st.StreamLastSeq, first.StreamLastSeq, name+" client: nothing indexed again")
+		testkit.Equal(t, st.AppliedSeq >= first.AppliedSeq, true, name+" client: answers from the caught-up projections")
+		testkit.RequireMatchesDisk(t, c, root)
+	}
+	testkit.Equal(t, oneOwner(t, data), pid, "the same owner serves every client")
+	stores, err := filepath.Glob(filepath.Join(data, "*", "jetstream"))
+	testkit.NoErr(t, err, "glob")
+	testkit.Equal(t, len(stores), 1, "one JetStream store")
+}
+
+// TestAnyProcessMayDie kills each process in turn, the owner included: the other clients
+// keep answering, and a new owner takes the lock the killed one held.
+func TestAnyProcessMayDie(t *testing.T) {
+	root := testkit.CopyTree(t, "../../testdata/sample")
+	data := t.TempDir()
+	clients := []*bridged{bridgedClient(t, root, data), bridgedClient(t, root, data), bridgedClient(t, root, data)}
+	testkit.WaitCaughtUp(t, clients[0])
+	pid := oneOwner(t, data)
+
+	// A bridge dies: the others and the owner do not notice.
+	kill9(t, clients[2].cmd)
+	for _, c := range clients[:2] {
+		answersIn(t, c)
+	}
+	testkit.Equal(t, oneOwner(t, data), pid, "the owner outlives a client")
+
+	// The owner dies, twice: its lock and socket are left behind, and taken over.
+	for round := range 2 {
+		testkit.NoErr(t, syscall.Kill(pid, syscall.SIGKILL), "kill -9 the owner")
+		for i, c := range clients[:2] {
+			t.Logf("round %d: client %d answered again after %s", round, i, answersIn(t, c))
+		}
+		next := oneOwner(t, data)
+		if next == pid {
+			t.Fatalf("round %d: the killed owner %d still serves", round, pid)
+		}
+		pid = next
+		testkit.RequireMatchesDisk(t, clients[round%2], root)
+	}
+
+	// A change on disk still reaches the clients, through the new owner's indexer.
+	testkit.WriteFile(t, root, "Characters/New.md", "# New\n\nwritten after the owners died\n")
+	for _, c := range clients[:2] {
+		testkit.EventuallyMatchesDisk(t, c, root, 20*time.Second)
+	}
+}
+
+// TestIndexerPublishesThroughOwner: indexer --once without --nats, while clients are
+// served, publishes through the owner's NATS server; no second server opens the store.
+func TestIndexerPublishesThroughOwner(t *testing.T) {
+	root := testkit.CopyTree(t, "../../testdata/sample")
+	data := t.TempDir()
+	c := bridgedClient(t, root, data)
+	before := testkit.WaitCaughtUp(t, c)
+	pid := oneOwner(t, data)
+
+	testkit.WriteFile(t, root, "Characters/Indexed.md", "# Indexed\n\nby indexer --once\n")
+	cmd := exec.Command(filepath.Join(binDir, "indexer"), "--once", "--root", root, "--data", filepath.Join(data, "nats"))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	testkit.NoErr(t, cmd.Run(), "indexer --once: "+stderr.String())
+	if !strings.Contains(stderr.String(), "publishing through the project's owner") ||
+		!strings.Contains(stderr.String(), fmt.Sprintf("pid=%d", pid)) {
+		t.Fatalf("indexer --once did not publish through the owner %d:\n%s", pid, stderr.String())
+	}
+	testkit.EventuallyMatchesDisk(t, c, root, 20*time.Second)
+	after := testkit.ReadStatus(t, c)
+	if after.StreamLastSeq <= before.StreamLastSeq {
+		t.Errorf("the owner's stream did not grow: %d, then %d", before.StreamLastSeq, after.StreamLastSeq)
+	}
+	testkit.Equal(t, oneOwner(t, data), pid, "the owner still serves")
+}
+
+// TestSecondHTTPOwnerRefused: --http on a project that has an owner fails and says what to
+// do, instead of opening the store a second time.
+func TestSecondHTTPOwnerRefused(t *testing.T) {
+	root := testkit.CopyTree(t, "../../testdata/sample")
+	data := t.TempDir()
+	c := bridgedClient(t, root, data)
+	testkit.WaitCaughtUp(t, c)
+	oneOwner(t, data)
+
+	cmd := exec.Command(filepath.Join(binDir, "guide-mcp"), "--root", root, "--data", data, "--http", "127.0.0.1:0")
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("a second owner started:\n%s", out)
+	}
+	if !strings.Contains(string(out), "served on this machine already") {
+		t.Errorf("the refusal does not say why:\n%s", out)
+	}
+	answersIn(t, c)
+}
