@@ -15,6 +15,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/guide/guide/internal/owner"
 	"github.com/guide/guide/internal/testkit"
@@ -96,6 +97,14 @@ func oneOwner(t *testing.T, data string) int {
 	return pids[0]
 }
 
+// statusCall is a cheap call that reads the projections: list the focus (the root).
+func statusCall() mcp.CallToolRequest {
+	var r mcp.CallToolRequest
+	r.Params.Name = "list"
+	r.Params.Arguments = map[string]any{}
+	return r
+}
+
 // answersIn calls status on c and reports how long the answer took.
 func answersIn(t *testing.T, c client.MCPClient) time.Duration {
 	t.Helper()
@@ -143,8 +152,26 @@ func TestAnyProcessMayDie(t *testing.T) {
 	}
 	testkit.Equal(t, oneOwner(t, data), pid, "the owner outlives a client")
 
-	// The owner dies, twice: its lock and socket are left behind, and taken over.
+	// The owner dies, twice, while a client keeps calling: its lock and socket are left
+	// behind, and taken over; the calls in flight are answered by the next owner.
 	for round := range 2 {
+		stop, calls := make(chan struct{}), make(chan int)
+		go func() {
+			n := 0
+			defer func() { calls <- n }()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if _, err := clients[1].CallTool(testkit.Context(t), statusCall()); err != nil {
+					t.Errorf("round %d: a call while the owner died: %v", round, err)
+					return
+				}
+				n++
+			}
+		}()
 		testkit.NoErr(t, syscall.Kill(pid, syscall.SIGKILL), "kill -9 the owner")
 		for i, c := range clients[:2] {
 			t.Logf("round %d: client %d answered again after %s", round, i, answersIn(t, c))
@@ -154,6 +181,8 @@ func TestAnyProcessMayDie(t *testing.T) {
 			t.Fatalf("round %d: the killed owner %d still serves", round, pid)
 		}
 		pid = next
+		close(stop)
+		t.Logf("round %d: %d calls answered while the owner was killed and replaced", round, <-calls)
 		testkit.RequireMatchesDisk(t, clients[round%2], root)
 	}
 

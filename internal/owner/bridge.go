@@ -75,10 +75,10 @@ func (b *Bridge) Run(ctx context.Context) error {
 		return err
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	var wg sync.WaitGroup
 	wg.Go(func() { b.attach(ctx) })
-	defer wg.Wait()
+	defer wg.Wait() // after cancel, which ends the attachment
+	defer cancel()
 
 	in := bufio.NewReaderSize(b.In, 1<<20)
 	var calls sync.WaitGroup
