@@ -28,11 +28,11 @@ type bridged struct {
 }
 
 // bridgedClient starts guide-mcp --root over stdio, as an editor would, and initializes it.
-func bridgedClient(t *testing.T, root, data string) *bridged {
+func bridgedClient(t *testing.T, root, data string, extra ...string) *bridged {
 	t.Helper()
 	b := &bridged{}
 	tr := transport.NewStdioWithOptions(filepath.Join(binDir, "guide-mcp"), []string{"HOME=" + t.TempDir()},
-		[]string{"--root", root, "--data", data, "--idle-timeout", "1m"},
+		append([]string{"--root", root, "--data", data, "--idle-timeout", "1m"}, extra...),
 		transport.WithCommandFunc(func(_ context.Context, command string, env, args []string) (*exec.Cmd, error) {
 			b.cmd = exec.Command(command, args...)
 			b.cmd.Env = append(os.Environ(), env...)
@@ -237,4 +237,36 @@ func TestSecondHTTPOwnerRefused(t *testing.T) {
 		t.Errorf("the refusal does not say why:\n%s", out)
 	}
 	answersIn(t, c)
+}
+
+// TestOwnerExitsWhenIdle: the owner daemon stops once its last client has gone for
+// --idle-timeout, and releases the project.
+func TestOwnerExitsWhenIdle(t *testing.T) {
+	root := testkit.CopyTree(t, "../../testdata/sample")
+	data := t.TempDir()
+	c := bridgedClient(t, root, data, "--idle-timeout", "300ms")
+	testkit.WaitCaughtUp(t, c)
+	pid := oneOwner(t, data)
+	testkit.NoErr(t, c.Close(), "close the client")
+	testkit.Eventually(t, 20*time.Second, func() (bool, string) {
+		return len(owners(t, data)) == 0, fmt.Sprintf("owner %d still runs", pid)
+	})
+	testkit.Equal(t, owner.Held(data), false, "the project is free")
+}
+
+// TestStdioBridgesToHTTPOwner: with guide-mcp --http serving a project, a stdio client on
+// it bridges to that process instead of starting an owner.
+func TestStdioBridgesToHTTPOwner(t *testing.T) {
+	root := testkit.CopyTree(t, "../../testdata/sample")
+	data := t.TempDir()
+	addr := freeAddr(t)
+	srv := spawn(t, "guide-mcp", "--root", root, "--data", data, "--http", addr)
+	testkit.WaitCaughtUp(t, connectHTTP(t, addr))
+
+	c := bridgedClient(t, root, data)
+	testkit.RequireMatchesDisk(t, c, root)
+	r, err := owner.Read(data)
+	testkit.NoErr(t, err, "the owner's record")
+	testkit.Equal(t, r.PID, srv.Process.Pid, "the HTTP server owns the project")
+	testkit.Equal(t, len(owners(t, data)), 0, "no owner daemon started")
 }
