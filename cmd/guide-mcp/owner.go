@@ -100,7 +100,8 @@ func (m *Main) serveSocket(ctx context.Context, ln net.Listener) error {
 		case <-ctx.Done():
 		}
 	})
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	// A message larger than HTTP clients may send is refused here too (413).
+	hs := &http.Server{Handler: http.MaxBytesHandler(mux, m.Config.MaxBody), ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		<-ctx.Done()
 		sctx, cancel := context.WithTimeout(context.Background(), m.Config.ShutdownWait)

@@ -110,11 +110,34 @@ func (b *Bridge) Run(ctx context.Context) error {
 			}
 		}
 		if err != nil {
+			calls.Wait()
+			b.endSession()
 			if errors.Is(err, io.EOF) {
 				return nil
 			}
 			return err
 		}
+	}
+}
+
+// endSession tells the owner the client has gone, so that its session ends now (its
+// attached documents go with it) rather than when it has been idle for the session TTL.
+func (b *Bridge) endSession() {
+	b.mu.Lock()
+	session := b.session
+	b.mu.Unlock()
+	if session == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, "http://localhost/mcp", nil)
+	if err != nil {
+		return
+	}
+	req.Header.Set("Mcp-Session-Id", session)
+	if resp, err := b.client.Do(req); err == nil {
+		resp.Body.Close()
 	}
 }
 

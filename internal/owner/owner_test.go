@@ -110,6 +110,7 @@ type fakeOwner struct {
 	ln       net.Listener
 	mu       sync.Mutex
 	sessions []string // the session id of every call answered
+	ended    []string // the session ids DELETEd
 	drop     bool
 }
 
@@ -127,6 +128,12 @@ func startFake(t *testing.T, dir string) *fakeOwner {
 func (f *fakeOwner) serve(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path == "/attach" {
 		<-r.Context().Done()
+		return
+	}
+	if r.Method == http.MethodDelete {
+		f.mu.Lock()
+		f.ended = append(f.ended, r.Header.Get("Mcp-Session-Id"))
+		f.mu.Unlock()
 		return
 	}
 	var msg struct {
@@ -207,4 +214,7 @@ func TestBridgeResendsToNewOwner(t *testing.T) {
 
 	inW.Close()
 	testkit.NoErr(t, <-done, "the bridge ends with its client")
+	second.mu.Lock()
+	defer second.mu.Unlock()
+	testkit.Equal(t, second.ended, []string{"mcp-session-1"}, "the bridge ends its session as it goes")
 }
