@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -38,8 +39,8 @@ func bridgedClient(t *testing.T, root, data string, extra ...string) *bridged {
 			b.cmd.Env = append(os.Environ(), env...)
 			return b.cmd, nil
 		}))
-	testkit.NoErr(t, tr.Start(testkit.Context(t)), "start guide-mcp")
 	b.Client = client.NewClient(tr)
+	testkit.NoErr(t, b.Start(testkit.Context(t)), "start guide-mcp") // and hear its notifications
 	t.Cleanup(func() { _ = b.Close() })
 	initialize(t, b.Client)
 	return b
@@ -82,6 +83,11 @@ func zombie(pid int) bool {
 func oneOwner(t *testing.T, data string) int {
 	t.Helper()
 	t.Cleanup(func() {
+		if t.Failed() {
+			if log, err := os.ReadFile(owner.Log(data)); err == nil {
+				t.Logf("the owner's log:\n%s", log)
+			}
+		}
 		for _, pid := range owners(t, data) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
@@ -131,6 +137,11 @@ func TestClientsShareOneOwner(t *testing.T) {
 		testkit.RequireMatchesDisk(t, c, root)
 	}
 	testkit.Equal(t, oneOwner(t, data), pid, "the same owner serves every client")
+
+	// Each client has a session of its own on the owner, whatever protocol it asked for.
+	focus(t, a.Client, "Characters")
+	f := focus(t, a.Client, "")
+	testkit.Equal(t, slices.Contains(f.History, "Characters"), true, fmt.Sprintf("the session's history %v holds its last focus", f.History))
 	stores, err := filepath.Glob(filepath.Join(data, "*", "jetstream"))
 	testkit.NoErr(t, err, "glob")
 	testkit.Equal(t, len(stores), 1, "one JetStream store")
@@ -269,4 +280,28 @@ func TestStdioBridgesToHTTPOwner(t *testing.T) {
 	testkit.NoErr(t, err, "the owner's record")
 	testkit.Equal(t, r.PID, srv.Process.Pid, "the HTTP server owns the project")
 	testkit.Equal(t, len(owners(t, data)), 0, "no owner daemon started")
+}
+
+// TestBridgedSubscriptions: a stdio client subscribed to a resource hears its updates, which
+// the owner sends outside any call, through the bridge.
+func TestBridgedSubscriptions(t *testing.T) {
+	root := testkit.CopyTree(t, "../../testdata/content")
+	data := t.TempDir()
+	c := bridgedClient(t, root, data)
+	n := &notes{}
+	c.OnNotification(n.add)
+	testkit.WaitCaughtUp(t, c)
+	oneOwner(t, data)
+	const uri = "guide://guidelines"
+	req := mcp.SubscribeRequest{}
+	req.Params.URI = uri
+	testkit.NoErr(t, c.Subscribe(testkit.Context(t), req), "subscribe")
+	testkit.Eventually(t, 20*time.Second, func() (bool, string) {
+		// The bridge opens its event stream as the session starts; write until one arrives.
+		testkit.WriteFile(t, root, "guidelines/style.md", fmt.Sprintf("# Style\n\nrewritten at %s", time.Now()))
+		n.mu.Lock()
+		got := len(n.got)
+		n.mu.Unlock()
+		return n.count("notifications/resources/updated", uri) > 0, fmt.Sprintf("no update through the bridge (%d notifications)", got)
+	})
 }

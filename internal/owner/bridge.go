@@ -80,6 +80,7 @@ func (b *Bridge) Run(ctx context.Context) error {
 	defer wg.Wait() // after cancel, which ends the attachment
 	defer cancel()
 
+	var listening sync.Once
 	in := bufio.NewReaderSize(b.In, 1<<20)
 	var calls sync.WaitGroup
 	defer calls.Wait()
@@ -102,6 +103,7 @@ func (b *Bridge) Run(ctx context.Context) error {
 				b.initNote = msg
 				b.mu.Unlock()
 				b.forward(ctx, msg, nil, head.Method)
+				listening.Do(func() { wg.Go(func() { b.listen(ctx) }) })
 			case head.ID != nil && head.Method != "":
 				// A call may take long; the next ones need not wait for it.
 				calls.Go(func() { b.forward(ctx, msg, head.ID, head.Method) })
@@ -348,6 +350,44 @@ func (b *Bridge) noOwner() error {
 		return fmt.Errorf("the project's store is held by pid %d (%s), which serves no MCP clients: stop it, or run it with --nats", r.PID, r.Role)
 	}
 	return fmt.Errorf("no owner of the project answered on %s within %s; see %s", Socket(b.Dir), b.Election, Log(b.Dir))
+}
+
+// listen copies to the client what the owner sends outside any call (resource updates,
+// list changes, its own requests), on the session's event stream, opened again on the
+// next owner.
+func (b *Bridge) listen(ctx context.Context) {
+	for ctx.Err() == nil {
+		b.mu.Lock()
+		session, protocol := b.session, b.protocol
+		b.mu.Unlock()
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://localhost/mcp", nil)
+		if err != nil {
+			return
+		}
+		req.Header.Set("Accept", "text/event-stream")
+		req.Header.Set("Mcp-Session-Id", session)
+		if protocol != "" {
+			req.Header.Set("Mcp-Protocol-Version", protocol)
+		}
+		resp, err := b.client.Do(req)
+		if err == nil {
+			if resp.StatusCode == http.StatusOK {
+				_ = b.copyEvents(resp.Body, nil, "")
+			}
+			resp.Body.Close()
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		// The owner went away or refused the stream: wait for one that answers, and do not
+		// ask more than once a second.
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(time.Second):
+		}
+		_ = b.elect(ctx)
+	}
 }
 
 // attach holds a request open on the owner while the bridge lives: the owner counts its

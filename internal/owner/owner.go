@@ -183,6 +183,9 @@ func (l *Lock) Listen() (net.Listener, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The socket file stays when the owner stops: the next owner removes it, under the
+	// lock, and an owner that outlived its directory cannot remove its successor's.
+	ln.(*net.UnixListener).SetUnlinkOnClose(false)
 	return ln, os.Chmod(path, 0o600)
 }
 
