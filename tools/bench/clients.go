@@ -84,7 +84,9 @@ func clientsOfOwner(ctx context.Context, bin string, c *report.Corpus, data stri
 
 	attached := bridges[:3]
 	for range n {
-		r, err := owner.Read(data)
+		actx, cancel := context.WithTimeout(ctx, time.Minute)
+		r, err := owner.Await(actx, data) // the owner of the last round publishes it as it opens NATS
+		cancel()
 		if err != nil {
 			killed.Err = err.Error()
 			return second, killed
