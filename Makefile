@@ -28,7 +28,7 @@ run: build
 # test's (or testsummary's when go test passed).
 test: vet
 	$(GO) build -o $(BIN)/testsummary ./tools/cmd/testsummary
-	bash -o pipefail -c '$(GO) test -race -count=1 -json ./... | $(BIN)/testsummary'
+	bash -o pipefail -c '$(GO) test -race -count=1 -timeout 20m -json ./... | $(BIN)/testsummary'
 
 # The official MCP TypeScript SDK client and conformance suite against the built binaries
 # (installs e2e/node_modules from the npm registry with npm ci).

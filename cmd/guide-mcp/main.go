@@ -51,8 +51,10 @@ type Config struct {
 	HTTPAddr   string
 	Interval   time.Duration
 	Ignore     []string
-	MaxChars   int
-	LogLevel   string
+	// NoGitignore, all-in-one: leave the repository's ignore rules out.
+	NoGitignore bool
+	MaxChars    int
+	LogLevel    string
 	// SessionTTL is how long an idle session keeps its documents; SessionMaxSize bounds one
 	// session document.
 	SessionTTL     time.Duration
@@ -156,7 +158,7 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.StringVar(&c.ConfigFile, "config", "", "all-in-one: project configuration file (default: guide.yaml at the root, if present)")
 	fs.StringVar(&c.ToolPrefix, "tool-prefix", d.ToolPrefix, "prefix for every tool name, e.g. \"guide_\" (default: $MCP_TOOL_PREFIX, else none)")
 	fs.StringVar(&c.NATSURL, "nats", "", "follow the stream on this NATS server (comma-separated URLs)")
-	fs.StringVar(&c.Project, "project", "", "project to serve (default: the root's base name, or the only project on the stream)")
+	fs.StringVar(&c.Project, "project", "", "project to serve (default: the root's name and a short hash of its canonical path, e.g. docs-3f9a2c1b; or the only project on the stream)")
 	fs.StringVar(&c.DataDir, "data", "", "where the projections live (default: "+filepath.Join(datadir.DataHome(), "<project>")+")")
 	fs.StringVar(&c.HTTPAddr, "http", "", "serve Streamable HTTP on this address (endpoint /mcp) instead of stdio, e.g. 127.0.0.1:8080")
 	fs.DurationVar(&c.Interval, "interval", 0, "all-in-one: time between safety rescans (default 5m)")
@@ -164,6 +166,7 @@ func (m *Main) ParseFlags(args []string) error {
 		c.Ignore = append(c.Ignore, v)
 		return nil
 	})
+	fs.BoolVar(&c.NoGitignore, "no-gitignore", false, "all-in-one: do not honour .gitignore files, .git/info/exclude or the global git excludes file")
 	fs.IntVar(&c.MaxChars, "max-chars", d.MaxChars, "largest response, in characters")
 	fs.StringVar(&c.LogLevel, "log-level", d.LogLevel, "debug, info, warn or error")
 	fs.DurationVar(&c.SessionTTL, "session-ttl", d.SessionTTL, "how long an idle MCP session keeps its attached documents")
@@ -192,8 +195,11 @@ func (m *Main) ParseFlags(args []string) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	if (c.Root == "") == (c.NATSURL == "") {
-		return errors.New("give exactly one of --root DIR (all-in-one) or --nats URL (follow a stream)")
+	if c.Root == "" && c.NATSURL == "" {
+		return errors.New("no folder to serve; name it with: guide-mcp --root /path/to/docs (or follow a stream with --nats URL)")
+	}
+	if c.Root != "" && c.NATSURL != "" {
+		return errors.New("give --root DIR (all-in-one) or --nats URL (follow a stream), not both")
 	}
 	if c.Root != "" {
 		if st, err := os.Stat(c.Root); err != nil || !st.IsDir() {
@@ -403,7 +409,7 @@ func (m *Main) follow(ctx context.Context) error {
 	})
 	if m.Config.Root != "" {
 		x := &reconcile.Indexer{Root: m.Config.Root, Project: m.project, Stream: m.stream, Interval: m.Config.Interval,
-			Ignore: m.Config.Ignore, ConfigFile: m.Config.ConfigFile, Logger: m.Logger, Skip: datadir.SkipInside(m.Config.Root, m.dataDir())}
+			Ignore: m.Config.Ignore, NoGitignore: m.Config.NoGitignore, ConfigFile: m.Config.ConfigFile, Logger: m.Logger, Skip: datadir.SkipInside(m.Config.Root, m.dataDir())}
 		wg.Go(func() {
 			if err := x.Run(ctx); err != nil {
 				m.Logger.Error("indexer stopped", "err", err)
