@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/guide/guide/internal/broker"
 	"github.com/guide/guide/internal/datadir"
@@ -186,7 +187,7 @@ func (m *Main) ParseFlags(args []string) error {
 	})
 	fs.StringVar(&c.TLSCert, "tls-cert", "", "HTTP: serve HTTPS with this certificate (PEM)")
 	fs.StringVar(&c.TLSKey, "tls-key", "", "HTTP: key of --tls-cert (PEM)")
-	fs.Int64Var(&c.MaxBody, "max-body", d.MaxBody, "HTTP: largest request body, in bytes")
+	fs.Int64Var(&c.MaxBody, "max-body", d.MaxBody, "largest request body (HTTP) or message (stdio), in bytes")
 	fs.Uint64Var(&c.ReadyMaxLag, "ready-max-lag", 0, "HTTP: /healthz says ready while at most this many events are not yet applied")
 	fs.DurationVar(&c.ShutdownWait, "shutdown-wait", d.ShutdownWait, "HTTP: on SIGTERM, how long in-flight calls may take to finish")
 	if err := fs.Parse(args); err != nil {
@@ -271,7 +272,8 @@ func (m *Main) Run(ctx context.Context) error {
 	m.indexOpen = make(chan error, 1)
 	go func() { m.indexOpen <- m.index.Open() }()
 	// In all-in-one mode this is the only query process of the project, so at start every
-	// session document on the stream is one of a session that did not survive the restart.
+	// session document on the stream of no recorded live session is one of a session that
+	// did not survive the restart (stdio).
 	m.sessions = &session.Registry{Project: m.project, Catalog: m.catalog,
 		TTL: m.Config.SessionTTL, MaxDocBytes: m.Config.SessionMaxSize, Exclusive: m.Config.Root != "", Logger: m.Logger}
 	m.srv = &mcpserver.Server{Project: m.project, Catalog: m.catalog, Index: m.index, Sessions: m.sessions,
@@ -316,7 +318,12 @@ func (m *Main) Run(ctx context.Context) error {
 		stdio := server.NewStdioServer(m.mcp)
 		stdio.SetErrorLogger(slog.NewLogLogger(m.Logger.Handler(), slog.LevelError))
 		go func() {
-			err := stdio.Listen(ctx, m.Stdin, m.Stdout)
+			// One message is bounded like an HTTP request body: a longer one is answered
+			// with a parse error, and never held whole in memory.
+			in := mcpserver.LimitLines(m.Stdin, m.Config.MaxBody, func() {
+				m.Logger.Warn("refused a stdio message larger than --max-body", "max_bytes", m.Config.MaxBody)
+			})
+			err := stdio.Listen(ctx, in, m.Stdout)
 			if err != nil && (errors.Is(err, io.EOF) || ctx.Err() != nil) {
 				err = nil
 			}
@@ -417,8 +424,9 @@ func (m *Main) follow(ctx context.Context) error {
 		})
 	}
 	wg.Wait()
-	// Sessions do not survive the process: their documents go when it stops, while the
-	// stream is still there (the broker closes after this returns).
+	// Sessions that live only in this process (stdio) end with it: their documents go
+	// while the stream is still there (the broker closes after this returns). Issued
+	// sessions (HTTP) live on in the session store, for this process restarted or another.
 	ectx, ecancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer ecancel()
 	m.sessions.EndAll(ectx)
@@ -436,12 +444,16 @@ func (m *Main) serveHTTP(ctx context.Context) error {
 			StreamLastSeq: h.StreamLastSeq, Lag: h.Lag, Ready: h.Ready}
 	})
 	m.metrics = met
+	met.Registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "guide_session_documents",
+		Help: "Documents attached to MCP sessions, in the catalog.",
+	}, func() float64 { return float64(m.sessions.Documents()) }))
 	m.mcp.Use(mcpserver.ToolObserver(met.ObserveTool))
 	hs := &httpserve.Server{
 		Addr: m.Config.HTTPAddr, Token: token, AllowedHosts: m.Config.AllowedHosts, AllowedOrigins: m.Config.AllowedOrigins,
 		TLSCert: m.Config.TLSCert, TLSKey: m.Config.TLSKey, MaxBodyBytes: m.Config.MaxBody, ShutdownWait: m.Config.ShutdownWait,
 		// The transport's own localhost check knows no --allowed-host; httpserve checks Host.
-		MCP: server.NewStreamableHTTPServer(m.mcp, server.WithEndpointPath("/mcp"),
+		MCP: m.srv.HTTPHandler(m.mcp, server.WithEndpointPath("/mcp"),
 			server.WithDisableLocalhostProtection(true),
 			server.WithSessionIdleTTL(m.sessionTTL()), // which ends an idle session here too
 			server.WithStreamableHTTPLogger(m.Logger)),

@@ -87,7 +87,9 @@ func (m *Main) startOwner() error {
 // counts them by the request each holds open on /attach.
 func (m *Main) serveSocket(ctx context.Context, ln net.Listener) error {
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", server.NewStreamableHTTPServer(m.mcp, server.WithEndpointPath("/mcp"),
+	// Session ids are the registry's, recorded on the stream: a new owner accepts a bridge's
+	// id and restores its session.
+	mux.Handle("/mcp", m.srv.HTTPHandler(m.mcp, server.WithEndpointPath("/mcp"),
 		server.WithSessionIdleTTL(m.sessionTTL()), server.WithStreamableHTTPLogger(m.Logger)))
 	mux.HandleFunc("/attach", func(w http.ResponseWriter, r *http.Request) {
 		m.attached.Add(1)

@@ -156,6 +156,28 @@ func TestAnyProcessMayDie(t *testing.T) {
 	testkit.WaitCaughtUp(t, clients[0])
 	pid := oneOwner(t, data)
 
+	// Each client's session: a focus, a history, an attached document.
+	attached := map[int]string{}
+	for i, c := range clients[:2] {
+		focus(t, c.Client, "Characters")
+		focus(t, c.Client, "")
+		r := attach(t, c.Client, fmt.Sprintf("notes-%d.md", i), fmt.Sprintf("# Notes %d\n\nkept by session %d\n", i, i))
+		testkit.Equal(t, r.Status, "ready", "attach")
+		attached[i] = r.Path
+	}
+	sessionIntact := func(round, i int, c *bridged) {
+		f := focus(t, c.Client, "")
+		if !slices.Contains(f.History, "Characters") {
+			t.Errorf("round %d, client %d: the session's history was lost: %v", round, i, f.History)
+		}
+		v := testkit.Text(t, testkit.Call(t, c.Client, "view", map[string]any{"path": attached[i]}))
+		if !strings.Contains(v, fmt.Sprintf("kept by session %d", i)) {
+			t.Errorf("round %d, client %d: the attached document was lost: %.300s", round, i, v)
+		}
+	}
+
+	sessionIntact(-1, 0, clients[0]) // before any owner died
+
 	// A bridge dies: the others and the owner do not notice.
 	kill9(t, clients[2].cmd)
 	for _, c := range clients[:2] {
@@ -186,6 +208,7 @@ func TestAnyProcessMayDie(t *testing.T) {
 		testkit.NoErr(t, syscall.Kill(pid, syscall.SIGKILL), "kill -9 the owner")
 		for i, c := range clients[:2] {
 			t.Logf("round %d: client %d answered again after %s", round, i, answersIn(t, c))
+			sessionIntact(round, i, c)
 		}
 		next := oneOwner(t, data)
 		if next == pid {
