@@ -13,6 +13,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/guide/guide/internal/mcpserver"
 	"github.com/guide/guide/internal/owner"
 )
 
@@ -53,7 +54,12 @@ func (m *Main) own(ctx context.Context) error {
 // bridge serves a stdio client through the project's owner, starting one if none runs.
 func (m *Main) bridge(ctx context.Context) error {
 	close(m.Ready)
-	b := &owner.Bridge{Dir: m.dataDir(), Start: m.startOwner, In: m.Stdin, Out: m.Stdout, Logger: m.Logger}
+	// One message is bounded as the owner bounds a request body: a longer one is answered
+	// with a parse error, and never held whole in memory.
+	in := mcpserver.LimitLines(m.Stdin, m.Config.MaxBody, func() {
+		m.Logger.Warn("refused a stdio message larger than --max-body", "max_bytes", m.Config.MaxBody)
+	})
+	b := &owner.Bridge{Dir: m.dataDir(), Start: m.startOwner, In: in, Out: m.Stdout, Logger: m.Logger}
 	return b.Run(ctx)
 }
 

@@ -97,9 +97,10 @@ func oneOwner(t *testing.T, data string) int {
 		pids = owners(t, data)
 		return len(pids) == 1, fmt.Sprintf("owner daemons on %s: %v", data, pids)
 	})
-	r, err := owner.Read(data)
-	testkit.NoErr(t, err, "the owner's record")
-	testkit.Equal(t, r.PID, pids[0], "the record names the owner")
+	testkit.Eventually(t, 10*time.Second, func() (bool, string) { // published once its NATS is up
+		r, err := owner.Read(data)
+		return err == nil && r.PID == pids[0], fmt.Sprintf("the owner's record names %d, want %d (%v)", r.PID, pids[0], err)
+	})
 	return pids[0]
 }
 

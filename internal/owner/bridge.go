@@ -86,7 +86,10 @@ func (b *Bridge) Run(ctx context.Context) error {
 	defer calls.Wait()
 	for {
 		line, err := in.ReadBytes('\n')
-		if msg := bytes.TrimSpace(line); len(msg) > 0 {
+		if msg := bytes.TrimSpace(line); len(msg) > 0 && !json.Valid(msg) {
+			// Not JSON, or cut short by a bound on messages: the owner need not see it.
+			b.deliver([]byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`), "")
+		} else if len(msg) > 0 {
 			var head struct {
 				ID     json.RawMessage `json:"id"`
 				Method string          `json:"method"`
