@@ -51,7 +51,8 @@ func initialize(t *testing.T, c *client.Client) {
 // stdioClient starts the built guide-mcp with args and connects to it over stdio.
 func stdioClient(t *testing.T, args ...string) *client.Client {
 	t.Helper()
-	c, err := client.NewStdioMCPClient(filepath.Join(binDir, "guide-mcp"), []string{"HOME=" + t.TempDir()}, args...)
+	// With --root, the owner daemon it starts stops soon after its last client.
+	c, err := client.NewStdioMCPClient(filepath.Join(binDir, "guide-mcp"), []string{"HOME=" + t.TempDir()}, append(args, "--idle-timeout", "2s")...)
 	if err != nil {
 		t.Fatalf("start guide-mcp: %v", err)
 	}
