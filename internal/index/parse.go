@@ -32,6 +32,39 @@ type Query struct {
 	Words    []string   // required words
 	Phrases  [][]string // required phrases of two words or more
 	Optional []string   // common words next to others: they rank, but do not filter
+	// Pairs are neighbouring words of the text outside quotes, with "" for each common
+	// word between them ("data", "", "", "writer" for "data to the writer"): a document
+	// where they stand so ranks higher. Derived from the text, so String leaves them out.
+	Pairs [][]string
+}
+
+// Bounds of the pairs of a query, so that proximity costs a few phrase look-ups at most.
+const (
+	maxPairs   = 8
+	maxPairGap = 2 // common words between the two of a pair
+)
+
+// pairs returns the neighbouring uncommon words of words, with the common words between
+// them as "" gaps.
+func pairs(words []string) [][]string {
+	var out [][]string
+	for i := 0; i < len(words) && len(out) < maxPairs; i++ {
+		if stopWords[words[i]] || hasCJK(words[i]) {
+			continue
+		}
+		for j := i + 1; j < len(words) && j-i-1 <= maxPairGap; j++ {
+			if stopWords[words[j]] {
+				continue
+			}
+			if !hasCJK(words[j]) && words[j] != words[i] {
+				p := make([]string, j-i+1)
+				p[0], p[len(p)-1] = words[i], words[j]
+				out = append(out, p)
+			}
+			break
+		}
+	}
+	return out
 }
 
 // String is the canonical one-line form of the query, for logs, tests and cursors:
@@ -132,6 +165,10 @@ func ParseQuery(s string) (Query, error) {
 		n += len(words)
 		if n > MaxQueryTerms {
 			return Query{}, fmt.Errorf("%w: more than %d words", ErrTooManyTerms, MaxQueryTerms)
+		}
+		if !quoted[i] && len(q.Pairs) < maxPairs {
+			q.Pairs = append(q.Pairs, pairs(words)...)
+			q.Pairs = q.Pairs[:min(len(q.Pairs), maxPairs)]
 		}
 		if quoted[i] && len(words) > 1 {
 			if k := strings.Join(words, " "); !seenPhrase[k] {
