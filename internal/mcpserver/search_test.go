@@ -197,3 +197,35 @@ func TestSearchPagination(t *testing.T) {
 		testkit.Equal(t, f.ErrorType, string(query.ErrInvalidArgument), "error type")
 	})
 }
+
+// TestSearchSectionHit: a hit names the section that matches best — its heading and the
+// character offset where it starts — and view(path, offset) opens the document there.
+func TestSearchSectionHit(t *testing.T) {
+	root := t.TempDir()
+	testkit.WriteFile(t, root, "guides/archives.md", "# Archives — déjà vu\n\nHow we keep old files.\n\n"+
+		"## Listing\n\nShow what an archive holds.\n\n## Extracting\n\nUnpack a compressed archive into the current directory with tar.\n")
+	testkit.WriteFile(t, root, "notes.md", "A note with no headings about a compressed archive.\n")
+	p := testkit.NewPipeline(t, nil, root, "")
+	p.Reconcile()
+	r := search(t, p, map[string]any{"query": "extract a compressed archive into the current directory"})
+	if len(r.Hits) == 0 || r.Hits[0].Path != "guides/archives.md" {
+		t.Fatalf("hits %v", hitPaths(r))
+	}
+	sec := r.Hits[0].Section
+	if sec == nil || sec.Heading != "Extracting" || sec.Level != 2 {
+		t.Fatalf("section %+v", sec)
+	}
+	var v query.DocumentView
+	testkit.Decode(t, p.Call("view", map[string]any{"path": "guides/archives.md", "offset": sec.Offset}), &v)
+	if !strings.HasPrefix(v.Content, "## Extracting\n") {
+		t.Fatalf("view at offset %d starts %q", sec.Offset, v.Content[:min(40, len(v.Content))])
+	}
+	if !strings.Contains(r.Hits[0].Snippet, "**compressed** **archive**") {
+		t.Errorf("the snippet is not of the section: %q", r.Hits[0].Snippet)
+	}
+	for _, h := range r.Hits[1:] {
+		if h.Path == "notes.md" && h.Section != nil {
+			t.Errorf("a document without headings names a section: %+v", h.Section)
+		}
+	}
+}

@@ -17,7 +17,9 @@ type SearchHit struct {
 	Title   string  `json:"title,omitempty"`
 	Words   int     `json:"words"`
 	Score   float64 `json:"score"`
-	Snippet string  `json:"snippet,omitempty"`
+	// Section is the part of the document that matches best, for view(path, offset).
+	Section *HitSection `json:"section,omitempty"`
+	Snippet string      `json:"snippet,omitempty"`
 }
 
 // SearchResult is what search returns: a page of hits, best first.
@@ -80,7 +82,7 @@ func Search(ctx context.Context, snap *projection.Snapshot, x *index.Index, a Se
 	if err != nil {
 		return nil, searchError(err)
 	}
-	terms := q.Terms()
+	terms, pairs := q.Terms(), queryPairs(a.Query)
 	stems := make([]string, len(terms))
 	for i, t := range terms {
 		stems[i] = x.Stem(t)
@@ -111,6 +113,10 @@ func Search(ctx context.Context, snap *projection.Snapshot, x *index.Index, a Se
 		}
 		if d.Readable() {
 			if b, err := snap.Content(d); err == nil {
+				if sec, start, end, ok := bestSection(b, terms, stems, pairs); ok {
+					hit.Section = &sec
+					b = b[start:end]
+				}
 				hit.Snippet = Snippet(b, terms, stems)
 			}
 		}

@@ -113,4 +113,9 @@ func (g *Guide) Close() {
 }
 
 // hitSection is the heading of the section a hit names, "" for none.
-func hitSection(h query.SearchHit) string { return "" }
+func hitSection(h query.SearchHit) string {
+	if h.Section == nil {
+		return ""
+	}
+	return h.Section.Heading
+}
