@@ -13,10 +13,10 @@ import (
 type SearchHit struct {
 	Path string `json:"path"`
 	*Origin
-	Name    string  `json:"name"`
-	Title   string  `json:"title,omitempty"`
-	Words   int     `json:"words"`
-	Score   float64 `json:"score"`
+	Name  string  `json:"name"`
+	Title string  `json:"title,omitempty"`
+	Words int     `json:"words"`
+	Score float64 `json:"score"`
 	// Section is the part of the document that matches best, for view(path, offset).
 	Section *HitSection `json:"section,omitempty"`
 	Snippet string      `json:"snippet,omitempty"`
