@@ -101,6 +101,8 @@ type Result struct {
 	Next  string // cursor of the next page; "" on the last
 	// Relaxed is set when no document held every word, and the hits hold some of them.
 	Relaxed bool
+	// Corrections are the words searched instead of words no document holds.
+	Corrections []Correction
 
 	more bool
 }
@@ -143,6 +145,30 @@ func (c cursor) encode() string {
 var ErrNotOpen = errors.New("the search index is not open yet; try again in a moment")
 
 func (x *Index) Search(ctx context.Context, r Request) (Result, error) {
+	res, err := x.searchPage(ctx, r)
+	switch {
+	case err == nil && res.Total > 0 && !res.Relaxed:
+		return res, nil
+	case err != nil && !(errors.Is(err, ErrInvalidCursor) && r.Cursor != ""):
+		return res, err
+	}
+	// Nothing, or only some of the words, found (or a cursor of a corrected search):
+	// words the index does not hold may be typing errors.
+	fixed, subs := x.correct(r.Query)
+	if len(subs) == 0 {
+		return res, err
+	}
+	fr := r
+	fr.Query = fixed
+	fres, ferr := x.searchPage(ctx, fr)
+	if ferr != nil || fres.Total == 0 || err == nil && res.Total > 0 && fres.Relaxed {
+		return res, err
+	}
+	fres.Corrections = subs
+	return fres, nil
+}
+
+func (x *Index) searchPage(ctx context.Context, r Request) (Result, error) {
 	var res Result
 	if r.Limit == 0 {
 		r.Limit = DefaultLimit

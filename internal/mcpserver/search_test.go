@@ -229,3 +229,30 @@ func TestSearchSectionHit(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchDidYouMean: a word of five letters or more that no document holds is searched
+// as the nearest word some document holds, within two edits, and the result says so;
+// shorter words, and words the index holds, are left as they are.
+func TestSearchDidYouMean(t *testing.T) {
+	root := testkit.CopyTree(t, "../../testdata/sample")
+	p := testkit.NewPipeline(t, nil, root, "")
+	p.Reconcile()
+	r := search(t, p, map[string]any{"query": "dragnos", "limit": 1})
+	testkit.Equal(t, r.DidYouMean, "dragons", "did you mean")
+	if r.Total == 0 || len(r.Corrections) != 1 || r.Corrections[0].From != "dragnos" || !strings.Contains(r.Message, `searched for "dragons" instead`) {
+		t.Fatalf("result %+v", r)
+	}
+	if r.NextCursor != "" {
+		next := search(t, p, map[string]any{"query": "dragnos", "limit": 1, "cursor": r.NextCursor})
+		if len(next.Hits) == 0 || next.Hits[0].Path == r.Hits[0].Path || next.DidYouMean != "dragons" {
+			t.Fatalf("next page %+v", next)
+		}
+	}
+	r = search(t, p, map[string]any{"query": "magik sysetm"})
+	testkit.Equal(t, r.DidYouMean, "magic system", "two words")
+	for _, q := range []string{"drgn", "dragon", "qqqqqqqqq"} {
+		if r := search(t, p, map[string]any{"query": q}); r.DidYouMean != "" {
+			t.Errorf("%q searched as %q", q, r.DidYouMean)
+		}
+	}
+}

@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/guide/guide/internal/index"
 	"github.com/guide/guide/internal/projection"
@@ -34,8 +37,12 @@ type SearchResult struct {
 	// Truncated is set when the response size bound cut the page short.
 	Truncated bool `json:"truncated,omitempty"`
 	// Relaxed is set when no document held every word, and the hits hold some of them.
-	Relaxed bool   `json:"relaxed,omitempty"`
-	Message string `json:"message,omitempty"`
+	Relaxed bool `json:"relaxed,omitempty"`
+	// DidYouMean, when set, is the query searched instead: words no document holds
+	// replaced by the nearest words that some do (Corrections lists them).
+	DidYouMean  string             `json:"did_you_mean,omitempty"`
+	Corrections []index.Correction `json:"corrections,omitempty"`
+	Message     string             `json:"message,omitempty"`
 }
 
 // SearchArgs are the arguments of search.
@@ -82,13 +89,21 @@ func Search(ctx context.Context, snap *projection.Snapshot, x *index.Index, a Se
 	if err != nil {
 		return nil, searchError(err)
 	}
-	terms, pairs := q.Terms(), queryPairs(a.Query)
+	text := a.Query
+	if len(res.Corrections) > 0 {
+		text = corrected(a.Query, res.Corrections)
+		q, _ = index.ParseQuery(text)
+	}
+	terms, pairs := q.Terms(), queryPairs(text)
 	stems := make([]string, len(terms))
 	for i, t := range terms {
 		stems[i] = x.Stem(t)
 	}
 	out := &SearchResult{Query: a.Query, Folder: folder, Total: res.Total, Hits: []SearchHit{},
-		NextCursor: res.Next, Relaxed: res.Relaxed}
+		NextCursor: res.Next, Relaxed: res.Relaxed, Corrections: res.Corrections}
+	if len(res.Corrections) > 0 {
+		out.DidYouMean = text
+	}
 	size := 200 // the envelope
 	for i, h := range res.Hits {
 		var d *projection.Document
@@ -132,6 +147,11 @@ func Search(ctx context.Context, snap *projection.Snapshot, x *index.Index, a Se
 	}
 	switch {
 	case out.Message != "":
+	case out.DidYouMean != "":
+		out.Message = fmt.Sprintf("no document holds %s; searched for %q instead", unknownWords(res.Corrections), out.DidYouMean)
+		if res.Relaxed {
+			out.Message += ", and no document holds every word of it; these hold some of them"
+		}
 	case res.Total == 0:
 		out.Message = "no document matches; try fewer or other words, or a wider folder"
 	case res.Relaxed:
@@ -156,4 +176,32 @@ func searchError(err error) *Error {
 		return Internal(ErrIO, err, "search interrupted")
 	}
 	return Internal(ErrIO, err, "search failed")
+}
+
+// corrected rewrites a query's text with the corrections made to its words.
+func corrected(text string, subs []index.Correction) string {
+	to := map[string]string{}
+	for _, c := range subs {
+		to[c.From] = c.To
+	}
+	var b strings.Builder
+	last := 0
+	index.Words([]byte(text), func(s index.Span) bool {
+		if w, ok := to[index.FoldString(text[s.Start:s.End])]; ok {
+			b.WriteString(text[last:s.Start])
+			b.WriteString(w)
+			last = s.End
+		}
+		return true
+	})
+	b.WriteString(text[last:])
+	return b.String()
+}
+
+func unknownWords(subs []index.Correction) string {
+	var ws []string
+	for _, c := range subs {
+		ws = append(ws, strconv.Quote(c.From))
+	}
+	return strings.Join(ws, ", ")
 }
