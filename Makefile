@@ -23,9 +23,12 @@ run: build
 	@echo ""
 	$(BIN)/guide-mcp --root $(ROOT) --data $(DATA) --http $(ADDR)
 
-# Every test, with the race detector.
+# Every test, with the race detector. testsummary prints each package's line, the output of
+# failed tests and, at the end, every skipped test with its reason; the exit status is go
+# test's (or testsummary's when go test passed).
 test: vet
-	$(GO) test -race -count=1 ./...
+	$(GO) build -o $(BIN)/testsummary ./tools/cmd/testsummary
+	bash -o pipefail -c '$(GO) test -race -count=1 -json ./... | $(BIN)/testsummary'
 
 # The official MCP TypeScript SDK client and conformance suite against the built binaries
 # (installs e2e/node_modules from the npm registry with npm ci).
@@ -33,7 +36,8 @@ e2e: build
 	e2e/run.sh
 
 test-short: vet
-	$(GO) test -short -count=1 ./...
+	$(GO) build -o $(BIN)/testsummary ./tools/cmd/testsummary
+	bash -o pipefail -c '$(GO) test -short -count=1 -json ./... | $(BIN)/testsummary'
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt needed:"; gofmt -l .; exit 1; }

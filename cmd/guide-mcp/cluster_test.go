@@ -108,19 +108,13 @@ func waitJetStream(t *testing.T, url string) *nats.Conn {
 	nc := testkit.NATSClientEventually(t, url, 30*time.Second)
 	js, err := jetstream.New(nc)
 	testkit.NoErr(t, err, "jetstream")
-	deadline := time.Now().Add(60 * time.Second)
-	for {
+	testkit.Eventually(t, 60*time.Second, func() (bool, string) {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
 		_, err := js.AccountInfo(ctx)
-		cancel()
-		if err == nil {
-			return nc
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("JetStream cluster not ready: %v", err)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return err == nil, fmt.Sprintf("JetStream cluster not ready: %v", err)
+	})
+	return nc
 }
 
 // churn changes the tree until stop closes: new documents, rewrites and deletions.
@@ -140,7 +134,7 @@ func churn(t *testing.T, root string, seed uint64, stop <-chan struct{}) (ops in
 			_ = os.MkdirAll(filepath.Dir(p), 0o755)
 			_ = os.WriteFile(p, fmt.Appendf(nil, "# churn %d\n\nseed %d step %d\n", i, seed, i), 0o644)
 		}
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(5 * time.Millisecond) // paces the churn: a few hundred changes a second, not a flood
 	}
 }
 
@@ -197,7 +191,7 @@ func TestClusterNodeKilledDuringChurn(t *testing.T) {
 
 	time.Sleep(3 * time.Second) // churn on two nodes of three
 	victim.start()
-	time.Sleep(time.Second)
+	time.Sleep(time.Second) // churn goes on while the restarted node catches up
 	close(stop)
 	wg.Wait()
 	t.Logf("%d changes made during the churn", ops)

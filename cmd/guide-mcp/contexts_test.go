@@ -2,9 +2,8 @@ package main
 
 import (
 	"context"
-	"flag"
+	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -20,21 +19,11 @@ import (
 	"github.com/guide/guide/internal/testkit"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files")
-
 // sessionClient connects over Streamable HTTP with the last protocol version that has MCP
 // sessions (2026-07-28 removed them), so that the server tells this client from others.
 func sessionClient(t *testing.T, m *Main) *client.Client {
 	t.Helper()
-	c, err := client.NewStreamableHttpClient("http://" + m.Addr().String() + "/mcp")
-	testkit.NoErr(t, err, "http client")
-	testkit.NoErr(t, c.Start(testkit.Context(t)), "start")
-	t.Cleanup(func() { _ = c.Close() })
-	req := mcp.InitializeRequest{}
-	req.Params.ProtocolVersion = mcp.ProtocolVersion20251125
-	req.Params.ClientInfo = mcp.Implementation{Name: "guide-test", Version: "0"}
-	_, err = c.Initialize(testkit.Context(t), req)
-	testkit.NoErr(t, err, "initialize")
+	c := testkit.HTTPClient(t, "http://"+m.Addr().String()+"/mcp", testkit.HTTP{ProtocolVersion: mcp.ProtocolVersion20251125})
 	if c.GetSessionId() == "" {
 		t.Fatal("no MCP session")
 	}
@@ -272,7 +261,10 @@ func TestSessionDocuments(t *testing.T) {
 		attach(t, b, "keep.md", "# Kept")
 		token := session.Token(a.GetSessionId())
 		testkit.NoErr(t, a.Close(), "close a") // DELETE ends the MCP session
-		eventually(t, func() bool { return len(sessionDocs(t, m, token)) == 0 }, "a's documents deleted")
+		testkit.Eventually(t, 20*time.Second, func() (bool, string) {
+			docs := sessionDocs(t, m, token)
+			return len(docs) == 0, fmt.Sprintf("a's documents not deleted: %v", docs)
+		})
 		testkit.Equal(t, sessionDocs(t, m, session.Token(b.GetSessionId())), []string{"keep.md"}, "b keeps its own")
 		// The stream keeps only the delete: the content is gone from its history too.
 		e, err := m.stream.LatestSession(testkit.Context(t), m.project, token, "draft.md")
@@ -291,17 +283,6 @@ func sessionDocs(t *testing.T, m *Main, token string) []string {
 		return nil
 	})
 	return out
-}
-
-func eventually(t *testing.T, cond func() bool, what string) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("not so after 20s: %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 // TestStatusAndNotReady: a failed document (tree or session) says why, and get_summary
@@ -363,9 +344,10 @@ func TestAnalyzeBeforeReady(t *testing.T) {
 	testkit.Equal(t, [2]int{an.Words, len(an.Outline)}, [2]int{14, 1}, "words and outline")
 
 	release()
-	eventually(t, func() bool {
-		return list(t, a, map[string]any{"folder": "Other"}).lines()[1] == "descendant Other Other/new.md ready"
-	}, "ready once applied")
+	testkit.Eventually(t, 20*time.Second, func() (bool, string) {
+		line := list(t, a, map[string]any{"folder": "Other"}).lines()[1]
+		return line == "descendant Other Other/new.md ready", "not ready once applied: " + line
+	})
 	var sum struct{ Title string }
 	testkit.Decode(t, testkit.Call(t, a, "get_summary", map[string]any{"path": "Other/new.md"}), &sum)
 	testkit.Equal(t, sum.Title, "Nouvelle note", "summary once ready")
@@ -386,10 +368,11 @@ func TestAbandonedSessionDocuments(t *testing.T) {
 		testkit.NoErr(t, err, "publish")
 	}
 	m := inProcess(t, "--nats", nats.ClientURL(), "--project", "sample", "--data", t.TempDir(), "--http", "127.0.0.1:0")
-	eventually(t, func() bool {
+	testkit.Eventually(t, 20*time.Second, func() (bool, string) {
 		docs := sessionDocs(t, m, "crashed")
-		return len(docs) == 1 && docs[0] == "young.md"
-	}, "the old document swept, the young one kept (it may be another replica's)")
+		return len(docs) == 1 && docs[0] == "young.md",
+			fmt.Sprintf("want the old document swept, the young one kept (it may be another replica's); have %v", docs)
+	})
 	e, err := s.LatestSession(testkit.Context(t), "sample", "crashed", "old.md")
 	testkit.NoErr(t, err, "latest")
 	testkit.Equal(t, e.Op, events.OpDelete, "old.md deleted on the stream")
@@ -403,7 +386,10 @@ func TestIdleSessionTTL(t *testing.T) {
 	attach(t, a, "short-lived.md", "# Short")
 	token := session.Token(a.GetSessionId())
 	testkit.Equal(t, sessionDocs(t, m, token), []string{"short-lived.md"}, "attached")
-	eventually(t, func() bool { return len(sessionDocs(t, m, token)) == 0 }, "deleted after the TTL")
+	testkit.Eventually(t, 20*time.Second, func() (bool, string) {
+		docs := sessionDocs(t, m, token)
+		return len(docs) == 0, fmt.Sprintf("not deleted after the TTL: %v", docs)
+	})
 }
 
 // TestPromptContextBlock: the prompt "guide" for a known session: base template, rules and
@@ -427,7 +413,7 @@ func TestPromptContextBlock(t *testing.T) {
 			b.WriteString(tc.Text)
 		}
 	}
-	golden(t, "testdata/guide-prompt.golden", b.String())
+	testkit.Golden(t, "testdata/guide-prompt.golden", []byte(b.String()))
 
 	req.Params.Arguments = map[string]string{"part": "context"}
 	res, err = a.GetPrompt(testkit.Context(t), req)
@@ -435,19 +421,6 @@ func TestPromptContextBlock(t *testing.T) {
 	block := res.Messages[0].Content.(mcp.TextContent).Text
 	if !strings.HasSuffix(b.String(), block) {
 		t.Errorf("the context block alone is not the end of the prompt:\n%s", block)
-	}
-}
-
-func golden(t *testing.T, file, got string) {
-	t.Helper()
-	if *update {
-		testkit.NoErr(t, os.MkdirAll(filepath.Dir(file), 0o755), "mkdir")
-		testkit.NoErr(t, os.WriteFile(file, []byte(got), 0o644), "write golden")
-	}
-	want, err := os.ReadFile(file)
-	testkit.NoErr(t, err, "read golden (run with -update to create it)")
-	if string(want) != got {
-		t.Errorf("%s differs (run with -update to accept):\n--- got\n%s\n--- want\n%s", file, got, want)
 	}
 }
 

@@ -12,8 +12,6 @@ import (
 	"testing"
 
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
-	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/guide/guide/internal/httpserve"
 	"github.com/guide/guide/internal/testkit"
@@ -29,20 +27,11 @@ func tokenFile(t *testing.T, token string) string {
 // bearerClient connects over HTTP with a bearer token.
 func bearerClient(t *testing.T, m *Main, token string) (*client.Client, error) {
 	t.Helper()
-	c, err := client.NewStreamableHttpClient("http://"+m.Addr().String()+"/mcp",
-		transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}))
-	testkit.NoErr(t, err, "http client")
-	t.Cleanup(func() { _ = c.Close() })
-	if err := c.Start(testkit.Context(t)); err != nil {
-		return nil, err
+	c, err := testkit.DialHTTP(testkit.Context(t), "http://"+m.Addr().String()+"/mcp", testkit.HTTP{Token: token})
+	if err == nil {
+		t.Cleanup(func() { _ = c.Close() })
 	}
-	req := mcp.InitializeRequest{}
-	req.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	req.Params.ClientInfo = mcp.Implementation{Name: "guide-test", Version: "0"}
-	if _, err := c.Initialize(testkit.Context(t), req); err != nil {
-		return nil, err
-	}
-	return c, nil
+	return c, err
 }
 
 func get(t *testing.T, url, token string) (int, string) {

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"os/exec"
@@ -13,7 +14,6 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/guide/guide/internal/events"
 	"github.com/guide/guide/internal/testkit"
@@ -55,26 +55,14 @@ func kill9(t *testing.T, cmd *exec.Cmd) {
 
 func connectHTTP(t *testing.T, addr string) *client.Client {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		c, err := client.NewStreamableHttpClient("http://" + addr + "/mcp")
-		if err == nil {
-			if err = c.Start(testkit.Context(t)); err == nil {
-				req := mcp.InitializeRequest{}
-				req.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-				req.Params.ClientInfo = mcp.Implementation{Name: "guide-test", Version: "0"}
-				if _, err = c.Initialize(testkit.Context(t), req); err == nil {
-					t.Cleanup(func() { _ = c.Close() })
-					return c
-				}
-			}
-			_ = c.Close()
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("connect %s: %v", addr, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	var c *client.Client
+	testkit.Eventually(t, 30*time.Second, func() (bool, string) { // the server may still be starting
+		var err error
+		c, err = testkit.DialHTTP(testkit.Context(t), "http://"+addr+"/mcp", testkit.HTTP{})
+		return err == nil, fmt.Sprintf("connect %s: %v", addr, err)
+	})
+	t.Cleanup(func() { _ = c.Close() })
+	return c
 }
 
 // TestKill9AllInOneRecovers kills the all-in-one server while it indexes, changes the tree,
@@ -92,7 +80,7 @@ func TestKill9AllInOneRecovers(t *testing.T) {
 	for round, wait := range []time.Duration{0, 150 * time.Millisecond, 400 * time.Millisecond} {
 		cmd := spawn(t, "guide-mcp", args...)
 		c := connectHTTP(t, addr)
-		time.Sleep(wait)
+		time.Sleep(wait) // lets the server index for a while, so that each kill lands at another point
 		st := testkit.ReadStatus(t, c)
 		kill9(t, cmd)
 		t.Logf("round %d: killed at applied_seq %d of %d", round, st.AppliedSeq, st.StreamLastSeq)
@@ -119,7 +107,7 @@ func TestKill9IndexerRecovers(t *testing.T) {
 
 	for _, wait := range []time.Duration{30 * time.Millisecond, 120 * time.Millisecond} {
 		cmd := spawn(t, "indexer", args...)
-		time.Sleep(wait)
+		time.Sleep(wait) // lets the indexer publish for a while, so that the kill lands mid-scan
 		kill9(t, cmd)
 	}
 	testkit.WriteFile(t, root, "part-0/chapter-0/note-0.md", "changed while the indexer was down")
@@ -129,15 +117,16 @@ func TestKill9IndexerRecovers(t *testing.T) {
 	nc := testkit.NATSClientEventually(t, "nats://"+addr, 30*time.Second)
 	s := &events.Stream{Conn: nc}
 	ctx := testkit.Context(t)
-	deadline := time.Now().Add(60 * time.Second)
-	for err := s.Bind(ctx); err != nil; err = s.Bind(ctx) { // the indexer creates it as it starts
-		if time.Now().After(deadline) {
-			t.Fatalf("stream: %v", err)
-		}
-		time.Sleep(20 * time.Millisecond)
+	testkit.Eventually(t, 60*time.Second, func() (bool, string) { // the indexer creates it as it starts
+		err := s.Bind(ctx)
+		return err == nil, fmt.Sprintf("stream: %v", err)
+	})
+	want := map[string]string{}
+	for p, content := range testkit.Disk(t, root) {
+		sum := sha256.Sum256([]byte(content))
+		want[p] = hex.EncodeToString(sum[:])
 	}
-	disk := testkit.Disk(t, root)
-	for {
+	testkit.Eventually(t, 60*time.Second, func() (bool, string) {
 		cur, _, err := s.Current(ctx, "p")
 		testkit.NoErr(t, err, "current")
 		live := map[string]string{}
@@ -146,17 +135,6 @@ func TestKill9IndexerRecovers(t *testing.T) {
 				live[p] = st.Hash
 			}
 		}
-		want := map[string]string{}
-		for p, content := range disk {
-			sum := sha256.Sum256([]byte(content))
-			want[p] = hex.EncodeToString(sum[:])
-		}
-		if fmt.Sprint(live) == fmt.Sprint(want) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("stream holds %d live documents, disk %d", len(live), len(want))
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return maps.Equal(live, want), fmt.Sprintf("stream holds %d live documents, disk %d", len(live), len(want))
+	})
 }

@@ -73,12 +73,7 @@ func (eternal) Read([]byte) (int, error) { select {} }
 
 func httpClient(t *testing.T, m *Main) *client.Client {
 	t.Helper()
-	c, err := client.NewStreamableHttpClient("http://" + m.Addr().String() + "/mcp")
-	testkit.NoErr(t, err, "http client")
-	testkit.NoErr(t, c.Start(testkit.Context(t)), "start")
-	t.Cleanup(func() { _ = c.Close() })
-	initialize(t, c)
-	return c
+	return testkit.HTTPClient(t, "http://"+m.Addr().String()+"/mcp", testkit.HTTP{})
 }
 
 func reconcileTree(t *testing.T, url, root string) reconcile.Summary {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -8,7 +9,6 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/guide/guide/internal/testkit"
@@ -29,20 +29,17 @@ func (n *notes) add(x mcp.JSONRPCNotification) {
 // wait waits for a notification of method (with uri, when given) and forgets those seen.
 func (n *notes) wait(t *testing.T, method, uri string) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
+	testkit.Eventually(t, 20*time.Second, func() (bool, string) {
 		n.mu.Lock()
+		defer n.mu.Unlock()
 		for i, x := range n.got {
 			if x.Method == method && (uri == "" || x.Params.AdditionalFields["uri"] == uri) {
 				n.got = n.got[i+1:]
-				n.mu.Unlock()
-				return
+				return true, ""
 			}
 		}
-		n.mu.Unlock()
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("no %s %s notification", method, uri)
+		return false, fmt.Sprintf("no %s %s notification", method, uri)
+	})
 }
 
 func (n *notes) count(method, uri string) int {
@@ -60,17 +57,9 @@ func (n *notes) count(method, uri string) int {
 // listeningClient connects over HTTP with a session and a standing event stream.
 func listeningClient(t *testing.T, m *Main) (*client.Client, *notes) {
 	t.Helper()
-	c, err := client.NewStreamableHttpClient("http://"+m.Addr().String()+"/mcp", transport.WithContinuousListening())
-	testkit.NoErr(t, err, "http client")
 	n := &notes{}
-	c.OnNotification(n.add)
-	testkit.NoErr(t, c.Start(testkit.Context(t)), "start")
-	t.Cleanup(func() { _ = c.Close() })
-	req := mcp.InitializeRequest{}
-	req.Params.ProtocolVersion = mcp.ProtocolVersion20251125
-	req.Params.ClientInfo = mcp.Implementation{Name: "guide-test", Version: "0"}
-	_, err = c.Initialize(testkit.Context(t), req)
-	testkit.NoErr(t, err, "initialize")
+	c := testkit.HTTPClient(t, "http://"+m.Addr().String()+"/mcp",
+		testkit.HTTP{ProtocolVersion: mcp.ProtocolVersion20251125, Listen: true, OnNotification: n.add})
 	return c, n
 }
 

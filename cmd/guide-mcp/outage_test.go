@@ -27,13 +27,9 @@ func TestNATSOutage(t *testing.T) {
 
 	_ = nats.Close()
 	testkit.RequireMatchesDisk(t, c, root) // answers from the projections alone
-	deadline := time.Now().Add(20 * time.Second)
-	for testkit.ReadStatus(t, c).StreamError == "" {
-		if time.Now().After(deadline) {
-			t.Fatal("status does not say the stream is unreachable")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	testkit.Eventually(t, 20*time.Second, func() (bool, string) {
+		return testkit.ReadStatus(t, c).StreamError != "", "status does not say the stream is unreachable"
+	})
 
 	nats = start()
 	defer nats.Close()

@@ -15,6 +15,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/guide/guide/internal/events"
+	"github.com/guide/guide/internal/query"
 	"github.com/guide/guide/internal/testkit"
 )
 
@@ -81,18 +82,13 @@ func TestReplicaBehindReportsLag(t *testing.T) {
 	}
 	sum := reconcileTree(t, ns.ClientURL(), root)
 
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		st := testkit.ReadStatus(t, c)
-		if st.StreamError != "" && st.Lag >= 6 && st.StreamLastSeq >= sum.StreamSeq {
-			testkit.Equal(t, st.AppliedSeq, before.AppliedSeq, "applied nothing since")
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("status does not report the lag: %+v", st)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	var st query.Status
+	testkit.Eventually(t, 30*time.Second, func() (bool, string) {
+		st = testkit.ReadStatus(t, c)
+		return st.StreamError != "" && st.Lag >= 6 && st.StreamLastSeq >= sum.StreamSeq,
+			fmt.Sprintf("status does not report the lag: %+v", st)
+	})
+	testkit.Equal(t, st.AppliedSeq, before.AppliedSeq, "applied nothing since")
 	code, body := get(t, "http://"+m.Addr().String()+"/healthz", "")
 	testkit.Equal(t, code, 503, "healthz of a replica behind: "+body)
 	if !strings.Contains(body, `"ready":false`) || !strings.Contains(body, "unknown event schema") {

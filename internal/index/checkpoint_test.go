@@ -92,7 +92,7 @@ func TestCrashLosesOnlyWholeBatches(t *testing.T) {
 		for i := range n {
 			f.batch(t, map[string]*string{fmt.Sprintf("doc%02d.md", i): str(fmt.Sprintf("lantern number%d", i))})
 			if i == n*round/5 {
-				time.Sleep(50 * time.Millisecond) // let the persister write some
+				time.Sleep(50 * time.Millisecond) // lets the persister write some batches: each round crashes at another point
 			}
 		}
 		testkit.NoErr(t, x.Abandon(), "abandon")

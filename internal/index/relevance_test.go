@@ -2,7 +2,6 @@ package index_test
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io/fs"
 	"os"
@@ -13,8 +12,6 @@ import (
 	"github.com/guide/guide/internal/index"
 	"github.com/guide/guide/internal/testkit"
 )
-
-var update = flag.Bool("update", false, "write the relevance figures measured to testdata/relevance/figures.json")
 
 const relevanceDir = "../../testdata/relevance"
 
@@ -92,7 +89,7 @@ func TestRelevance(t *testing.T) {
 	t.Logf("relevance over %d queries: recall@1 %.3f, recall@5 %.3f, MRR %.3f", got.Queries, got.RecallAt1, got.RecallAt5, got.MRR)
 
 	file := filepath.Join(relevanceDir, "figures.json")
-	if *update {
+	if testkit.Updating() { // -update writes the figures measured to testdata/relevance/figures.json
 		out, _ := json.MarshalIndent(got, "", "  ")
 		testkit.NoErr(t, os.WriteFile(file, append(out, '\n'), 0o644), "write figures")
 		return

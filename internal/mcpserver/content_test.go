@@ -3,7 +3,6 @@ package mcpserver_test
 import (
 	"bufio"
 	"encoding/json"
-	"flag"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -22,8 +21,6 @@ import (
 	"github.com/guide/guide/internal/query"
 	"github.com/guide/guide/internal/testkit"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
 
 // clock is the templates' time in these tests.
 var clock = func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
@@ -95,22 +92,6 @@ func locations(parts []part) []string {
 	return out
 }
 
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	file := filepath.Join("testdata", "golden", name)
-	if *update {
-		testkit.NoErr(t, os.WriteFile(file, []byte(got), 0o644), "write golden")
-		return
-	}
-	want, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from the golden file (go test -update rewrites it):\n got  %q\n want %q", name, got, want)
-	}
-}
-
 func disk(t *testing.T, root, rel string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(root, rel))
@@ -172,7 +153,7 @@ func TestGetCategoryContent(t *testing.T) {
 			"guide://category/guidelines/prompt.md", "guide://category/guidelines/style.md"}, "parts")
 		testkit.Equal(t, parts[2].Body, renderedPrompt, "rendered template")
 		testkit.Equal(t, parts[3].Body, disk(t, root, "guidelines/style.md"), "the document wins over its template")
-		golden(t, "guidelines.multipart", s.Value)
+		testkit.Golden(t, filepath.Join("testdata", "golden", "guidelines.multipart"), []byte(s.Value))
 	})
 	t.Run("CategoryFoundWithCustomPattern", func(t *testing.T) {
 		s := success(t, p.Call("get_category_content", map[string]any{"category": "guidelines", "pattern": "code-*"}))
@@ -205,7 +186,7 @@ func TestGetCollectionContent(t *testing.T) {
 			"guide://category/guidelines/code-review.md", "guide://category/guidelines/intro.md",
 			"guide://category/guidelines/prompt.md", "guide://category/guidelines/style.md",
 			"guide://category/lang/go.md", "guide://category/lang/python.md"}, "parts")
-		golden(t, "dev.multipart", s.Value)
+		testkit.Golden(t, filepath.Join("testdata", "golden", "dev.multipart"), []byte(s.Value))
 	})
 	t.Run("CollectionFoundWithCustomPattern", func(t *testing.T) {
 		// The pattern applies in each category; a document found by an earlier category
@@ -372,7 +353,7 @@ func TestMIMEMultipart(t *testing.T) {
 		testkit.Equal(t, b, "guide-boundary-1", "another boundary")
 		testkit.Equal(t, parts[0].Body, disk(t, root, "edge/boundary.md"), "boundary.md byte for byte")
 		testkit.Equal(t, parts[1].Body, disk(t, root, "edge/crlf.txt"), "crlf.txt byte for byte")
-		golden(t, "edge.multipart", s.Value)
+		testkit.Golden(t, filepath.Join("testdata", "golden", "edge.multipart"), []byte(s.Value))
 	})
 }
 

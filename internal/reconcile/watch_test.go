@@ -87,8 +87,7 @@ func TestWatch(t *testing.T) {
 			testkit.WriteFile(t, root, "Plot/"+name, "scratch")
 		}
 		testkit.WriteFile(t, root, "Plot/notes.md", "kept")
-		deadline := time.Now().Add(settle)
-		for {
+		testkit.Eventually(t, settle, func() (bool, string) {
 			var v struct {
 				Documents []struct{ Name string } `json:"documents"`
 			}
@@ -97,19 +96,16 @@ func TestWatch(t *testing.T) {
 			for _, d := range v.Documents {
 				names[d.Name] = true
 			}
-			if names["notes.md"] {
-				for n := range names {
-					if n != "notes.md" && n != "Kael.md" {
-						t.Fatalf("editor file %q indexed", n)
-					}
+			if !names["notes.md"] {
+				return false, "notes.md never appeared"
+			}
+			for n := range names {
+				if n != "notes.md" && n != "Kael.md" {
+					t.Fatalf("editor file %q indexed", n)
 				}
-				break
 			}
-			if time.Now().After(deadline) {
-				t.Fatal("notes.md never appeared")
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+			return true, ""
+		})
 	})
 	t.Run("ChmodIsNoise", func(t *testing.T) {
 		testkit.EventuallyMatchesDisk(t, p.Client, root, settle)
@@ -177,13 +173,10 @@ func TestWatchGuideIgnore(t *testing.T) {
 	}
 	waitFor := func(what string, ok func(map[string]bool) bool) {
 		t.Helper()
-		deadline := time.Now().Add(settle)
-		for !ok(visible()) {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: root shows %v", what, visible())
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+		testkit.Eventually(t, settle, func() (bool, string) {
+			v := visible()
+			return ok(v), fmt.Sprintf("%s: root shows %v", what, v)
+		})
 	}
 	waitFor("ignored paths left out", func(v map[string]bool) bool {
 		return v["Characters/"] && !v["Plot/"] && !v["README.md"] && v[".guideignore"]
@@ -227,22 +220,33 @@ func TestWatchNATSRestartDuringChurn(t *testing.T) {
 
 	var wg sync.WaitGroup
 	ctx, stop := context.WithCancel(context.Background())
+	testkit.NoErr(t, os.MkdirAll(filepath.Join(p.Root, "churn"), 0o755), "churn folder")
 	wg.Go(func() {
+		// Not the test's goroutine: a failure is reported with t.Error and ends the churn.
 		for i := 0; ctx.Err() == nil; i++ {
-			testkit.WriteFile(t, p.Root, fmt.Sprintf("churn/%d.md", i%40), fmt.Sprintf("version %d", i))
+			name := filepath.Join(p.Root, fmt.Sprintf("churn/%d.md", i%40))
+			if err := os.WriteFile(name, fmt.Appendf(nil, "version %d", i), 0o644); err != nil {
+				t.Errorf("churn: %v", err)
+				return
+			}
 			if i%7 == 0 {
 				_ = os.Remove(filepath.Join(p.Root, fmt.Sprintf("churn/%d.md", (i+13)%40)))
 			}
-			time.Sleep(2 * time.Millisecond)
+			time.Sleep(2 * time.Millisecond) // paces the churn
 		}
 	})
+	// The sleeps below are the scenario's timeline, not waits for a condition: churn runs
+	// before, during and after the outage.
 	time.Sleep(300 * time.Millisecond)
 	_ = server.Close()
 	time.Sleep(500 * time.Millisecond) // churn goes on while NATS is down
 	server = startServer()
 	t.Cleanup(func() { _ = server.Close() })
-	time.Sleep(300 * time.Millisecond)
+	time.Sleep(300 * time.Millisecond) // and goes on after it is back
 	stop()
 	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
+	}
 	testkit.EventuallyMatchesDisk(t, p.Client, p.Root, time.Minute)
 }

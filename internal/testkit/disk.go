@@ -252,17 +252,10 @@ func RequireMatchesDisk(t testing.TB, c client.MCPClient, root string) {
 // EventuallyMatchesDisk waits until tree and view agree with the files under root.
 func EventuallyMatchesDisk(t testing.TB, c client.MCPClient, root string, within time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
+	Eventually(t, within, func() (bool, string) {
 		m := Mismatch(t, c, root)
-		if m == "" {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after %s: %s", within, m)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return m == "", m
+	})
 }
 
 // ReadStatus reads the status resource.
@@ -282,19 +275,17 @@ func ReadStatus(t testing.TB, c client.MCPClient) query.Status {
 }
 
 // WaitCaughtUp waits until the status resource says the initial scan is applied and every
-// projection (the catalog and the search index) has applied the whole stream.
+// projection (the catalog and the search index) has applied the whole stream. caught_up is
+// required, not only sequences: until the runner has checked which stream the projections
+// were built from, the status shows what they hold from before, and after the stream was
+// deleted and created again, their old sequences may well exceed the new stream's last.
 func WaitCaughtUp(t testing.TB, c client.MCPClient) query.Status {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		st := ReadStatus(t, c)
-		if st.InitialScanDone && st.Lag == 0 && st.AppliedSeq >= st.StreamLastSeq && st.StreamLastSeq > 0 &&
-			(st.Index == nil || st.Index.AppliedSeq >= st.StreamLastSeq) {
-			return st
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("not caught up: %+v", st)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	var st query.Status
+	Eventually(t, 30*time.Second, func() (bool, string) {
+		st = ReadStatus(t, c)
+		return st.CaughtUp && st.InitialScanDone && st.Lag == 0 && st.AppliedSeq >= st.StreamLastSeq && st.StreamLastSeq > 0 &&
+			(st.Index == nil || st.Index.AppliedSeq >= st.StreamLastSeq), fmt.Sprintf("not caught up: %+v", st)
+	})
+	return st
 }

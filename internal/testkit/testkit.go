@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -278,14 +279,10 @@ func (p *Pipeline) Reconcile() reconcile.Summary {
 func (p *Pipeline) WaitApplied(seq uint64) {
 	t := p.t
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for p.Catalog.Checkpoint() < seq || p.Index.Checkpoint() < seq {
-		if time.Now().After(deadline) {
-			t.Fatalf("catalog at %d, index at %d, want %d (runner: %v)",
-				p.Catalog.Checkpoint(), p.Index.Checkpoint(), seq, p.Runner.Err())
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+	Eventually(t, 30*time.Second, func() (bool, string) {
+		c, x := p.Catalog.Checkpoint(), p.Index.Checkpoint()
+		return c >= seq && x >= seq, fmt.Sprintf("catalog at %d, index at %d, want %d (runner: %v)", c, x, seq, p.Runner.Err())
+	})
 }
 
 // Call calls a tool and returns its result.
@@ -437,16 +434,12 @@ func NATSClient(t testing.TB, url string) *nats.Conn {
 // NATSClientEventually connects to a NATS server that may still be starting.
 func NATSClientEventually(t testing.TB, url string, within time.Duration) *nats.Conn {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		nc, err := nats.Connect(url)
-		if err == nil {
-			t.Cleanup(nc.Close)
-			return nc
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("connect %s: %v", url, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	var nc *nats.Conn
+	Eventually(t, within, func() (bool, string) {
+		var err error
+		nc, err = nats.Connect(url)
+		return err == nil, fmt.Sprintf("connect %s: %v", url, err)
+	})
+	t.Cleanup(nc.Close)
+	return nc
 }

@@ -1,15 +1,13 @@
 package report
 
 import (
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/ from the current output")
+	"github.com/guide/guide/internal/testkit"
+)
 
 const ms = time.Millisecond
 
@@ -168,37 +166,8 @@ func TestMarkdown(t *testing.T) {
 				b.WriteString("<!-- block " + blk.Name + " -->\n")
 				b.WriteString(blk.Markdown)
 			}
-			golden(t, filepath.Join("testdata", name+".md"), b.String())
+			testkit.Golden(t, filepath.Join("testdata", name+".md"), []byte(b.String()))
 		})
-	}
-}
-
-func golden(t *testing.T, path, got string) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to write it)", err)
-	}
-	if got != string(want) {
-		gl, wl := strings.Split(got, "\n"), strings.Split(string(want), "\n")
-		for i := range max(len(gl), len(wl)) {
-			var g, w string
-			if i < len(gl) {
-				g = gl[i]
-			}
-			if i < len(wl) {
-				w = wl[i]
-			}
-			if g != w {
-				t.Fatalf("%s differs at line %d:\ngot:  %q\nwant: %q\n(go test -update rewrites the golden file)", path, i+1, g, w)
-			}
-		}
 	}
 }
 
