@@ -2,7 +2,6 @@ package relevance_test
 
 import (
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
@@ -10,8 +9,6 @@ import (
 	"github.com/guide/guide/internal/testkit"
 	"github.com/guide/guide/tools/relevance"
 )
-
-var update = flag.Bool("update", false, "write the figures measured to testdata/relevance/known-item/figures.json")
 
 const fixtureDir = "../../testdata/relevance/known-item"
 
@@ -28,13 +25,13 @@ func TestKnownItem(t *testing.T) {
 	}
 	file := filepath.Join(fixtureDir, "figures.json")
 	var want relevance.Figures
-	if !*update {
+	if !testkit.Updating() {
 		b, err := os.ReadFile(file)
 		testkit.NoErr(t, err, "read committed figures (run with -update to create them)")
 		testkit.NoErr(t, json.Unmarshal(b, &want), "decode figures")
 	}
 	var got relevance.Figures
-	fts5 := *update && relevance.HasFTS5()
+	fts5 := testkit.Updating() && relevance.HasFTS5()
 	for _, s := range sets {
 		f, _, err := relevance.Evaluate(testkit.Context(t), s, t.TempDir(), fts5)
 		testkit.NoErr(t, err, "evaluate "+s.Name)
@@ -42,7 +39,7 @@ func TestKnownItem(t *testing.T) {
 		t.Logf("%s: %d queries over %d documents: recall@1 %.3f, recall@10 %.3f, MRR@10 %.3f",
 			f.Name, f.Queries, f.Docs, f.Guide.RecallAt1, f.Guide.RecallAt10, f.Guide.MRR)
 	}
-	if *update {
+	if testkit.Updating() {
 		b, _ := json.MarshalIndent(got, "", "  ")
 		testkit.NoErr(t, os.WriteFile(file, append(b, '\n'), 0o644), "write figures")
 		return
