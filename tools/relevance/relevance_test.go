@@ -75,3 +75,15 @@ func TestScore(t *testing.T) {
 	ranked := [][]string{{"a", "x"}, {"x", "b"}, {"x", "x", "x", "x", "x", "x", "x", "x", "x", "x", "c"}, nil}
 	testkit.Equal(t, relevance.Score(qs, ranked), relevance.Scores{RecallAt1: 0.25, RecallAt10: 0.5, MRR: 0.375}, "scores")
 }
+
+// TestMarkdown: the BENCHMARKS.md block of a run.
+func TestMarkdown(t *testing.T) {
+	sec := 0.9
+	f := relevance.Figures{Sets: []relevance.SetFigures{
+		{Name: "a", About: "set a", Docs: 10, Queries: 20, Guide: relevance.Scores{RecallAt1: 0.9, RecallAt10: 1, MRR: 0.95},
+			FTS5: &relevance.Scores{RecallAt1: 0.8, RecallAt10: 1, MRR: 0.9}, Sections: &sec},
+		{Name: "b", About: "set b", Docs: 5, Queries: 5, Guide: relevance.Scores{RecallAt1: 0.5, RecallAt10: 0.8, MRR: 0.6},
+			FTS5: &relevance.Scores{RecallAt1: 0.6, RecallAt10: 0.9, MRR: 0.7}},
+	}}
+	testkit.Golden(t, "testdata/markdown.golden", []byte(relevance.Markdown(f, "Measured by a test.")))
+}

@@ -13,10 +13,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/guide/guide/tools/relevance"
+	"github.com/guide/guide/tools/report"
 )
 
 func main() {
@@ -36,10 +39,12 @@ func run(args []string) error {
 	fixture := fs.String("fixture", "", "also write the small fixture of the Go sets under this folder (testdata/relevance/known-item)")
 	misses := fs.Int("misses", 0, "print this many queries per set whose answer guide ranked below first")
 	only := fs.String("set", "", "only the sets of these names, comma-separated")
+	bench := fs.String("benchmarks", "BENCHMARKS.md", "refresh the relevance block of this file (\"\" for none)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	ctx := context.Background()
+	load := loadAvg()
 	var sets []*relevance.Set
 	if *npm {
 		cache := filepath.Join(*dir, "npm")
@@ -125,9 +130,44 @@ func run(args []string) error {
 		}
 	}
 	if *out != "" {
-		return write(*out, figs)
+		if err := write(*out, figs); err != nil {
+			return err
+		}
+	}
+	if *bench != "" {
+		doc, err := os.ReadFile(*bench)
+		if err != nil && !os.IsNotExist(err) {
+			return err
+		}
+		about := fmt.Sprintf("`go run ./tools/cmd/guide-relevance` (in `make bench`), %s, %s, load average before %s. "+
+			"guide: the query layer's search (as the MCP tool runs it) over a catalog and a Bleve index built in-process; "+
+			"FTS5: python3's sqlite3 %s, `fts5(name, content, tokenize='porter unicode61')`, the path as name, "+
+			"`ORDER BY bm25(docs, 2.0, 1.0)`, the query's words OR'ed. R@k: share of queries whose document ranks in the "+
+			"first k; MRR@10: mean of 1/rank (0 past 10). Target: guide's error (1 − MRR@10) at most half of FTS5's, "+
+			"and recall@10 not below it. Sections named: share of go-func queries whose hit names the function's section.",
+			time.Now().UTC().Format("2006-01-02"), runtime.Version(), load, sqliteVersion())
+		blk := report.SpliceBlock(string(doc), report.Block{Name: "relevance", Markdown: relevance.Markdown(figs, about)})
+		if err := os.WriteFile(*bench, []byte(blk), 0o644); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
+		return strings.Join(f[:3], ", ")
+	}
+	return "?"
+}
+
+func sqliteVersion() string {
+	b, err := exec.Command("python3", "-c", "import sqlite3; print(sqlite3.sqlite_version)").Output()
+	if err != nil {
+		return "?"
+	}
+	return "SQLite " + strings.TrimSpace(string(b))
 }
 
 func write(file string, v any) error {
