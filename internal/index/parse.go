@@ -11,7 +11,7 @@ import (
 // Limits of a query: they bound the work one search can ask for.
 const (
 	MaxQueryChars = 1000 // characters of query text
-	MaxQueryTerms = 32   // words, counting those inside phrases
+	MaxQueryTerms = 32   // different words, and every word inside phrases
 )
 
 // Errors of ParseQuery. They are the user's to correct.
@@ -156,15 +156,27 @@ func ParseQuery(s string) (Query, error) {
 	seenPhrase := map[string]bool{}
 	var stops []string
 	n := 0
+	counted := map[string]bool{}
 	for i, seg := range segs {
 		var words []string
 		Words([]byte(seg), func(sp Span) bool {
 			words = append(words, FoldString(seg[sp.Start:sp.End]))
 			return true
 		})
-		n += len(words)
+		// Every word of a phrase counts; outside quotes, each different word once, so
+		// that a pasted sentence that repeats its words is not refused for them.
+		if quoted[i] {
+			n += len(words)
+		} else {
+			for _, w := range words {
+				if !counted[w] {
+					counted[w] = true
+					n++
+				}
+			}
+		}
 		if n > MaxQueryTerms {
-			return Query{}, fmt.Errorf("%w: more than %d words", ErrTooManyTerms, MaxQueryTerms)
+			return Query{}, fmt.Errorf("%w: more than %d different words", ErrTooManyTerms, MaxQueryTerms)
 		}
 		if !quoted[i] && len(q.Pairs) < maxPairs {
 			q.Pairs = append(q.Pairs, pairs(words)...)

@@ -2,6 +2,7 @@ package index_test
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -27,6 +28,8 @@ func TestParseQuery(t *testing.T) {
 		{"STRASSE Straße", "+strasse +straße"},
 		{"中华人民 한국어를", "+中华人民 +한국어를"},
 		{"snake_case foo.bar", "+snake_case +foo +bar"},
+		// A sentence of more than MaxQueryTerms words, fewer of them different.
+		{strings.Repeat("read it or write it ", 9), "+read +write ?it ?or"},
 	}
 	for _, c := range ok {
 		q, err := index.ParseQuery(c.in)
@@ -46,7 +49,8 @@ func TestParseQuery(t *testing.T) {
 		{"ErrNothingToFind/stop words", "the of and", index.ErrNothingToFind},
 		{"ErrNothingToFind/German and Russian", "der und и в", index.ErrNothingToFind},
 		{"ErrQueryTooLong", strings.Repeat("x", index.MaxQueryChars+1), index.ErrQueryTooLong},
-		{"ErrTooManyTerms", strings.Repeat("w ", index.MaxQueryTerms+1), index.ErrTooManyTerms},
+		{"ErrTooManyTerms", manyWords(index.MaxQueryTerms + 1), index.ErrTooManyTerms},
+		{"ErrTooManyTerms/phrase", `"` + strings.Repeat("w ", index.MaxQueryTerms+1) + `"`, index.ErrTooManyTerms},
 		{"ErrInvalidUTF8", "a\xffb", index.ErrInvalidUTF8},
 		{"ErrInvalidUTF8/replacement", "a\uFFFDb", index.ErrInvalidUTF8},
 	}
@@ -142,4 +146,13 @@ func FuzzParseMarkdown(f *testing.F) {
 			prev = sec.Start
 		}
 	})
+}
+
+// manyWords returns n different words.
+func manyWords(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "w%d ", i)
+	}
+	return b.String()
 }

@@ -84,7 +84,7 @@ func TestSearchBadInput(t *testing.T) {
 		{"ErrOnlyPunctuation", `+-:^~*?"()!.,;`},
 		{"ErrOnlyStopWords", "the and of"},
 		{"ErrTooLong", strings.Repeat("dragon ", 200)},
-		{"ErrTooManyWords", strings.Repeat("a1 b2 c3 d4 ", 10)},
+		{"ErrTooManyWords", "a1 b2 c3 d4 e5 f6 g7 h8 i9 j10 k11 l12 m13 n14 o15 p16 q17 r18 s19 t20 u21 v22 w23 x24 y25 z26 aa bb cc dd ee ff gg"},
 		{"ErrInvalidUTF8", "drag\xffon"},
 	}
 	for _, c := range invalid {
