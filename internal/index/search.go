@@ -381,12 +381,10 @@ func (x *Index) wordQuery(w string, weight float64) bq.Query {
 		for _, form := range x.forms(fieldName, w, s) {
 			qs = append(qs, term(fieldName, form, weight*boostName*boostForm))
 		}
+		// Other forms are looked for in the content only: the Markdown fields rank the
+		// word itself, and each form searched there would cost a term look-up per field.
 		for _, form := range x.forms(fieldContent, w, s) {
-			for _, f := range rankedFields {
-				if f.name != fieldName {
-					qs = append(qs, term(f.name, form, weight*f.boost*boostForm))
-				}
-			}
+			qs = append(qs, term(fieldContent, form, weight*boostContent*boostForm))
 		}
 	}
 	if hasCJK(w) {
