@@ -5,8 +5,12 @@ ADDR      ?= 127.0.0.1:8080
 ROOT      ?= testdata/sample
 DATA      ?= .run
 FUZZTIME  ?= 20s
+SEED          ?= 1
+SOAK_DURATION ?= 10m
+SOAK_SESSIONS ?= 50
+SOAK_DOCS     ?= 2000
 
-.PHONY: all build run test test-short vet fuzz bench bench-quick clean e2e
+.PHONY: all build run test test-short vet fuzz bench bench-quick clean e2e soak soak-short
 
 all: build
 
@@ -28,7 +32,7 @@ run: build
 # test's (or testsummary's when go test passed).
 test: vet
 	$(GO) build -o $(BIN)/testsummary ./tools/cmd/testsummary
-	bash -o pipefail -c '$(GO) test -race -count=1 -json ./... | $(BIN)/testsummary'
+	bash -o pipefail -c '$(GO) test -race -count=1 -timeout 20m -json ./... | $(BIN)/testsummary'
 
 # The official MCP TypeScript SDK client and conformance suite against the built binaries
 # (installs e2e/node_modules from the npm registry with npm ci).
@@ -52,8 +56,9 @@ fuzz:
 	done
 
 # Every benchmark (about 25 minutes): the harness writes BENCHMARKS.md; the relevance
-# evaluation writes testdata/relevance/public.json (npm ci of the pinned packages into
-# .bench/relevance); the load run prints its report (and keeps it in .bench/load.txt).
+# evaluation refreshes its block there and testdata/relevance/public.json (npm ci of the
+# pinned packages into .bench/relevance); the load run (50 concurrent MCP sessions) prints
+# its report (and keeps it in .bench/load.txt).
 bench: build
 	$(GO) run ./tools/cmd/guide-bench
 	$(GO) run ./tools/cmd/guide-relevance
@@ -63,5 +68,16 @@ bench-quick: build
 	$(GO) run ./tools/cmd/guide-bench --quick
 	DURATION=10s scripts/bench-load.sh
 
+# The soak (about SOAK_DURATION plus a few minutes): split mode from the built binaries,
+# random file-system operations, kill -9 of the indexer (and its NATS) and of guide-mcp,
+# SOAK_SESSIONS HTTP sessions, then the disk, stream, consumer, session and goroutine
+# checks. Loopback only. A failure prints the seed and the operations log: SEED=n replays.
+soak: build
+	$(BIN)/guide-soak --seed $(SEED) --duration $(SOAK_DURATION) --sessions $(SOAK_SESSIONS) --docs $(SOAK_DOCS) --bin $(BIN) --json .soak.json
+
+# The short form .ci/run runs: about three minutes.
+soak-short: build
+	$(BIN)/guide-soak --seed $(SEED) --duration 100s --sessions 20 --docs 500 --settle 60s --bin $(BIN) --json .soak.json
+
 clean:
-	rm -rf $(BIN) $(DATA) .bench
+	rm -rf $(BIN) $(DATA) .bench .soak.json

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make bench, issue 7: 50 concurrent MCP sessions issuing a mix of view, search and
+# make bench, load run: 50 concurrent MCP sessions issuing a mix of view, search and
 # get_content for 60 s against guide-mcp --http (all-in-one over testdata/content), with
 # throughput, p50/p99 and the server's memory over time. The report goes to stdout and to
 # .bench/load.txt.

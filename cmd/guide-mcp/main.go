@@ -14,7 +14,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -50,8 +49,10 @@ type Config struct {
 	HTTPAddr   string
 	Interval   time.Duration
 	Ignore     []string
-	MaxChars   int
-	LogLevel   string
+	// NoGitignore, all-in-one: leave the repository's ignore rules out.
+	NoGitignore bool
+	MaxChars    int
+	LogLevel    string
 	// SessionTTL is how long an idle session keeps its documents; SessionMaxSize bounds one
 	// session document.
 	SessionTTL     time.Duration
@@ -145,7 +146,7 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.StringVar(&c.ConfigFile, "config", "", "all-in-one: project configuration file (default: guide.yaml at the root, if present)")
 	fs.StringVar(&c.ToolPrefix, "tool-prefix", d.ToolPrefix, "prefix for every tool name, e.g. \"guide_\" (default: $MCP_TOOL_PREFIX, else none)")
 	fs.StringVar(&c.NATSURL, "nats", "", "follow the stream on this NATS server (comma-separated URLs)")
-	fs.StringVar(&c.Project, "project", "", "project to serve (default: the root's base name, or the only project on the stream)")
+	fs.StringVar(&c.Project, "project", "", "project to serve (default: the root's name and a short hash of its canonical path, e.g. docs-3f9a2c1b; or the only project on the stream)")
 	fs.StringVar(&c.DataDir, "data", "", "where the projections live (default: "+filepath.Join(datadir.DataHome(), "<project>")+")")
 	fs.StringVar(&c.HTTPAddr, "http", "", "serve Streamable HTTP on this address (endpoint /mcp) instead of stdio, e.g. 127.0.0.1:8080")
 	fs.DurationVar(&c.Interval, "interval", 0, "all-in-one: time between safety rescans (default 5m)")
@@ -153,6 +154,7 @@ func (m *Main) ParseFlags(args []string) error {
 		c.Ignore = append(c.Ignore, v)
 		return nil
 	})
+	fs.BoolVar(&c.NoGitignore, "no-gitignore", false, "all-in-one: do not honour .gitignore files, .git/info/exclude or the global git excludes file")
 	fs.IntVar(&c.MaxChars, "max-chars", d.MaxChars, "largest response, in characters")
 	fs.StringVar(&c.LogLevel, "log-level", d.LogLevel, "debug, info, warn or error")
 	fs.DurationVar(&c.SessionTTL, "session-ttl", d.SessionTTL, "how long an idle MCP session keeps its attached documents")
@@ -179,8 +181,11 @@ func (m *Main) ParseFlags(args []string) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	if (c.Root == "") == (c.NATSURL == "") {
-		return errors.New("give exactly one of --root DIR (all-in-one) or --nats URL (follow a stream)")
+	if c.Root == "" && c.NATSURL == "" {
+		return errors.New("no folder to serve; name it with: guide-mcp --root /path/to/docs (or follow a stream with --nats URL)")
+	}
+	if c.Root != "" && c.NATSURL != "" {
+		return errors.New("give --root DIR (all-in-one) or --nats URL (follow a stream), not both")
 	}
 	if c.Root != "" {
 		if st, err := os.Stat(c.Root); err != nil || !st.IsDir() {
@@ -306,11 +311,18 @@ func (m *Main) connect(ctx context.Context) error {
 		if err := stream.Open(ctx); err != nil {
 			return err
 		}
-	} else if err := m.bind(ctx); err != nil {
+	} else if err := stream.AwaitBind(ctx, func(err error) {
+		m.Logger.Info("waiting for the stream; is an indexer running?", "err", err)
+	}); err != nil {
 		return err
 	}
 	if m.project == "" {
-		p, err := m.discoverProject(ctx)
+		p, err := stream.AwaitProject(ctx, func() {
+			m.Logger.Info("waiting for a project on the stream; pass --project to name one")
+		})
+		if errors.Is(err, events.ErrSeveralProjects) {
+			return fmt.Errorf("%w: %w; pass --project", mcpserver.ErrNoProject, err)
+		}
 		if err != nil {
 			return err
 		}
@@ -343,7 +355,7 @@ func (m *Main) follow(ctx context.Context) error {
 	})
 	if m.Config.Root != "" {
 		x := &reconcile.Indexer{Root: m.Config.Root, Project: m.project, Stream: m.stream, Interval: m.Config.Interval,
-			Ignore: m.Config.Ignore, ConfigFile: m.Config.ConfigFile, Logger: m.Logger, Skip: datadir.SkipInside(m.Config.Root, m.dataDir())}
+			Ignore: m.Config.Ignore, NoGitignore: m.Config.NoGitignore, ConfigFile: m.Config.ConfigFile, Logger: m.Logger, Skip: datadir.SkipInside(m.Config.Root, m.dataDir())}
 		wg.Go(func() {
 			if err := x.Run(ctx); err != nil {
 				m.Logger.Error("indexer stopped", "err", err)
@@ -417,50 +429,6 @@ func (m *Main) Runner() *projection.Runner {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.runner
-}
-
-// bind waits for the stream to exist: the indexer creates it.
-func (m *Main) bind(ctx context.Context) error {
-	for i := 0; ; i++ {
-		err := m.stream.Bind(ctx)
-		if err == nil {
-			return nil
-		}
-		if i == 0 {
-			m.Logger.Info("waiting for the stream; is an indexer running?", "err", err)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(500 * time.Millisecond):
-		}
-	}
-}
-
-// discoverProject finds the only project on the stream, waiting for one to appear.
-func (m *Main) discoverProject(ctx context.Context) (string, error) {
-	for i := 0; ; i++ {
-		ps, err := m.stream.Projects(ctx)
-		if err != nil {
-			return "", err
-		}
-		switch len(ps) {
-		case 1:
-			return ps[0], nil
-		case 0:
-			if i == 0 {
-				m.Logger.Info("waiting for a project on the stream; pass --project to name one")
-			}
-		default:
-			slices.Sort(ps)
-			return "", fmt.Errorf("%w: the stream holds several projects (%v); pass --project", mcpserver.ErrNoProject, ps)
-		}
-		select {
-		case <-ctx.Done():
-			return "", ctx.Err()
-		case <-time.After(500 * time.Millisecond):
-		}
-	}
 }
 
 // Close stops the background work and releases everything, in reverse order of opening,

@@ -46,9 +46,11 @@ type Config struct {
 	Interval   time.Duration
 	NoWatch    bool
 	Ignore     []string
-	MaxSize    int64
-	Replicas   int
-	LogLevel   string
+	// NoGitignore leaves the repository's ignore rules out.
+	NoGitignore bool
+	MaxSize     int64
+	Replicas    int
+	LogLevel    string
 	// CPUProfile, when set, is written with a CPU profile of the run (for --once).
 	CPUProfile string
 	NATS       broker.Security
@@ -66,8 +68,9 @@ type Main struct {
 	Stdout io.Writer
 	Logger *slog.Logger
 
-	broker *broker.Broker
-	stream *events.Stream
+	broker  *broker.Broker
+	stream  *events.Stream
+	profile *os.File // the CPU profile being written, with --cpuprofile
 }
 
 func main() {
@@ -79,25 +82,33 @@ func main() {
 		fmt.Fprintln(os.Stderr, "indexer:", err)
 		os.Exit(ExitUsage)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	if m.Config.CPUProfile != "" {
-		f, err := os.Create(m.Config.CPUProfile)
-		if err == nil {
-			err = pprof.StartCPUProfile(f)
-		}
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "indexer: cpuprofile:", err)
-			os.Exit(ExitUsage)
-		}
-		defer pprof.StopCPUProfile()
+	if err := m.startProfile(); err != nil {
+		fmt.Fprintln(os.Stderr, "indexer: cpuprofile:", err)
+		os.Exit(ExitUsage)
 	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := m.Run(ctx)
 	stop()
 	if err := m.Close(); err != nil {
 		m.Logger.Error("closing", "err", err)
 	}
-	pprof.StopCPUProfile() // os.Exit skips the deferred stop
 	os.Exit(code)
+}
+
+// startProfile starts writing the CPU profile that --cpuprofile asks for; Close ends it.
+func (m *Main) startProfile() error {
+	if m.Config.CPUProfile == "" {
+		return nil
+	}
+	f, err := os.Create(m.Config.CPUProfile)
+	if err != nil {
+		return err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		return errors.Join(err, f.Close())
+	}
+	m.profile = f
+	return nil
 }
 
 // ParseFlags reads the command line.
@@ -106,7 +117,7 @@ func (m *Main) ParseFlags(args []string) error {
 	c, d := &m.Config, DefaultConfig()
 	fs.StringVar(&c.Root, "root", "", "content tree to index (required)")
 	fs.StringVar(&c.ConfigFile, "config", "", "project configuration file (default: guide.yaml at the root, if present)")
-	fs.StringVar(&c.Project, "project", "", "project name (default: the root's base name)")
+	fs.StringVar(&c.Project, "project", "", "project name (default: the root's name and a short hash of its canonical path, e.g. docs-3f9a2c1b)")
 	fs.StringVar(&c.NATSURL, "nats", "", "NATS server URL(s), comma-separated; empty: run an embedded server")
 	fs.StringVar(&c.DataDir, "data", "", "embedded server's JetStream directory (default: "+filepath.Join(datadir.DataHome(), "<project>", "nats")+")")
 	fs.StringVar(&c.Listen, "listen", d.Listen, "embedded server's listen address; \"\" for in-process only")
@@ -118,6 +129,7 @@ func (m *Main) ParseFlags(args []string) error {
 		c.Ignore = append(c.Ignore, v)
 		return nil
 	})
+	fs.BoolVar(&c.NoGitignore, "no-gitignore", false, "do not honour .gitignore files, .git/info/exclude or the global git excludes file")
 	fs.Int64Var(&c.MaxSize, "max-size", 0, "largest document whose content is published, in bytes (default: what the server accepts, at most 16 MiB)")
 	fs.IntVar(&c.Replicas, "replicas", d.Replicas, "stream replicas, on a NATS cluster")
 	fs.StringVar(&c.LogLevel, "log-level", d.LogLevel, "debug, info, warn or error")
@@ -179,7 +191,7 @@ func (m *Main) Run(ctx context.Context) int {
 		return ExitNATS
 	}
 	x := &reconcile.Indexer{Root: m.Config.Root, Project: m.Config.Project, Stream: m.stream, MaxSize: m.Config.MaxSize,
-		Interval: m.Config.Interval, NoWatch: m.Config.NoWatch, Ignore: m.Config.Ignore, ConfigFile: m.Config.ConfigFile, Logger: m.Logger,
+		Interval: m.Config.Interval, NoWatch: m.Config.NoWatch, Ignore: m.Config.Ignore, NoGitignore: m.Config.NoGitignore, ConfigFile: m.Config.ConfigFile, Logger: m.Logger,
 		Skip: datadir.SkipInside(m.Config.Root, m.Config.DataDir), Progress: progressBar(os.Stderr)}
 	if !m.Config.Once {
 		m.Logger.Info("indexing", "root", m.Config.Root, "project", m.Config.Project, "interval", m.Config.Interval)
@@ -244,10 +256,17 @@ func progressBar(f *os.File) func(reconcile.Progress) {
 	}
 }
 
-// Close releases the connection and stops the embedded server.
+// Close releases the connection, stops the embedded server and ends the CPU profile,
+// and reports every failure to do so.
 func (m *Main) Close() error {
+	var errs []error
 	if m.broker != nil {
-		return m.broker.Close()
+		errs = append(errs, m.broker.Close())
 	}
-	return nil
+	if m.profile != nil {
+		pprof.StopCPUProfile()
+		errs = append(errs, m.profile.Close())
+		m.profile = nil
+	}
+	return errors.Join(errs...)
 }

@@ -116,10 +116,14 @@ func (b *Broker) ClientURL() string {
 	return b.URL
 }
 
-// Close drains the connection and stops the embedded server.
+// Close drains the connection and stops the embedded server. It reports a failure to
+// drain; the connection is closed anyway.
 func (b *Broker) Close() error {
+	var err error
 	if b.Conn != nil {
-		_ = b.Conn.Drain()
+		if err = b.Conn.Drain(); errors.Is(err, nats.ErrConnectionClosed) {
+			err = nil // closed already: nothing left to drain
+		}
 		deadline := time.Now().Add(5 * time.Second)
 		for !b.Conn.IsClosed() && time.Now().Before(deadline) {
 			time.Sleep(5 * time.Millisecond)
@@ -130,7 +134,7 @@ func (b *Broker) Close() error {
 		b.Server.Shutdown()
 		b.Server.WaitForShutdown()
 	}
-	return nil
+	return err
 }
 
 // Security is how a process proves itself to a NATS deployment and checks the servers.

@@ -28,6 +28,36 @@ func (b *Batch) Last() uint64 {
 // of at most maxBatch, until ctx ends or apply fails. A message that breaks the contract
 // stops it with an error: skipping it would make this projection differ from the others.
 func (s *Stream) Follow(ctx context.Context, project string, after uint64, maxBatch int, apply func(Batch) error) error {
+	ch, stop, err := s.deliver(ctx, project, after, maxBatch)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	for {
+		b, stopped, err := nextBatch(ctx, ch, maxBatch)
+		if err != nil {
+			return err
+		}
+		if err := apply(b); err != nil {
+			return err
+		}
+		if stopped != nil {
+			return stopped
+		}
+	}
+}
+
+// delivery is one message from the consumer, or the error that ended delivery.
+type delivery struct {
+	m   jetstream.Msg
+	err error
+}
+
+// deliver starts an ordered consumer of project's events above after, and a reader
+// goroutine that turns its blocking iterator into a channel, so that a batch can take
+// whatever is already buffered without waiting for more. The channel closes after an
+// error or when ctx ends; stop releases the consumer.
+func (s *Stream) deliver(ctx context.Context, project string, after uint64, maxBatch int) (<-chan delivery, func(), error) {
 	cfg := jetstream.OrderedConsumerConfig{
 		FilterSubjects: []string{NewSubjects(project).All()},
 		DeliverPolicy:  jetstream.DeliverAllPolicy,
@@ -38,28 +68,20 @@ func (s *Stream) Follow(ctx context.Context, project string, after uint64, maxBa
 	}
 	cons, err := s.stream.OrderedConsumer(ctx, cfg)
 	if err != nil {
-		return fmt.Errorf("consumer: %w", err)
+		return nil, nil, fmt.Errorf("consumer: %w", err)
 	}
 	it, err := cons.Messages(jetstream.PullMaxMessages(2 * maxBatch))
 	if err != nil {
-		return fmt.Errorf("consume: %w", err)
+		return nil, nil, fmt.Errorf("consume: %w", err)
 	}
-	defer it.Stop()
 	go func() { <-ctx.Done(); it.Stop() }()
-
-	type item struct {
-		m   jetstream.Msg
-		err error
-	}
-	// A reader goroutine turns the blocking iterator into a channel, so that a batch can
-	// take whatever is already buffered without waiting for more.
-	ch := make(chan item, 2*maxBatch)
+	ch := make(chan delivery, 2*maxBatch)
 	go func() {
 		defer close(ch)
 		for {
 			m, err := it.Next()
 			select {
-			case ch <- item{m, err}:
+			case ch <- delivery{m, err}:
 			case <-ctx.Done():
 				return
 			}
@@ -68,83 +90,90 @@ func (s *Stream) Follow(ctx context.Context, project string, after uint64, maxBa
 			}
 		}
 	}()
+	return ch, it.Stop, nil
+}
 
-	decode := func(m jetstream.Msg) (Event, uint64, error) {
-		md, err := m.Metadata()
+// nextBatch waits for one event, then takes what follows it up to maxBatch (see more).
+// stopped is why delivery ended after the batch's first event, to return once the batch
+// is applied; err ends following at once (ctx ended, delivery ended before any event, or
+// an event breaks the contract).
+func nextBatch(ctx context.Context, ch <-chan delivery, maxBatch int) (b Batch, stopped, err error) {
+	select {
+	case <-ctx.Done():
+		return b, nil, ctx.Err()
+	case d, ok := <-ch:
+		stop, err := b.take(ctx, d, ok)
+		if stop != nil {
+			return b, nil, stop
+		}
 		if err != nil {
-			return Event{}, 0, err
-		}
-		e, err := Decode(m.Subject(), m.Headers(), m.Data())
-		if err != nil {
-			return e, 0, fmt.Errorf("event %d: %w", md.Sequence.Stream, err)
-		}
-		e.Seq, e.Time = md.Sequence.Stream, md.Timestamp
-		return e, md.NumPending, nil
-	}
-	var stopped error // an error met while draining, returned after applying the batch
-	for {
-		var b Batch
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case it, ok := <-ch:
-			if !ok {
-				return stopErr(ctx, false, nil)
-			}
-			if it.err != nil {
-				if ctx.Err() != nil {
-					return ctx.Err()
-				}
-				return fmt.Errorf("consume: %w", it.err)
-			}
-			e, pending, err := decode(it.m)
-			if err != nil {
-				return err
-			}
-			b.Events, b.Pending = append(b.Events, e), pending
-		}
-	drain:
-		for len(b.Events) < maxBatch {
-			select {
-			case it, ok := <-ch:
-				if !ok || it.err != nil {
-					stopped = stopErr(ctx, ok, it.err)
-					break drain
-				}
-				e, pending, err := decode(it.m)
-				if err != nil {
-					return err
-				}
-				b.Events, b.Pending = append(b.Events, e), pending
-			default:
-				// Nothing buffered. While the server says more is pending, wait a moment
-				// for it rather than applying a tiny batch.
-				if b.Pending == 0 {
-					break drain
-				}
-				select {
-				case it, ok := <-ch:
-					if !ok || it.err != nil {
-						stopped = stopErr(ctx, ok, it.err)
-						break drain
-					}
-					e, pending, err := decode(it.m)
-					if err != nil {
-						return err
-					}
-					b.Events, b.Pending = append(b.Events, e), pending
-				case <-time.After(20 * time.Millisecond):
-					break drain
-				}
-			}
-		}
-		if err := apply(b); err != nil {
-			return err
-		}
-		if stopped != nil {
-			return stopped
+			return b, nil, err
 		}
 	}
+	for len(b.Events) < maxBatch {
+		d, ok, got := more(ch, b.Pending > 0)
+		if !got {
+			break
+		}
+		stop, err := b.take(ctx, d, ok)
+		if err != nil {
+			return b, nil, err
+		}
+		if stop != nil {
+			return b, stop, nil
+		}
+	}
+	return b, nil, nil
+}
+
+// more takes the next delivery already buffered. When none is and the server says more
+// is pending (wait), it waits a moment for one rather than apply a tiny batch. got is false
+// when no delivery came; ok is false when the channel is closed.
+func more(ch <-chan delivery, wait bool) (d delivery, ok, got bool) {
+	select {
+	case d, ok = <-ch:
+		return d, ok, true
+	default:
+	}
+	if !wait {
+		return d, false, false
+	}
+	select {
+	case d, ok = <-ch:
+		return d, ok, true
+	case <-time.After(20 * time.Millisecond):
+		return d, false, false
+	}
+}
+
+// take appends a delivery's event to b: the one receive-decode-append step. stop is why
+// delivery ended (channel closed, ok false, or the iterator failed); err is a message that
+// breaks the contract.
+func (b *Batch) take(ctx context.Context, d delivery, ok bool) (stop, err error) {
+	if !ok || d.err != nil {
+		return stopErr(ctx, ok, d.err), nil
+	}
+	e, pending, err := decodeMsg(d.m)
+	if err != nil {
+		return nil, err
+	}
+	b.Events, b.Pending = append(b.Events, e), pending
+	return nil, nil
+}
+
+// decodeMsg decodes a stream message into its event, with the stream's sequence and time,
+// and how many events of the project the stream held after it.
+func decodeMsg(m jetstream.Msg) (Event, uint64, error) {
+	md, err := m.Metadata()
+	if err != nil {
+		return Event{}, 0, err
+	}
+	e, err := Decode(m.Subject(), m.Headers(), m.Data())
+	if err != nil {
+		return e, 0, fmt.Errorf("event %d: %w", md.Sequence.Stream, err)
+	}
+	e.Seq, e.Time = md.Sequence.Stream, md.Timestamp
+	return e, md.NumPending, nil
 }
 
 func stopErr(ctx context.Context, open bool, err error) error {

@@ -4,6 +4,7 @@
 package events
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -113,6 +114,14 @@ type Scan struct {
 func HashContent(b []byte) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
+}
+
+// binaryPrefix is how much of a content IsBinary looks at.
+const binaryPrefix = 8 << 10
+
+// IsBinary applies the test of git and grep: a NUL byte in the first 8 KiB.
+func IsBinary(b []byte) bool {
+	return bytes.IndexByte(b[:min(len(b), binaryPrefix)], 0) >= 0
 }
 
 // MsgID derives the JetStream de-duplication id from what the event says, so that a retried

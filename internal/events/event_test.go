@@ -1,6 +1,7 @@
 package events_test
 
 import (
+	"bytes"
 	"errors"
 	"strconv"
 	"testing"
@@ -122,4 +123,25 @@ func TestHeadersAreReadable(t *testing.T) {
 	testkit.Equal(t, m.Header.Get(nats.MsgIdHdr) != "", true, "message id set")
 	m, _ = upsert("bad\nname", "x", 0).Msg()
 	testkit.Equal(t, m.Header.Get(events.HdrPath), `"bad\nname"`, "a path with a line break is quoted")
+}
+
+func TestIsBinary(t *testing.T) {
+	nulAt := func(i int) []byte { b := bytes.Repeat([]byte("a"), i+1); b[i] = 0; return b }
+	for _, tc := range []struct {
+		name string
+		in   []byte
+		want bool
+	}{
+		{"Empty", nil, false},
+		{"Text", []byte("hello\n"), false},
+		{"NULFirst", []byte{0}, true},
+		{"NULLastOfPrefix", nulAt(8<<10 - 1), true},
+		{"NULPastPrefix", nulAt(8 << 10), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := events.IsBinary(tc.in); got != tc.want {
+				t.Fatalf("IsBinary = %v, want %v", got, tc.want)
+			}
+		})
+	}
 }

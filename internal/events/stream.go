@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/guide/guide/internal/backoff"
 )
 
 // DefaultStream is the name of the JetStream stream that holds every project.
@@ -51,7 +54,7 @@ func (s *Stream) Open(ctx context.Context) error {
 	s.JS = js
 	cfg := jetstream.StreamConfig{
 		Name:              s.Name,
-		Description:       "guide: content tree events (see DESIGN.md, 'The event stream')",
+		Description:       "guide: content tree events, one subject per project and document",
 		Subjects:          []string{Prefix + ".>"},
 		Storage:           jetstream.FileStorage,
 		Replicas:          s.Replicas,
@@ -288,6 +291,7 @@ func (p *Publisher) collect(ctx context.Context) error {
 	for _, pp := range pending {
 		var ack *jetstream.PubAck
 		var err error
+		retry := backoff.Backoff{Initial: 50 * time.Millisecond}
 		for attempt := 0; ; attempt++ {
 			select {
 			case ack = <-pp.fut.Ok():
@@ -299,7 +303,9 @@ func (p *Publisher) collect(ctx context.Context) error {
 			if err == nil || attempt == 4 {
 				break
 			}
-			time.Sleep(time.Duration(50<<attempt) * time.Millisecond)
+			if werr := retry.Wait(ctx); werr != nil {
+				return werr
+			}
 			if pp.fut, err = p.publish(ctx, pp.msg); err != nil {
 				break
 			}
@@ -333,6 +339,30 @@ func (p *Publisher) Flush(ctx context.Context) ([]Ack, error) {
 type DocKey struct {
 	Session string
 	Path    string
+}
+
+// ID is the key's one-string form, used as the catalog's record key and the index's
+// document id: the path for a tree document; NUL, the session token, NUL and the file name
+// for a session document, which no path can be.
+func (k DocKey) ID() string {
+	if k.Session == "" {
+		return k.Path
+	}
+	return "\x00" + k.Session + "\x00" + k.Path
+}
+
+// ParseDocKey reverses DocKey.ID. An id that starts with NUL but has no second NUL is
+// not one ID writes.
+func ParseDocKey(id string) (DocKey, error) {
+	rest, ok := strings.CutPrefix(id, "\x00")
+	if !ok {
+		return DocKey{Path: id}, nil
+	}
+	i := strings.IndexByte(rest, 0)
+	if i < 0 {
+		return DocKey{}, fmt.Errorf("document id %q: a session id needs two NULs", id)
+	}
+	return DocKey{Session: rest[:i], Path: rest[i+1:]}, nil
 }
 
 // Unapplied reads, headers only, the document events of project above the sequence after

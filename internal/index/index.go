@@ -72,9 +72,7 @@ type Index struct {
 	identity atomic.Pointer[[2]string]
 	// disk is what scorch has persisted of the open Bleve index (one per open/create,
 	// so that a callback of an index already replaced cannot touch it).
-	disk      *persistence
-	pending   atomic.Uint64
-	appliedAt atomic.Int64
+	disk *persistence
 }
 
 // Open opens the index, or creates it. An index that cannot be opened, or was built with
@@ -284,12 +282,6 @@ func (x *Index) Reset(st projection.State) error {
 	return x.create(st)
 }
 
-// SetLag records how far behind the stream the index is, as the runner last saw it.
-func (x *Index) SetLag(pending uint64, at time.Time) {
-	x.pending.Store(pending)
-	x.appliedAt.Store(at.UnixNano())
-}
-
 // document is what the mapping indexes for one file.
 // Stemmed forms are not indexed: a search expands a word to the indexed words of the
 // same stem (see wordQuery), which costs a dictionary look-up per search instead of a
@@ -323,7 +315,7 @@ func newDocument(e *events.Event) *document {
 	if e.Session != "" {
 		d.Session = e.Session // a session document belongs to no folder of the tree
 	} else {
-		d.Folders, d.Dir = Ancestors(e.Path), dirKey(path.Dir(e.Path))
+		d.Folders, d.Dir = documentFolders(e.Path), dirKey(path.Dir(e.Path))
 	}
 	if e.Status == events.StatusOK && events.HashContent(e.Content) == e.Hash {
 		d.Content = string(e.Content)
@@ -349,27 +341,9 @@ func dirKey(dir string) string {
 	return dir
 }
 
-// DocID is the index's id of a document: its path for the tree, and for a session
-// document the session token and file name behind a NUL, which no path holds.
-func DocID(session, p string) string {
-	if session == "" {
-		return p
-	}
-	return "\x00" + session + "\x00" + p
-}
-
-// SplitID reverses DocID.
-func SplitID(id string) (session, p string) {
-	if rest, ok := strings.CutPrefix(id, "\x00"); ok {
-		if i := strings.IndexByte(rest, 0); i >= 0 {
-			return rest[:i], rest[i+1:]
-		}
-	}
-	return "", id
-}
-
-// Ancestors returns every folder above a document's path: "a/b/c.md" → ["a", "a/b"].
-func Ancestors(p string) []string {
+// documentFolders returns every folder above a document's path, outermost first, the root
+// left out: "a/b/c.md" → ["a", "a/b"].
+func documentFolders(p string) []string {
 	var out []string
 	for i := 0; i < len(p); i++ {
 		if p[i] == '/' {
@@ -393,11 +367,11 @@ func (x *Index) Apply(b events.Batch) error {
 		applied = e.Seq
 		switch e.Op {
 		case events.OpUpsert:
-			if err := batch.Index(DocID(e.Session, e.Path), newDocument(e)); err != nil {
+			if err := batch.Index(events.DocKey{Session: e.Session, Path: e.Path}.ID(), newDocument(e)); err != nil {
 				return fmt.Errorf("index %q: %w", e.Path, err)
 			}
 		case events.OpDelete:
-			batch.Delete(DocID(e.Session, e.Path))
+			batch.Delete(events.DocKey{Session: e.Session, Path: e.Path}.ID())
 		}
 	}
 	if applied == seq {
@@ -412,7 +386,8 @@ func (x *Index) Apply(b events.Batch) error {
 	return nil
 }
 
-// State is how far the index has followed the stream.
+// State is how far the index has followed the stream. Pending and AppliedAt are the
+// runner's telemetry (projection.Runner.Lag): Index.State leaves them for its reader.
 type State struct {
 	AppliedSeq uint64     `json:"applied_seq"`
 	Pending    uint64     `json:"pending"`
@@ -421,13 +396,9 @@ type State struct {
 	AppliedAt  *time.Time `json:"applied_at,omitempty"`
 }
 
-// State reports the checkpoint, the lag and the number of documents.
+// State reports the checkpoint, the mapping and the number of documents.
 func (x *Index) State() State {
-	st := State{AppliedSeq: x.seq.Load(), Pending: x.pending.Load(), Mapping: MappingVersion}
-	if t := x.appliedAt.Load(); t != 0 {
-		at := time.Unix(0, t).UTC()
-		st.AppliedAt = &at
-	}
+	st := State{AppliedSeq: x.seq.Load(), Mapping: MappingVersion}
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	if x.idx != nil {

@@ -16,6 +16,8 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	bq "github.com/blevesearch/bleve/v2/search/query"
+
+	"github.com/guide/guide/internal/events"
 )
 
 // Weights: a name match counts twice a content match (the other fields' weights are in
@@ -93,6 +95,8 @@ type Hit struct {
 	Session string  `json:"session,omitempty"` // a session document's session token
 	Score   float64 `json:"score"`
 }
+
+func (h Hit) key() events.DocKey { return events.DocKey{Session: h.Session, Path: h.Path} }
 
 // Result is a page of hits, best first.
 type Result struct {
@@ -219,7 +223,7 @@ func (x *Index) searchPage(ctx context.Context, r Request) (Result, error) {
 	if res.more {
 		last := res.Hits[len(res.Hits)-1]
 		res.Next = cursor{Key: key, Score: strconv.FormatFloat(last.Score, 'g', -1, 64),
-			Path: DocID(last.Session, last.Path), Relaxed: res.Relaxed}.encode()
+			Path: last.key().ID(), Relaxed: res.Relaxed}.encode()
 	}
 	return res, nil
 }
@@ -278,15 +282,18 @@ func (x *Index) run(ctx context.Context, q bq.Query, n int, after *cursor, relax
 	}
 	res := Result{Total: sr.Total, Relaxed: relaxed}
 	for _, h := range sr.Hits {
-		session, p := SplitID(h.ID)
-		res.Hits = append(res.Hits, Hit{Path: p, Session: session, Score: h.Score})
+		k, err := events.ParseDocKey(h.ID)
+		if err != nil {
+			return Result{}, nil, fmt.Errorf("search: %w", err)
+		}
+		res.Hits = append(res.Hits, Hit{Path: k.Path, Session: k.Session, Score: h.Score})
 	}
 	slices.SortStableFunc(res.Hits, func(a, b Hit) int {
 		if a.Score != b.Score {
 			return cmp.Compare(b.Score, a.Score)
 		}
 		// As Bleve's "_id" orders them, so that the cursor continues where this left off.
-		return strings.Compare(DocID(a.Session, a.Path), DocID(b.Session, b.Path))
+		return strings.Compare(a.key().ID(), b.key().ID())
 	})
 	exact := func(limit int) bool {
 		// Every hit left out scores at most the last one returned: if that is below
@@ -470,7 +477,7 @@ func hasCJK(s string) bool {
 // results, for a caller that shows fewer hits than it was given.
 func (r Request) CursorAfter(h Hit, relaxed bool) string {
 	return cursor{Key: fingerprint(r.Query, r.Folder+scopeKey(r.Scope)), Score: strconv.FormatFloat(h.Score, 'g', -1, 64),
-		Path: DocID(h.Session, h.Path), Relaxed: relaxed}.encode()
+		Path: h.key().ID(), Relaxed: relaxed}.encode()
 }
 
 // Stem returns the stemmed form of a folded word, as searches expand it.

@@ -15,7 +15,7 @@ import (
 	"github.com/guide/guide/internal/query"
 )
 
-// Resource templates of guide-uri-resources-spec.md.
+// Resource templates of the guide:// scheme.
 const (
 	CollectionURI         = "guide://{collection}"
 	CollectionDocumentURI = "guide://{collection}/{document}"

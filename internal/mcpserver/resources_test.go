@@ -12,7 +12,7 @@ import (
 	"github.com/guide/guide/internal/testkit"
 )
 
-// TestGuideURI covers the scenarios of guide-uri-resources-spec.md.
+// TestGuideURI covers the guide:// resources: collections, documents and their errors.
 func TestGuideURI(t *testing.T) {
 	p, root := contentPipeline(t)
 	t.Run("ResourceTemplateAdvertised", func(t *testing.T) {

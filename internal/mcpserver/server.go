@@ -253,15 +253,24 @@ func (s *Server) CurrentStatus(ctx context.Context) query.Status {
 	var st query.Status
 	_ = s.Catalog.Read(func(snap *projection.Snapshot) error {
 		cs := snap.State()
-		st = query.Status{Project: s.Project, Documents: snap.Len(), AppliedSeq: cs.Seq, Lag: cs.Pending,
+		st = query.Status{Project: s.Project, Documents: snap.Len(), AppliedSeq: cs.Seq,
 			InitialScanDone: cs.Scan != nil, LastScan: cs.Scan}
-		if !cs.AppliedAt.IsZero() {
-			st.AppliedAt = &cs.AppliedAt
-		}
 		return nil
 	})
+	if runner != nil {
+		var at time.Time
+		if st.Lag, at = runner.Lag(s.Catalog); !at.IsZero() {
+			st.AppliedAt = &at
+		}
+	}
 	if s.Index != nil {
 		is := s.Index.State()
+		if runner != nil {
+			var at time.Time
+			if is.Pending, at = runner.Lag(s.Index); !at.IsZero() {
+				is.AppliedAt = &at
+			}
+		}
 		st.Index = &is
 	}
 	if stream == nil {

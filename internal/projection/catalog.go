@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -51,9 +50,6 @@ type State struct {
 	ScanSeq  uint64       `json:"last_scan_seq,omitempty"`
 	// ConfigSource is the file the configuration in force came from, "" for the default.
 	ConfigSource string `json:"config_source,omitempty"`
-	// Set by the runner, not persisted.
-	Pending   uint64    `json:"pending"`
-	AppliedAt time.Time `json:"applied_at"`
 }
 
 // Catalog is the path → document projection, persisted in a bbolt file under Dir, with the
@@ -81,9 +77,6 @@ type Catalog struct {
 	// read them until then).
 	refs    map[string]int
 	orphans map[string]struct{}
-
-	pending   atomic.Uint64
-	appliedAt atomic.Int64
 
 	scanMu  sync.Mutex
 	scanned chan struct{} // closed once the catalog holds a complete scan
@@ -347,25 +340,13 @@ func (c *Catalog) Reset(st State) error {
 	return nil
 }
 
-// SetLag records how far behind the stream the catalog is, as the runner last saw it.
-func (c *Catalog) SetLag(pending uint64, at time.Time) {
-	c.pending.Store(pending)
-	c.appliedAt.Store(at.UnixNano())
-}
-
 type change struct {
 	doc  *Document // nil: deleted
 	body []byte
 }
 
-// recordKey is a document's key in the docs bucket: its path for a document of the tree;
-// NUL, the session token, NUL and the name for a session document, which no path can be.
-func recordKey(k events.DocKey) []byte {
-	if k.Session == "" {
-		return []byte(k.Path)
-	}
-	return []byte("\x00" + k.Session + "\x00" + k.Path)
-}
+// recordKey is a document's key in the docs bucket: its DocKey's ID.
+func recordKey(k events.DocKey) []byte { return []byte(k.ID()) }
 
 func (c *Catalog) lookup(k events.DocKey) (*Document, bool) {
 	if k.Session == "" {
@@ -412,49 +393,56 @@ func (c *Catalog) drop(k events.DocKey) {
 // Apply folds a batch of events into the catalog. Events at or below the checkpoint are
 // skipped, so applying a batch twice changes nothing.
 func (c *Catalog) Apply(b events.Batch) error {
-	// Only this goroutine writes, so it may read the maps without the lock.
-	seq := c.state.Seq
-	changes := make(map[events.DocKey]change)
-	order := make([]events.DocKey, 0, len(b.Events))
-	scan, scanSeq := c.state.Scan, c.state.ScanSeq
-	var cfg *guideyaml.Config
-	var cfgRaw []byte
-	cfgChanged := false
+	f := c.fold(b)
+	if f.seq == c.state.Seq {
+		return nil
+	}
+	delta := c.refDelta(f)
+	if err := c.write(f, delta); err != nil {
+		return fmt.Errorf("catalog: %w", err)
+	}
+	c.install(f, delta)
+	return nil
+}
+
+// folded is what a batch changes in the catalog, each document's last change kept.
+type folded struct {
+	seq        uint64 // the last sequence applied
+	changes    map[events.DocKey]change
+	order      []events.DocKey // the documents changed, in the order first met
+	scan       *events.Scan
+	scanSeq    uint64
+	cfgChanged bool
+	cfg        *guideyaml.Config // the configuration in force after the batch, nil for the default
+	cfgRaw     []byte
+}
+
+func (f *folded) set(k events.DocKey, ch change) {
+	if _, seen := f.changes[k]; !seen {
+		f.order = append(f.order, k)
+	}
+	f.changes[k] = ch
+}
+
+// fold reads a batch, events at or below the checkpoint skipped, into what it changes.
+// Only the applying goroutine calls it, so it may read the state without the lock.
+func (c *Catalog) fold(b events.Batch) *folded {
+	f := &folded{seq: c.state.Seq, changes: make(map[events.DocKey]change),
+		order: make([]events.DocKey, 0, len(b.Events)), scan: c.state.Scan, scanSeq: c.state.ScanSeq}
 	for i := range b.Events {
 		e := &b.Events[i]
-		if e.Seq <= seq {
+		if e.Seq <= f.seq {
 			continue
 		}
-		seq = e.Seq
+		f.seq = e.Seq
 		switch e.Op {
 		case events.OpUpsert:
-			d := &Document{Path: e.Path, Session: e.Session, Size: e.Size, Mtime: e.Mtime.UTC(), Hash: e.Hash,
-				Status: e.Status, Reason: e.Reason, Seq: e.Seq}
-			var body []byte
-			if d.Status == events.StatusOK {
-				if events.HashContent(e.Content) != e.Hash {
-					d.Status, d.Reason = events.StatusUnreadable, "content does not match its hash"
-				} else {
-					body = e.Content
-					d.Words = CountWords(body)
-					d.Title = Title(body)
-					d.Outline = Outline(body)
-					d.FirstParagraph = FirstParagraph(body)
-				}
-			}
-			k := d.Key()
-			if _, seen := changes[k]; !seen {
-				order = append(order, k)
-			}
-			changes[k] = change{doc: d, body: body}
+			ch := record(e)
+			f.set(ch.doc.Key(), ch)
 		case events.OpDelete:
-			k := events.DocKey{Session: e.Session, Path: e.Path}
-			if _, seen := changes[k]; !seen {
-				order = append(order, k)
-			}
-			changes[k] = change{}
+			f.set(events.DocKey{Session: e.Session, Path: e.Path}, change{})
 		case events.OpScanEnd:
-			scan, scanSeq = e.Scan, e.Seq
+			f.scan, f.scanSeq = e.Scan, e.Seq
 		case events.OpConfig:
 			next, err := guideyaml.Decode(e.Config)
 			if err != nil {
@@ -464,41 +452,69 @@ func (c *Catalog) Apply(b events.Batch) error {
 				continue
 			}
 			next.Source = e.Source
-			cfgChanged = true
+			f.cfgChanged = true
 			if e.Source == "" {
-				cfg, cfgRaw = nil, nil
+				f.cfg, f.cfgRaw = nil, nil
 			} else {
-				cfg, cfgRaw = next, next.Canonical()
+				f.cfg, f.cfgRaw = next, next.Canonical()
 			}
 		}
 	}
-	if seq == c.state.Seq {
-		return nil
-	}
+	return f
+}
 
-	// Reference counts after the batch, to know which content to write and which to drop.
+// record is the document an upsert event describes, with its summary, and its body when
+// readable; content that does not match its hash is recorded as unreadable.
+func record(e *events.Event) change {
+	d := &Document{Path: e.Path, Session: e.Session, Size: e.Size, Mtime: e.Mtime.UTC(), Hash: e.Hash,
+		Status: e.Status, Reason: e.Reason, Seq: e.Seq}
+	var body []byte
+	if d.Status == events.StatusOK {
+		if events.HashContent(e.Content) != e.Hash {
+			d.Status, d.Reason = events.StatusUnreadable, "content does not match its hash"
+		} else {
+			body = e.Content
+			d.Words = CountWords(body)
+			d.Title = Title(body)
+			d.Outline = Outline(body)
+			d.FirstParagraph = FirstParagraph(body)
+		}
+	}
+	return change{doc: d, body: body}
+}
+
+// refDelta is how the batch changes each content hash's reference count, to know which
+// content to write and which to drop.
+func (c *Catalog) refDelta(f *folded) map[string]int {
 	delta := make(map[string]int)
-	for _, p := range order {
+	for _, p := range f.order {
 		if old, ok := c.lookup(p); ok && old.Readable() {
 			delta[old.Hash]--
 		}
-		if d := changes[p].doc; d != nil && d.Readable() {
+		if d := f.changes[p].doc; d != nil && d.Readable() {
 			delta[d.Hash]++
 		}
 	}
-	refsAfter := func(h string) int { return c.refs[h] + delta[h] }
+	return delta
+}
 
-	err := c.db.Update(func(tx *bolt.Tx) error {
+// refsAfter is the reference count of content h once delta is applied.
+func (c *Catalog) refsAfter(delta map[string]int, h string) int { return c.refs[h] + delta[h] }
+
+// write stores the batch's changes in one bbolt transaction: orphaned content dropped,
+// records put or deleted, new content put, then the checkpoint, configuration and scan.
+func (c *Catalog) write(f *folded, delta map[string]int) error {
+	return c.db.Update(func(tx *bolt.Tx) error {
 		docs, content, st := tx.Bucket(bucketDocs), tx.Bucket(bucketContent), tx.Bucket(bucketState)
 		for h := range c.orphans {
-			if refsAfter(h) <= 0 {
+			if c.refsAfter(delta, h) <= 0 {
 				if err := content.Delete([]byte(h)); err != nil {
 					return err
 				}
 			}
 		}
-		for _, p := range order {
-			ch := changes[p]
+		for _, p := range f.order {
+			ch := f.changes[p]
 			if ch.doc == nil {
 				if err := docs.Delete(recordKey(p)); err != nil {
 					return err
@@ -514,40 +530,47 @@ func (c *Catalog) Apply(b events.Batch) error {
 				}
 			}
 		}
-		var v [8]byte
-		binary.BigEndian.PutUint64(v[:], seq)
-		if err := st.Put(keySeq, v[:]); err != nil {
+		return c.writeState(st, f)
+	})
+}
+
+// writeState stores the checkpoint, and the configuration and scan when the batch
+// changed them.
+func (c *Catalog) writeState(st *bolt.Bucket, f *folded) error {
+	var v [8]byte
+	binary.BigEndian.PutUint64(v[:], f.seq)
+	if err := st.Put(keySeq, v[:]); err != nil {
+		return err
+	}
+	if f.cfgChanged {
+		var err error
+		if f.cfgRaw == nil {
+			err = st.Delete(keyConfig)
+		} else {
+			err = st.Put(keyConfig, f.cfgRaw)
+		}
+		if err != nil {
 			return err
 		}
-		if cfgChanged {
-			var err error
-			if cfgRaw == nil {
-				err = st.Delete(keyConfig)
-			} else {
-				err = st.Put(keyConfig, cfgRaw)
-			}
-			if err != nil {
-				return err
-			}
-		}
-		if scanSeq != c.state.ScanSeq {
-			raw, _ := json.Marshal(struct {
-				Scan *events.Scan
-				Seq  uint64
-			}{scan, scanSeq})
-			if err := st.Put(keyScan, raw); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("catalog: %w", err)
 	}
+	if f.scanSeq != c.state.ScanSeq {
+		raw, _ := json.Marshal(struct {
+			Scan *events.Scan
+			Seq  uint64
+		}{f.scan, f.scanSeq})
+		if err := st.Put(keyScan, raw); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
+// install makes the written batch visible to readers: reference counts, records, tree,
+// checkpoint, scan and configuration, under the lock.
+func (c *Catalog) install(f *folded, delta map[string]int) {
 	c.mu.Lock()
 	for h := range c.orphans {
-		if refsAfter(h) <= 0 {
+		if c.refsAfter(delta, h) <= 0 {
 			delete(c.orphans, h)
 		}
 	}
@@ -558,22 +581,21 @@ func (c *Catalog) Apply(b events.Batch) error {
 			c.orphans[h] = struct{}{}
 		}
 	}
-	for _, p := range order {
-		if ch := changes[p]; ch.doc == nil {
+	for _, p := range f.order {
+		if ch := f.changes[p]; ch.doc == nil {
 			c.drop(p)
 		} else {
 			c.put(ch.doc)
 		}
 	}
 	c.tree.settle()
-	c.state.Seq = seq
-	c.state.Scan, c.state.ScanSeq = scan, scanSeq
-	if cfgChanged {
-		c.setConfig(cfg)
+	c.state.Seq = f.seq
+	c.state.Scan, c.state.ScanSeq = f.scan, f.scanSeq
+	if f.cfgChanged {
+		c.setConfig(f.cfg)
 	}
 	c.mu.Unlock()
-	c.markScanned(scan != nil)
-	return nil
+	c.markScanned(f.scan != nil)
 }
 
 // setConfig installs the configuration in force; the caller holds mu or owns c.
@@ -665,12 +687,7 @@ func (s *Snapshot) Len() int { return len(s.c.docs) }
 
 // State reports how far the catalog has followed the stream.
 func (s *Snapshot) State() State {
-	st := s.c.state
-	st.Pending = s.c.pending.Load()
-	if t := s.c.appliedAt.Load(); t != 0 {
-		st.AppliedAt = time.Unix(0, t).UTC()
-	}
-	return st
+	return s.c.state
 }
 
 // Content returns a document's bytes. They are valid only until the snapshot ends.

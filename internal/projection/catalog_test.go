@@ -59,8 +59,8 @@ func snapshot(t *testing.T, c *projection.Catalog) dump {
 	d := dump{Docs: map[string]projection.Document{}, Content: map[string]string{}, Folders: map[string][2]int{}}
 	err := c.Read(func(s *projection.Snapshot) error {
 		d.Seq = s.State().Seq
-		var walk func(f *projection.Folder)
-		walk = func(f *projection.Folder) {
+		root, _ := s.Folder("")
+		root.Walk(func(f *projection.Folder) {
 			d.Folders[f.Path] = [2]int{f.Documents, f.Words}
 			for _, doc := range f.Docs() {
 				d.Docs[doc.Path] = *doc
@@ -72,12 +72,7 @@ func snapshot(t *testing.T, c *projection.Catalog) dump {
 					d.Content[doc.Path] = string(b)
 				}
 			}
-			for _, sub := range f.Folders() {
-				walk(sub)
-			}
-		}
-		root, _ := s.Folder("")
-		walk(root)
+		})
 		return nil
 	})
 	testkit.NoErr(t, err, "read")

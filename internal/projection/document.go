@@ -58,7 +58,7 @@ func (d *Document) Name() string {
 }
 
 // Dir is the folder holding the document ("" for the root).
-func (d *Document) Dir() string { return parentOf(d.Path) }
+func (d *Document) Dir() string { return ParentOf(d.Path) }
 
 // Template reports whether the document is a template.
 func (d *Document) Template() bool { return strings.HasSuffix(d.Path, TemplateExt) }
@@ -69,7 +69,9 @@ func (d *Document) Basename() string { return strings.TrimSuffix(d.Name(), Templ
 // Readable reports whether the catalog holds the document's content.
 func (d *Document) Readable() bool { return d.Status == events.StatusOK }
 
-func parentOf(p string) string {
+// ParentOf is the folder holding the path p: "a/b/c.md" → "a/b"; "" (the root) for a
+// name at the top.
+func ParentOf(p string) string {
 	if i := strings.LastIndexByte(p, '/'); i >= 0 {
 		return p[:i]
 	}
@@ -124,39 +126,54 @@ func CountWords(b []byte) int {
 }
 
 // Title finds a document's title: a "title:" in YAML front matter, else the first
-// Markdown heading, else "".
+// Markdown heading, else "". It looks at the first 200 lines.
 func Title(b []byte) string {
+	title := ""
+	scanLines(b, 64<<10, func(n int, line string, front bool) bool {
+		if n > 200 {
+			return false
+		}
+		t := strings.TrimSpace(line)
+		if front {
+			if v, ok := strings.CutPrefix(t, "title:"); ok {
+				title = strings.Trim(strings.TrimSpace(v), `"'`)
+				return false
+			}
+			return true
+		}
+		if _, h, ok := heading(t); ok {
+			title = h
+			return false
+		}
+		return true
+	})
+	return title
+}
+
+// scanLines is the one reader of YAML front matter: it calls fn with every line of b, its
+// number (from 1) and whether it lies in front matter — between a "---" on the first line
+// and the next "---" or "...", the delimiters themselves not passed — until fn returns
+// false. It stops at a line longer than maxLine bytes.
+func scanLines(b []byte, maxLine int, fn func(n int, line string, front bool) bool) {
 	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 0, 4096), 64<<10)
-	line := 0
-	front := false
-	for sc.Scan() && line < 200 {
-		t := strings.TrimSpace(sc.Text())
-		line++
-		if line == 1 && t == "---" {
+	sc.Buffer(make([]byte, 0, 4096), maxLine)
+	n, front := 0, false
+	for sc.Scan() {
+		line := sc.Text()
+		t := strings.TrimSpace(line)
+		n++
+		if n == 1 && t == "---" {
 			front = true
 			continue
 		}
-		if front {
-			if t == "---" || t == "..." {
-				front = false
-				continue
-			}
-			if v, ok := strings.CutPrefix(t, "title:"); ok {
-				return strings.Trim(strings.TrimSpace(v), `"'`)
-			}
+		if front && (t == "---" || t == "...") {
+			front = false
 			continue
 		}
-		if strings.HasPrefix(t, "#") {
-			h := strings.TrimLeft(t, "#")
-			if len(t)-len(h) <= 6 && (h == "" || h[0] == ' ' || h[0] == '\t') {
-				if h = strings.TrimSpace(strings.TrimRight(strings.TrimSpace(h), "#")); h != "" {
-					return h
-				}
-			}
+		if !fn(n, line, front) {
+			return
 		}
 	}
-	return ""
 }
 
 // Outline bounds: a summary stays short whatever the document.
@@ -213,43 +230,24 @@ func FirstParagraph(b []byte) string {
 // eachLine calls fn with every line of b after any YAML front matter, and whether it lies
 // in fenced code (the fence lines included), until fn returns false.
 func eachLine(b []byte, fn func(line string, inCode bool) bool) {
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 0, 4096), 1<<20)
-	n, front, fence := 0, false, ""
-	for sc.Scan() {
-		line := sc.Text()
-		t := strings.TrimSpace(line)
-		n++
-		if n == 1 && t == "---" {
-			front = true
-			continue
-		}
+	fence := ""
+	scanLines(b, 1<<20, func(_ int, line string, front bool) bool {
 		if front {
-			if t == "---" || t == "..." {
-				front = false
-			}
-			continue
+			return true
 		}
+		t := strings.TrimSpace(line)
 		if fence != "" {
 			if strings.HasPrefix(t, fence) {
 				fence = ""
 			}
-			if !fn(line, true) {
-				return
-			}
-			continue
+			return fn(line, true)
 		}
 		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
 			fence = t[:3]
-			if !fn(line, true) {
-				return
-			}
-			continue
+			return fn(line, true)
 		}
-		if !fn(line, false) {
-			return
-		}
-	}
+		return fn(line, false)
+	})
 }
 
 func heading(line string) (int, string, bool) {

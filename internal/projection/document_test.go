@@ -108,11 +108,34 @@ func TestTitle(t *testing.T) {
 		{"#hashtag is not a heading\n", ""},
 		{"####### seven is not a heading", ""},
 		{"no heading at all", ""},
+		{"---\nauthor: x\n...\n# Closed by dots", "Closed by dots"},
+		{"---\n# Inside unclosed front matter", ""},
+		{"\n---\ntitle: not front matter\n# Heading", "Heading"},
+		{strings.Repeat("line\n", 200) + "# Past line 200", ""},
+		{strings.Repeat("line\n", 199) + "# Line 200", "Line 200"},
 	} {
 		if got := projection.Title([]byte(tc.in)); got != tc.want {
 			t.Errorf("Title(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
+}
+
+// FuzzTitle checks that a title and an outline of any bytes are one line each and never
+// hold front matter's delimiters alone.
+func FuzzTitle(f *testing.F) {
+	for _, s := range []string{"---\ntitle: t\n---\n# h", "# a\n```\n# b\n```", "---\n...", "\x00#"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if title := projection.Title(b); strings.ContainsAny(title, "\n\r") {
+			t.Fatalf("Title = %q: more than a line", title)
+		}
+		for _, h := range projection.Outline(b) {
+			if h.Level < 1 || h.Level > 6 || strings.ContainsAny(h.Text, "\n\r") {
+				t.Fatalf("Outline heading %+v", h)
+			}
+		}
+	})
 }
 
 func TestSummaryParts(t *testing.T) {

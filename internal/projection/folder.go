@@ -44,6 +44,23 @@ func (f *Folder) Folders() []*Folder { return f.folders }
 // be modified.
 func (f *Folder) Docs() []*Document { return f.docs }
 
+// Walk calls fn for f and then for every folder below it, depth first, in path order.
+func (f *Folder) Walk(fn func(*Folder)) {
+	fn(f)
+	for _, sub := range f.folders {
+		sub.Walk(fn)
+	}
+}
+
+// EachDoc calls fn for every document in f and below it, in path order.
+func (f *Folder) EachDoc(fn func(*Document)) {
+	f.Walk(func(f *Folder) {
+		for _, d := range f.Docs() {
+			fn(d)
+		}
+	})
+}
+
 func folderCmp(a *Folder, name string) int { return strings.Compare(a.Name(), name) }
 func docCmp(a *Document, name string) int  { return strings.Compare(a.Name(), name) }
 
@@ -81,7 +98,7 @@ func (t *tree) folder(p string) *Folder {
 	if f, ok := t.folders[p]; ok {
 		return f
 	}
-	parent := t.folder(parentOf(p))
+	parent := t.folder(ParentOf(p))
 	f := &Folder{Path: p, parent: parent}
 	name := f.Name()
 	i, _ := slices.BinarySearchFunc(parent.folders, name, folderCmp)
@@ -118,7 +135,7 @@ func (t *tree) put(d *Document, isNew bool) {
 
 // remove deletes a document, and every folder it leaves empty.
 func (t *tree) remove(p string) {
-	f, ok := t.folders[parentOf(p)]
+	f, ok := t.folders[ParentOf(p)]
 	if !ok {
 		return
 	}

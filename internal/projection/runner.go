@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/guide/guide/internal/backoff"
 	"github.com/guide/guide/internal/events"
 )
 
@@ -23,8 +24,6 @@ type Projection interface {
 	Reset(st State) error
 	// Apply folds a batch in, skipping events at or below the checkpoint.
 	Apply(events.Batch) error
-	// SetLag records the consumer's lag after the last applied batch.
-	SetLag(pending uint64, at time.Time)
 }
 
 // Runner feeds each projection from its own consumer of the stream, starting after its
@@ -49,7 +48,30 @@ type Runner struct {
 	caught  chan struct{} // closed once every projection has caught up with the stream
 	errs    map[string]error
 	from    map[string]uint64
+	lags    map[string]lag
 	pending int // projections not caught up yet
+}
+
+// lag is how far behind the stream a projection was after its last applied batch.
+type lag struct {
+	pending uint64
+	at      time.Time
+}
+
+// Lag is how far behind the stream projection p was after its last applied batch, as its
+// consumer counted (events not yet delivered), and when it applied that batch; the zero
+// time before its first batch.
+func (r *Runner) Lag(p Projection) (pending uint64, at time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	l := r.lags[p.Name()]
+	return l.pending, l.at
+}
+
+func (r *Runner) setLag(p Projection, pending uint64, at time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.lags[p.Name()] = lag{pending: pending, at: at}
 }
 
 // Applied is the sequence every projection has applied: the lowest checkpoint. An event at
@@ -125,6 +147,9 @@ func (r *Runner) Run(ctx context.Context) error {
 	caught := r.caughtCh()
 	r.mu.Lock()
 	r.errs, r.from, r.pending = map[string]error{}, map[string]uint64{}, len(r.Projections)
+	if r.lags == nil {
+		r.lags = map[string]lag{}
+	}
 	r.mu.Unlock()
 	if len(r.Projections) == 0 {
 		markCaught(caught)
@@ -144,7 +169,7 @@ func (r *Runner) Run(ctx context.Context) error {
 }
 
 func (r *Runner) runOne(ctx context.Context, p Projection, caught chan struct{}) error {
-	backoff := 100 * time.Millisecond
+	retry := backoff.Backoff{Initial: 100 * time.Millisecond, Max: 5 * time.Second}
 	once := &sync.Once{}
 	done := func() {
 		once.Do(func() {
@@ -168,13 +193,10 @@ func (r *Runner) runOne(ctx context.Context, p Projection, caught chan struct{})
 				"projection", p.Name(), "err", err)
 			return err
 		}
-		r.Logger.Warn("following the stream failed; retrying", "projection", p.Name(), "err", err, "in", backoff)
-		select {
-		case <-ctx.Done():
+		r.Logger.Warn("following the stream failed; retrying", "projection", p.Name(), "err", err)
+		if retry.Wait(ctx) != nil {
 			return nil
-		case <-time.After(backoff):
 		}
-		backoff = min(2*backoff, 5*time.Second)
 	}
 }
 
@@ -208,7 +230,7 @@ func (r *Runner) follow(ctx context.Context, p Projection, caughtUp func()) erro
 		if err := p.Apply(b); err != nil {
 			return fmt.Errorf("%s: %w", p.Name(), err)
 		}
-		p.SetLag(b.Pending, time.Now())
+		r.setLag(p, b.Pending, time.Now().UTC())
 		r.setErr(p, nil)
 		prog.applied(b)
 		if r.OnApplied != nil && p == r.Projections[0] {

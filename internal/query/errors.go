@@ -9,7 +9,7 @@ import "fmt"
 // never rename.
 type ErrorType string
 
-// Error types. The first block is the Result pattern of content-tools-spec.md.
+// Error types. The first block is the result contract every tool shares.
 const (
 	ErrNotFound       ErrorType = "not_found"
 	ErrNoMatches      ErrorType = "no_matches"
@@ -26,7 +26,7 @@ const (
 )
 
 // instructions tell an agent what to do with each type of error; the wording of the first
-// four is the standard of content-tools-design.md.
+// four is what clients of the content tools already expect.
 var instructions = map[ErrorType]string{
 	ErrNotFound:        "Present this error to the user and take no further action.",
 	ErrNoMatches:       "Present this error to the user so they can correct the pattern. Do NOT attempt corrective action.",

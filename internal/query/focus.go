@@ -7,8 +7,8 @@ import (
 )
 
 // A context is a folder of the project, named by its path; the root ("") is the outermost
-// one. chat-contexts-spec.md's organization / folder / usecase are three levels of this
-// hierarchy, and its availability rules generalize to any depth: with the focus on a
+// one. A chat's organization / folder / usecase are three levels of this hierarchy, and
+// its availability rules generalize to any depth: with the focus on a
 // folder F, the assistant sees the documents in F and in every folder below F, plus the
 // documents directly in each ancestor of F; with the focus on the root, everything.
 // Session documents are always available to their own session, never to another.
@@ -101,7 +101,7 @@ func available(focus, dir string) (string, bool) {
 
 // Origin says where the tree document at docPath comes from.
 func (c Contexts) Origin(docPath string) Origin {
-	dir := parentDir(docPath)
+	dir := projection.ParentOf(docPath)
 	if t, ok := available(c.Focus, dir); ok {
 		id := dir
 		return Origin{Type: t, ID: id, InFocus: true}
@@ -114,19 +114,12 @@ func (c Contexts) Origin(docPath string) Origin {
 	return Origin{Type: ContextOther, ID: dir}
 }
 
-func parentDir(p string) string {
-	if i := strings.LastIndexByte(p, '/'); i >= 0 {
-		return p[:i]
-	}
-	return ""
-}
-
 // enclosingFolders returns the folders that contain folder, nearest first, ending with the
-// root ("" itself has none). index.Ancestors differs: a document's folders, root left out.
+// root ("" itself has none). index's documentFolders differs: a document's folders, outermost first, root left out.
 func enclosingFolders(folder string) []string {
 	var out []string
 	for folder != "" {
-		folder = parentDir(folder)
+		folder = projection.ParentOf(folder)
 		out = append(out, folder)
 	}
 	return out

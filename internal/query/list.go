@@ -10,7 +10,7 @@ import (
 	"github.com/guide/guide/internal/projection"
 )
 
-// Document statuses of list (chat-contexts-spec.md's upload widget).
+// Document statuses of list, as a client's upload widget shows them.
 const (
 	StatusUploading  = "uploading"  // a session document whose publish is in flight
 	StatusProcessing = "processing" // an event is on the stream, not yet applied by every projection
@@ -208,7 +208,7 @@ func treeDocuments(s *projection.Snapshot, sc Scope) []*projection.Document {
 	add := func(d *projection.Document) { out = append(out, d) }
 	docsBelow := func(folder string) {
 		if f, ok := s.Folder(folder); ok {
-			eachDoc(f, add)
+			f.EachDoc(add)
 		}
 	}
 	switch {

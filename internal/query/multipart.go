@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// Boundary is the multipart boundary of content-tools-spec.md. Multipart picks another,
+// Boundary is the multipart boundary of get_content's reply. Multipart picks another,
 // "guide-boundary-N", only when a document contains "--guide-boundary".
 const Boundary = "guide-boundary"
 

@@ -109,7 +109,7 @@ func (cp *compiledPattern) walk(s *projection.Snapshot, f *projection.Folder, i 
 	switch {
 	case seg.globstar:
 		if last {
-			eachDoc(f, func(d *projection.Document) { emit(d) })
+			f.EachDoc(emit)
 			return
 		}
 		cp.walk(s, f, i+1, emit)
@@ -117,7 +117,7 @@ func (cp *compiledPattern) walk(s *projection.Snapshot, f *projection.Folder, i 
 			cp.walk(s, sub, i, emit)
 		}
 	case seg.rest != nil:
-		eachDoc(f, func(d *projection.Document) {
+		f.EachDoc(func(d *projection.Document) {
 			if matchNames(seg.rest, seg.restAlt, relTo(f.Path, d.Path), d) {
 				emit(d)
 			}
@@ -148,16 +148,6 @@ func (cp *compiledPattern) walk(s *projection.Snapshot, f *projection.Folder, i 
 				cp.walk(s, sub, i+1, emit)
 			}
 		}
-	}
-}
-
-// eachDoc calls fn for every document in f and below it, in path order.
-func eachDoc(f *projection.Folder, fn func(*projection.Document)) {
-	for _, d := range f.Docs() {
-		fn(d)
-	}
-	for _, sub := range f.Folders() {
-		eachDoc(sub, fn)
 	}
 }
 

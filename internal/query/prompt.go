@@ -8,9 +8,9 @@ import (
 	"github.com/guide/guide/internal/projection"
 )
 
-// PromptTemplate is THE system prompt of guide (chat-contexts-spec.md, "Prompt Structure
-// (Centralized)"): one base template, the tool access rules, and the context block that
-// is rendered per session from PromptContext. Every client gets it as the MCP prompt
+// PromptTemplate is THE system prompt of guide, kept in this one place: one base
+// template, the tool access rules, and the context block that is rendered per session
+// from PromptContext. Every client gets it as the MCP prompt
 // "guide"; change the wording here and only here. The README shows a rendered example.
 const PromptTemplate = `You are an assistant working with the documents of the project "{{.Project}}" through the guide tools.
 

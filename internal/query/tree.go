@@ -7,7 +7,7 @@ import (
 	"github.com/guide/guide/internal/projection"
 )
 
-// Tree depth bounds, from read-only-tools-design.md.
+// Tree depth bounds: deep enough for any real project, shallow enough to bound a reply.
 const (
 	MinDepth     = 1
 	MaxDepth     = 5

@@ -54,7 +54,7 @@ func (x *Indexer) reconcileConfig(ctx context.Context, pub *events.Publisher, su
 	if err != nil {
 		sum.Config, sum.ConfigError = "invalid", err.Error()
 		if err.Error() != x.lastConfigErr {
-			x.Logger.Error("configuration not applied; the last good one stays in force", "err", err)
+			x.log.Error("configuration not applied; the last good one stays in force", "err", err)
 		}
 		x.lastConfigErr = err.Error()
 		return nil
@@ -83,16 +83,16 @@ func (x *Indexer) reconcileConfig(ctx context.Context, pub *events.Publisher, su
 	sum.Config = "published"
 	if cfg.Source == "" {
 		sum.Config = "default"
-		x.Logger.Info("configuration file removed; the default applies")
+		x.log.Info("configuration file removed; the default applies")
 	} else {
-		x.Logger.Info("configuration published", "file", cfg.Source)
+		x.log.Info("configuration published", "file", cfg.Source)
 	}
 	return nil
 }
 
-// configRel is the configuration file's path relative to the root, as the watcher names it
-// ("" when it lies outside the root).
-func (x *Indexer) configRel() string {
+// configPath is the configuration file's path relative to the root, as the watcher names
+// it ("" when it lies outside the root).
+func (x *Indexer) configPath() string {
 	_, source, _ := x.configFile()
 	if filepath.IsAbs(source) {
 		return ""

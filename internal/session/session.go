@@ -5,7 +5,6 @@
 package session
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -15,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/guide/guide/internal/backoff"
 	"github.com/guide/guide/internal/events"
 	"github.com/guide/guide/internal/projection"
 	"github.com/guide/guide/internal/query"
@@ -251,7 +251,7 @@ func (r *Registry) Attach(ctx context.Context, id, rawName, content string) (*At
 	if prev != nil {
 		e.PrevSeq = prev.Seq
 	}
-	if bytes.IndexByte(b[:min(len(b), 8<<10)], 0) >= 0 {
+	if events.IsBinary(b) {
 		e.Status, e.Reason, e.Content = events.StatusBinary, "a NUL byte in the first 8 KiB", nil
 	}
 	var seq uint64
@@ -263,7 +263,10 @@ func (r *Registry) Attach(ctx context.Context, id, rawName, content string) (*At
 	delete(st.uploading, name)
 	r.mu.Unlock()
 	if err != nil {
-		return nil, query.Errorf(query.ErrIO, "attaching %q: %v", name, err)
+		if errors.Is(err, errNotConnected) {
+			return nil, query.Errorf(query.ErrIO, "attaching %q: %v", name, err)
+		}
+		return nil, query.Internal(query.ErrIO, err, "attaching %q", name)
 	}
 	res.Statuses = append(res.Statuses, query.StatusProcessing)
 	if !r.waitApplied(ctx, seq) {
@@ -289,11 +292,11 @@ func (r *Registry) Attach(ctx context.Context, id, rawName, content string) (*At
 // waitApplied waits until every projection has applied seq, up to AttachWait.
 func (r *Registry) waitApplied(ctx context.Context, seq uint64) bool {
 	deadline := time.Now().Add(r.AttachWait)
-	for delay := time.Millisecond; r.applied() < seq; delay = min(2*delay, 20*time.Millisecond) {
-		if time.Now().After(deadline) || ctx.Err() != nil {
+	poll := backoff.Backoff{Initial: time.Millisecond, Max: 20 * time.Millisecond}
+	for r.applied() < seq {
+		if time.Now().After(deadline) || poll.Wait(ctx) != nil {
 			return false
 		}
-		time.Sleep(delay)
 	}
 	return true
 }

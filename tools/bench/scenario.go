@@ -9,14 +9,14 @@ import (
 // Scenario names, as --scenarios takes them. cold, latency and restart run on every
 // corpus of --sizes (and GOROOT); the others choose their corpus themselves.
 const (
-	ScenarioCold    = "cold"    // cold index of every corpus, beside walk-read-hash and rg (issue 2)
-	ScenarioLatency = "latency" // view and tree latency, beside direct reads and the reference server (issue 2)
-	ScenarioRestart = "restart" // restart to first answer (issue 2)
-	ScenarioSearch  = "search"  // search vs rg -l -w -i, index size, indexing throughput (issue 4)
-	ScenarioContent = "content" // get_content of 10 documents vs the reference server (issue 3)
-	ScenarioFresh   = "fresh"   // split mode: a saved file to view and search (issue 5)
-	ScenarioOnce    = "once"    // indexer --once with nothing changed (issue 5)
-	ScenarioChurn   = "churn"   // split mode: sustained writes, lag sampled (issue 5)
+	ScenarioCold    = "cold"    // cold index of every corpus, beside walk-read-hash and rg
+	ScenarioLatency = "latency" // view and tree latency, beside direct reads and the reference server
+	ScenarioRestart = "restart" // restart to first answer
+	ScenarioSearch  = "search"  // search vs rg -l -w -i, index size, indexing throughput
+	ScenarioContent = "content" // get_content of 10 documents vs the reference server
+	ScenarioFresh   = "fresh"   // split mode: a saved file to view and search
+	ScenarioOnce    = "once"    // indexer --once with nothing changed
+	ScenarioChurn   = "churn"   // split mode: sustained writes, lag sampled
 )
 
 // AllScenarios is every scenario, in the order they run.

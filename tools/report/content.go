@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// ContentResult is the get_content scenario (issue 3).
+// ContentResult is the get_content scenario: ten documents, beside the reference server.
 type ContentResult struct {
 	Corpus   *Corpus
 	Patterns []ContentPattern
@@ -40,7 +40,7 @@ func (r *Result) contentMarkdown() string {
 	} else if c.Err != "" {
 		t.Measured = "failed: " + c.Err
 	}
-	targetTable(&b, "Targets (issue 3: get_content)", []Target{t})
+	targetTable(&b, "Targets (get_content)", []Target{t})
 	if c.Err != "" {
 		return b.String()
 	}

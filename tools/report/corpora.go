@@ -129,7 +129,7 @@ func (r *Result) Markdown() string {
 		FormatDuration(r.Duration.Round(time.Second)), r.Settings.Views, r.Settings.Trees, r.Settings.Restarts, r.Settings.Seed)
 	fmt.Fprintf(&b, "Machine shared with other work during this run: %s (from `/proc/loadavg`, as `uptime` prints it).\n\n", r.Load)
 
-	b.WriteString("### Targets (issue 2)\n\n| target | goal | measured | |\n|---|---|---|---|\n")
+	b.WriteString("### Targets (cold index, latency, restart)\n\n| target | goal | measured | |\n|---|---|---|---|\n")
 	for _, t := range r.Targets() {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", t.What, t.Goal, t.Measured, t.Met)
 	}

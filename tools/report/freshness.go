@@ -10,7 +10,7 @@ import (
 	"github.com/guide/guide/tools/stats"
 )
 
-// FreshResult is the freshness scenario (issue 5): a saved file to view and search.
+// FreshResult is the freshness scenario: a saved file to view and search.
 type FreshResult struct {
 	Corpus   *Corpus
 	Setup    time.Duration
@@ -34,7 +34,7 @@ type OnceRun struct {
 	Err       string
 }
 
-// OnceResult is indexer --once with nothing changed (issue 5).
+// OnceResult is indexer --once with nothing changed, as a CI job runs it.
 type OnceResult struct {
 	Corpus  *Corpus
 	Initial *OnceRun // the first --once, when this scenario had to fill the store itself
@@ -45,7 +45,7 @@ type OnceResult struct {
 	Load    Load
 }
 
-// ChurnResult is sustained writes with the lag sampled (issue 5).
+// ChurnResult is sustained writes with the lag sampled.
 type ChurnResult struct {
 	Corpus     *Corpus
 	Rate       int           // writes per second asked for
@@ -126,7 +126,7 @@ func (r *Result) freshMarkdown() string {
 				FormatDuration(maxLag), FormatDuration(stats.Percentile(c.TimeLag, 99)), c.Samples, c.Writes, float64(c.Writes)/max(c.WriteTime.Seconds(), 1e-9)),
 			Met: verdict(ok)})
 	}
-	targetTable(&b, "Targets (issue 5: freshness and CI)", ts)
+	targetTable(&b, "Targets (freshness and CI)", ts)
 	if r.SplitErr != "" {
 		fmt.Fprintf(&b, "- Split mode did not start: %s\n\n", r.SplitErr)
 	}

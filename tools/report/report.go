@@ -54,7 +54,7 @@ func (l Load) String() string {
 	return fmt.Sprintf("load average (1, 5, 15 min) %s before, %s after", l.Before, l.After)
 }
 
-// Target is a goal of issue 2 beside the figure measured for it.
+// Target is a performance goal beside the figure measured for it.
 type Target struct {
 	What     string
 	Goal     string
@@ -65,7 +65,7 @@ type Target struct {
 // Block is one part of BENCHMARKS.md the harness writes, between its own markers, so
 // that a run of some scenarios leaves the others' tables as they were.
 type Block struct {
-	Name     string // "" for the issue 2 block (cold, latency, restart)
+	Name     string // "" for the block of the cold, latency and restart scenarios
 	Markdown string
 }
 

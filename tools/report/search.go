@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// SearchResult is the search scenario on one corpus (issue 4).
+// SearchResult is the search scenario on one corpus.
 type SearchResult struct {
 	Corpus *Corpus
 	// Index is spawn to the moment the full-text index applied the whole first scan;
@@ -60,7 +60,7 @@ func (r *Result) searchMarkdown() string {
 		}
 		ts = append(ts, p95, ratio, size)
 	}
-	targetTable(&b, "Targets (issue 4: search)", ts)
+	targetTable(&b, "Targets (search)", ts)
 	for _, s := range r.Search {
 		if s.Err != "" {
 			continue

@@ -8,7 +8,7 @@ const (
 	EndMarker   = "<!-- guide-bench: end -->"
 )
 
-// Splice puts the issue 2 block into doc between its markers, or appends it.
+// Splice puts the block of the cold, latency and restart scenarios into doc between its markers, or appends it.
 func Splice(doc, generated string) string { return SpliceBlock(doc, Block{Markdown: generated}) }
 
 // blockMarkers are the markers of a named block.

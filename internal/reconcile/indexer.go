@@ -1,0 +1,189 @@
+// Package reconcile turns a content tree into events: it scans the tree, compares it with
+// what the stream says, and publishes only the differences; then it watches the tree and
+// does the same for every path the watcher says may have changed.
+package reconcile
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/guide/guide/internal/events"
+	"github.com/guide/guide/internal/guideyaml"
+	"github.com/guide/guide/internal/ignore"
+)
+
+// Indexer publishes the state of one content root (a project) to the stream.
+// Set the fields, then call Reconcile or Run.
+type Indexer struct {
+	Root    string
+	Project string
+	Stream  *events.Stream
+	// MaxSize is the largest document whose content travels in its event; a larger one is
+	// recorded as metadata with status too_large. Default: what the server accepts, less
+	// room for headers, at most 16 MiB.
+	MaxSize int64
+	// Interval between safety rescans in Run. Default 5 minutes with the watcher, 30
+	// seconds without it.
+	Interval time.Duration
+	// NoWatch turns the file-system watcher off: Run then only rescans every Interval.
+	NoWatch bool
+	// Ignore holds extra rules in .gitignore syntax (the --ignore flags), applied after
+	// the defaults, the repository's rules and the root's .guideignore.
+	Ignore []string
+	// NoGitignore leaves the repository's rules out (every .gitignore, .git/info/exclude,
+	// the user's global excludes file): only the defaults, .guideignore and Ignore apply.
+	NoGitignore bool
+	// Skip reports further paths (relative, slash-separated) to leave out.
+	Skip func(rel string, dir bool) bool
+	// ConfigFile is the project configuration; default guide.yaml at the root. It is
+	// published as a config event when it changes (see reconcileConfig).
+	ConfigFile string
+	// Progress, when set, is told how a full reconcile advances.
+	Progress func(Progress)
+	Logger   *slog.Logger
+
+	lastConfigErr string
+
+	// What init derives from the settings, which it leaves as they were set.
+	root      string // Root, absolute, with its own symbolic links resolved
+	log       *slog.Logger
+	maxSize   int64
+	configRel string // the configuration file's path in the tree; "" outside it
+
+	mu    sync.Mutex
+	known map[string]events.DocState // the stream's state as this indexer last saw it
+	fresh bool                       // known is in step with the stream
+	// ignored is swapped whole when the rules are reloaded: the watcher reads it from its
+	// own goroutine.
+	ignored atomic.Pointer[ignore.Matcher]
+}
+
+// Progress reports how far a full reconcile is.
+type Progress struct {
+	Files, Read, Total int // files found, files read of those to read
+	Published          int
+	Done               bool
+}
+
+// Summary is what one reconcile did.
+type Summary struct {
+	ScanID    string `json:"scan_id,omitempty"`
+	Documents int    `json:"documents"` // documents in the tree
+	Published int    `json:"published"` // new or changed documents published
+	Unchanged int    `json:"unchanged"`
+	Deleted   int    `json:"deleted"`
+	Failed    int    `json:"failed"` // documents that could not be published
+	Read      int    `json:"read"`   // files whose content was read
+	// Config is what became of the configuration: published, unchanged, default or invalid.
+	Config      string        `json:"config,omitempty"`
+	ConfigError string        `json:"config_error,omitempty"` // file:line: problem, when invalid
+	StreamSeq   uint64        `json:"stream_seq"`
+	Duration    time.Duration `json:"-"`
+	Millis      int64         `json:"duration_ms"`
+}
+
+// String is the one-line summary the indexer prints.
+func (s Summary) String() string {
+	var out string
+	if s.Published+s.Deleted+s.Failed == 0 {
+		out = fmt.Sprintf("%d documents, nothing changed: nothing published; stream at %d (%s)",
+			s.Documents, s.StreamSeq, s.Duration.Round(time.Millisecond))
+	} else {
+		out = fmt.Sprintf("%d documents: %d published, %d unchanged, %d deleted, %d failed; stream at %d (%s)",
+			s.Documents, s.Published, s.Unchanged, s.Deleted, s.Failed, s.StreamSeq, s.Duration.Round(time.Millisecond))
+	}
+	if s.Config != "" {
+		out += "; config " + s.Config
+	}
+	if s.ConfigError != "" {
+		out += ": " + s.ConfigError
+	}
+	return out
+}
+
+func (x *Indexer) init() error {
+	if x.root != "" {
+		return nil
+	}
+	x.log = x.Logger
+	if x.log == nil {
+		x.log = slog.Default()
+	}
+	x.maxSize = x.MaxSize
+	if x.maxSize == 0 {
+		x.maxSize = min(x.Stream.Conn.MaxPayload()-64<<10, 16<<20)
+	}
+	abs, err := filepath.Abs(x.Root)
+	if err != nil {
+		return err
+	}
+	root, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return fmt.Errorf("content root: %w", err)
+	}
+	st, err := os.Stat(root)
+	if err != nil {
+		return fmt.Errorf("content root: %w", err)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("content root %s is not a directory", x.Root)
+	}
+	x.root = root
+	x.configRel = x.configPath()
+	return x.loadIgnore()
+}
+
+// loadIgnore reads the ignore rules. A broken .guideignore is reported and the rules in
+// force stay as they were (the defaults, the first time).
+func (x *Indexer) loadIgnore() error {
+	m, err := ignore.Load(x.root, ignore.Options{Git: !x.NoGitignore, Extra: x.Ignore})
+	if err != nil {
+		if x.ignored.Load() == nil {
+			defaults, _ := ignore.New(ignore.DefaultSource())
+			x.ignored.Store(defaults)
+		}
+		var ie *ignore.Error
+		if errors.As(err, &ie) && ie.Source == "--ignore" {
+			return err
+		}
+		x.log.Error("ignore rules not applied; the previous ones stay in force", "err", err)
+		return nil
+	}
+	x.ignored.Store(m)
+	return nil
+}
+
+// skip is the watcher's rule: what is left out, but never a configuration file, whose
+// changes must arrive even when a rule leaves it out.
+func (x *Indexer) skip(rel string, dir bool) bool {
+	if !dir && x.isConfig(rel) {
+		return false
+	}
+	if x.ignored.Load().Ignored(rel, dir) {
+		return true
+	}
+	return x.Skip != nil && x.Skip(rel, dir)
+}
+
+// isConfig reports whether rel is configuration, not a document: a file of ignore rules
+// or the project configuration.
+func (x *Indexer) isConfig(rel string) bool {
+	return ignore.RuleFile(rel) || rel == guideyaml.FileName || rel == x.configRel
+}
+
+// interval is the time between safety rescans that Interval asks for, or its default.
+func (x *Indexer) interval() time.Duration {
+	switch {
+	case x.Interval != 0:
+		return x.Interval
+	case x.NoWatch:
+		return 30 * time.Second
+	}
+	return 5 * time.Minute
+}

@@ -1,0 +1,233 @@
+package reconcile
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nuid"
+
+	"github.com/guide/guide/internal/events"
+)
+
+// flushWait bounds the wait for the acks of one publish.
+const flushWait = 2 * time.Minute
+
+// publish compares files with what is known, reads those that may differ, and publishes
+// the changes and the deletions; a full scan is framed by scan events. On failure the
+// stream may hold some of what was published: it is read afresh next time.
+func (x *Indexer) publish(ctx context.Context, files []file, deleted []string, full bool) (Summary, error) {
+	p := &publication{x: x, pub: x.Stream.Publisher(), full: full, scan: &events.Scan{ID: nuid.Next()}}
+	p.sum.Documents = len(files)
+	changed := p.changed(files)
+	if err := p.run(ctx, changed, deleted); err != nil {
+		x.fresh = false
+		return p.sum, err
+	}
+	if x.Progress != nil && full {
+		x.Progress(Progress{Files: len(files), Read: p.sum.Read, Total: len(changed), Published: p.sum.Published, Done: true})
+	}
+	return p.sum, nil
+}
+
+// publication is one publish: its publisher, the scan that frames it when it is full,
+// and its summary so far. It alone touches x.known while it runs.
+type publication struct {
+	x     *Indexer
+	pub   *events.Publisher
+	full  bool
+	scan  *events.Scan
+	began bool // the scan's begin event is published
+	sum   Summary
+}
+
+// run publishes the configuration (on a full scan), the changed documents and the
+// deletions, frames them in a scan, and waits for the acks.
+func (p *publication) run(ctx context.Context, changed []file, deleted []string) error {
+	if p.full {
+		if err := p.x.reconcileConfig(ctx, p.pub, &p.sum); err != nil {
+			return err
+		}
+	}
+	if err := p.upserts(ctx, changed); err != nil {
+		return err
+	}
+	if err := p.deletes(ctx, deleted); err != nil {
+		return err
+	}
+	if err := p.endScan(ctx); err != nil {
+		return err
+	}
+	return p.flush(ctx)
+}
+
+// changed returns the files whose metadata differs from what is known, and counts the
+// others as unchanged.
+func (p *publication) changed(files []file) []file {
+	var changed []file
+	for _, f := range files {
+		if st, ok := p.x.known[f.rel]; ok && f.same(st) {
+			p.sum.Unchanged++
+			continue
+		}
+		changed = append(changed, f)
+	}
+	return changed
+}
+
+// begin publishes the scan's begin event before the first change of a full scan.
+func (p *publication) begin(ctx context.Context) error {
+	if p.began || !p.full {
+		return nil
+	}
+	p.began = true
+	return p.pub.Publish(ctx, &events.Event{Op: events.OpScanBegin, Project: p.x.Project, Scan: p.scan})
+}
+
+// upserts reads the changed files and publishes those whose content did differ. After a
+// failure to publish it drains what is still being read, and returns that failure.
+func (p *publication) upserts(ctx context.Context, changed []file) error {
+	x := p.x
+	var pubErr error
+	read := 0
+	for e := range x.readAll(ctx, changed) {
+		read++
+		if x.Progress != nil && read%256 == 0 {
+			x.Progress(Progress{Files: p.sum.Documents, Read: read, Total: len(changed), Published: p.sum.Published})
+		}
+		if pubErr != nil {
+			continue // drain
+		}
+		pubErr = p.upsert(ctx, e)
+	}
+	p.sum.Read = read
+	return pubErr
+}
+
+// upsert publishes the event of one file that was read, unless its content turns out
+// to be what is known.
+func (p *publication) upsert(ctx context.Context, e *events.Event) error {
+	x := p.x
+	if st, known := x.known[e.Path]; known && st.Op == events.OpUpsert && st.Hash == e.Hash && st.Status == e.Status {
+		// Touched, not changed: remember the new mtime so as not to read it again.
+		p.sum.Unchanged++
+		st.Mtime, st.Size, st.Inode = e.Mtime, e.Size, e.Inode
+		x.known[e.Path] = st
+		return nil
+	}
+	if err := p.begin(ctx); err != nil {
+		return err
+	}
+	if err := p.pub.Publish(ctx, e); err != nil {
+		if errors.Is(err, events.ErrPathTooLong) {
+			x.log.Warn("cannot publish document", "path", e.Path, "err", err)
+			p.sum.Failed++
+			return nil
+		}
+		return err
+	}
+	p.sum.Published++
+	return nil
+}
+
+// readAll reads and hashes the files in parallel and sends their events, in no
+// particular order; the channel closes when all are read or ctx ends. The workers get
+// what they need of x.known with their work, so that only the caller touches it.
+func (x *Indexer) readAll(ctx context.Context, files []file) <-chan *events.Event {
+	type job struct {
+		f    file
+		prev events.DocState
+	}
+	jobs := make([]job, len(files))
+	for i, f := range files {
+		jobs[i] = job{f, x.known[f.rel]}
+	}
+	results := make(chan *events.Event, 64)
+	work := make(chan job)
+	var wg sync.WaitGroup
+	for range max(2, runtime.NumCPU()) {
+		wg.Go(func() {
+			for j := range work {
+				results <- x.read(j.f, j.prev)
+			}
+		})
+	}
+	go func() {
+		defer close(work)
+		for _, j := range jobs {
+			select {
+			case work <- j:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() { wg.Wait(); close(results) }()
+	return results
+}
+
+// deletes publishes the deletion of every path.
+func (p *publication) deletes(ctx context.Context, deleted []string) error {
+	for _, path := range deleted {
+		if err := p.begin(ctx); err != nil {
+			return err
+		}
+		if err := p.pub.Publish(ctx, &events.Event{Op: events.OpDelete, Project: p.x.Project, Path: path, PrevSeq: p.x.known[path].Seq}); err != nil {
+			return err
+		}
+		p.sum.Deleted++
+	}
+	return nil
+}
+
+// endScan closes the scan that begin opened, with its counts.
+func (p *publication) endScan(ctx context.Context) error {
+	if p.full && !p.began && !p.x.hasScan(ctx) {
+		// Nothing changed, but no scan was ever recorded: frame an empty one, so that
+		// consumers of a new project learn that they hold a complete snapshot.
+		if err := p.begin(ctx); err != nil {
+			return err
+		}
+	}
+	if !p.began {
+		return nil
+	}
+	s := &p.sum
+	p.scan.Documents, p.scan.Published, p.scan.Unchanged, p.scan.Deleted, p.scan.Failed =
+		s.Documents, s.Published, s.Unchanged, s.Deleted, s.Failed
+	if err := p.pub.Publish(ctx, &events.Event{Op: events.OpScanEnd, Project: p.x.Project, Scan: p.scan}); err != nil {
+		return err
+	}
+	s.ScanID = p.scan.ID
+	return nil
+}
+
+// flush waits for the acks, records what the stream now holds in x.known, and sets the
+// stream's sequence in the summary.
+func (p *publication) flush(ctx context.Context) error {
+	fctx, cancel := context.WithTimeout(ctx, flushWait)
+	acks, err := p.pub.Flush(fctx)
+	cancel()
+	for _, a := range acks {
+		p.sum.StreamSeq = max(p.sum.StreamSeq, a.Seq)
+		if e := a.Event; e.Op == events.OpUpsert || e.Op == events.OpDelete {
+			p.x.known[e.Path] = e.State(a.Seq)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if p.sum.StreamSeq == 0 && p.full {
+		if info, err := p.x.Stream.Info(ctx); err == nil {
+			p.sum.StreamSeq = info.State.LastSeq
+		}
+	}
+	return nil
+}
+
+func (x *Indexer) hasScan(ctx context.Context) bool {
+	_, err := x.Stream.LatestScan(ctx, x.Project)
+	return err == nil
+}

@@ -1,0 +1,50 @@
+package reconcile
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"unicode/utf8"
+
+	"github.com/guide/guide/internal/events"
+)
+
+// read builds the upsert event of a file: its content when it is text within the size
+// limit, else its metadata and a status that says why not.
+func (x *Indexer) read(f file, prev events.DocState) *events.Event {
+	e := &events.Event{Op: events.OpUpsert, Project: x.Project, Path: f.rel, Size: f.size,
+		Mtime: f.mt, Inode: f.inode, Status: f.status, Reason: f.reason, PrevSeq: prev.Seq}
+	if f.status != "" {
+		e.Hash = events.HashContent([]byte(string(f.status) + f.reason))
+		return e
+	}
+	if f.size > x.maxSize {
+		e.Status, e.Reason = events.StatusTooLarge, fmt.Sprintf("%d bytes; the limit is %d", f.size, x.maxSize)
+		e.Hash = fmt.Sprintf("size:%d", f.size)
+		return e
+	}
+	fh, err := os.Open(f.abs)
+	if err != nil {
+		e.Status, e.Reason, e.Hash = events.StatusUnreadable, err.Error(), "unreadable"
+		return e
+	}
+	defer fh.Close()
+	b, err := io.ReadAll(io.LimitReader(fh, x.maxSize+1))
+	if err != nil {
+		e.Status, e.Reason, e.Hash = events.StatusUnreadable, err.Error(), "unreadable"
+		return e
+	}
+	e.Size = int64(len(b))
+	e.Hash = events.HashContent(b)
+	switch {
+	case int64(len(b)) > x.maxSize:
+		e.Status, e.Reason = events.StatusTooLarge, fmt.Sprintf("over the limit of %d bytes", x.maxSize)
+	case events.IsBinary(b):
+		e.Status, e.Reason = events.StatusBinary, "binary content"
+	case !utf8.Valid(b):
+		e.Status, e.Reason = events.StatusInvalidUTF8, "not valid UTF-8 text"
+	default:
+		e.Status, e.Content = events.StatusOK, b
+	}
+	return e
+}
