@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/guide/guide/internal/index"
 	"github.com/guide/guide/internal/projection"
@@ -13,11 +16,13 @@ import (
 type SearchHit struct {
 	Path string `json:"path"`
 	*Origin
-	Name    string  `json:"name"`
-	Title   string  `json:"title,omitempty"`
-	Words   int     `json:"words"`
-	Score   float64 `json:"score"`
-	Snippet string  `json:"snippet,omitempty"`
+	Name  string  `json:"name"`
+	Title string  `json:"title,omitempty"`
+	Words int     `json:"words"`
+	Score float64 `json:"score"`
+	// Section is the part of the document that matches best, for view(path, offset).
+	Section *HitSection `json:"section,omitempty"`
+	Snippet string      `json:"snippet,omitempty"`
 }
 
 // SearchResult is what search returns: a page of hits, best first.
@@ -32,8 +37,12 @@ type SearchResult struct {
 	// Truncated is set when the response size bound cut the page short.
 	Truncated bool `json:"truncated,omitempty"`
 	// Relaxed is set when no document held every word, and the hits hold some of them.
-	Relaxed bool   `json:"relaxed,omitempty"`
-	Message string `json:"message,omitempty"`
+	Relaxed bool `json:"relaxed,omitempty"`
+	// DidYouMean, when set, is the query searched instead: words no document holds
+	// replaced by the nearest words that some do (Corrections lists them).
+	DidYouMean  string             `json:"did_you_mean,omitempty"`
+	Corrections []index.Correction `json:"corrections,omitempty"`
+	Message     string             `json:"message,omitempty"`
 }
 
 // SearchArgs are the arguments of search.
@@ -80,13 +89,21 @@ func Search(ctx context.Context, snap *projection.Snapshot, x *index.Index, a Se
 	if err != nil {
 		return nil, searchError(err)
 	}
-	terms := q.Terms()
+	text := a.Query
+	if len(res.Corrections) > 0 {
+		text = corrected(a.Query, res.Corrections)
+		q, _ = index.ParseQuery(text)
+	}
+	terms, pairs := q.Terms(), queryPairs(text)
 	stems := make([]string, len(terms))
 	for i, t := range terms {
 		stems[i] = x.Stem(t)
 	}
 	out := &SearchResult{Query: a.Query, Folder: folder, Total: res.Total, Hits: []SearchHit{},
-		NextCursor: res.Next, Relaxed: res.Relaxed}
+		NextCursor: res.Next, Relaxed: res.Relaxed, Corrections: res.Corrections}
+	if len(res.Corrections) > 0 {
+		out.DidYouMean = text
+	}
 	size := 200 // the envelope
 	for i, h := range res.Hits {
 		var d *projection.Document
@@ -111,6 +128,10 @@ func Search(ctx context.Context, snap *projection.Snapshot, x *index.Index, a Se
 		}
 		if d.Readable() {
 			if b, err := snap.Content(d); err == nil {
+				if sec, start, end, ok := bestSection(b, terms, stems, pairs); ok {
+					hit.Section = &sec
+					b = b[start:end]
+				}
 				hit.Snippet = Snippet(b, terms, stems)
 			}
 		}
@@ -126,6 +147,11 @@ func Search(ctx context.Context, snap *projection.Snapshot, x *index.Index, a Se
 	}
 	switch {
 	case out.Message != "":
+	case out.DidYouMean != "":
+		out.Message = fmt.Sprintf("no document holds %s; searched for %q instead", unknownWords(res.Corrections), out.DidYouMean)
+		if res.Relaxed {
+			out.Message += ", and no document holds every word of it; these hold some of them"
+		}
 	case res.Total == 0:
 		out.Message = "no document matches; try fewer or other words, or a wider folder"
 	case res.Relaxed:
@@ -150,4 +176,32 @@ func searchError(err error) *Error {
 		return Internal(ErrIO, err, "search interrupted")
 	}
 	return Internal(ErrIO, err, "search failed")
+}
+
+// corrected rewrites a query's text with the corrections made to its words.
+func corrected(text string, subs []index.Correction) string {
+	to := map[string]string{}
+	for _, c := range subs {
+		to[c.From] = c.To
+	}
+	var b strings.Builder
+	last := 0
+	index.Words([]byte(text), func(s index.Span) bool {
+		if w, ok := to[index.FoldString(text[s.Start:s.End])]; ok {
+			b.WriteString(text[last:s.Start])
+			b.WriteString(w)
+			last = s.End
+		}
+		return true
+	})
+	b.WriteString(text[last:])
+	return b.String()
+}
+
+func unknownWords(subs []index.Correction) string {
+	var ws []string
+	for _, c := range subs {
+		ws = append(ws, strconv.Quote(c.From))
+	}
+	return strings.Join(ws, ", ")
 }
