@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/guide/guide/internal/contentroot"
 	"github.com/guide/guide/internal/events"
 	"github.com/guide/guide/internal/ignore"
 )
@@ -48,7 +49,8 @@ type Indexer struct {
 	lastConfigErr string
 
 	// What init derives from the settings, which it leaves as they were set.
-	root    string // Root, absolute, with its own symbolic links resolved
+	root    string            // Root, absolute, with its own symbolic links resolved
+	tree    *contentroot.Root // every read of the tree goes through it
 	log     *slog.Logger
 	maxSize int64
 
@@ -130,7 +132,11 @@ func (x *Indexer) init() error {
 	if !st.IsDir() {
 		return fmt.Errorf("content root %s is not a directory", x.Root)
 	}
-	x.root = root
+	tree, err := contentroot.Open(root)
+	if err != nil {
+		return fmt.Errorf("content root: %w", err)
+	}
+	x.root, x.tree = root, tree
 	return x.loadIgnore()
 }
 
@@ -138,7 +144,7 @@ func (x *Indexer) init() error {
 // force stay as they were (the defaults, the first time).
 func (x *Indexer) loadIgnore() error {
 	srcs := []ignore.Source{ignore.DefaultSource()}
-	b, err := os.ReadFile(filepath.Join(x.root, ignore.File))
+	b, err := x.tree.ReadFile(ignore.File)
 	if err == nil {
 		srcs = append(srcs, ignore.Parse(ignore.File, string(b)))
 	} else if !errors.Is(err, fs.ErrNotExist) {
