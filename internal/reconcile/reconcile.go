@@ -109,7 +109,8 @@ func (x *Indexer) compare(paths []string) (files []file, deleted []string) {
 		switch {
 		case err != nil:
 			// Gone: the document, or everything below the folder it was.
-		case x.skip(p, st.IsDir()):
+		case x.skip(p, st.IsDir()), !ValidName(p):
+			// Left out; a bad name is reported by the full scan.
 		case st.IsDir():
 			seen["dir:"+p] = true
 			found, _ = x.walk(p)

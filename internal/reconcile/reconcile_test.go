@@ -75,6 +75,8 @@ func TestStatuses(t *testing.T) {
 	testkit.NoErr(t, os.Symlink(outside, filepath.Join(root, "escape-dir")), "symlink dir out")
 	testkit.NoErr(t, os.Symlink("sub/inside.md", filepath.Join(root, "alias.md")), "symlink in")
 	testkit.NoErr(t, os.Symlink("missing.md", filepath.Join(root, "dangling.md")), "dangling")
+	testkit.NoErr(t, os.Symlink(filepath.Join(root, "sub/inside.md"), filepath.Join(root, "abs-alias.md")), "absolute symlink in")
+	testkit.NoErr(t, os.Symlink("sub", filepath.Join(root, "sub-alias")), "symlink to a folder in")
 
 	x, s := newIndexer(t, root)
 	x.MaxSize = 1024
@@ -94,6 +96,7 @@ func TestStatuses(t *testing.T) {
 		"big.md":        events.StatusTooLarge,
 		"sub/inside.md": events.StatusOK,
 		"alias.md":      events.StatusOK,
+		"abs-alias.md":  events.StatusOK,
 		"escape.txt":    events.StatusOutsideRoot,
 		"dangling.md":   events.StatusUnreadable,
 		"escape-dir":    events.StatusOutsideRoot, // listed, so that its absence is explained
@@ -107,6 +110,32 @@ func TestStatuses(t *testing.T) {
 	}
 	e, _ := s.Latest(ctx, "p", "alias.md")
 	testkit.Equal(t, string(e.Content), "inside", "a link inside the root reads its target")
+	e, _ = s.Latest(ctx, "p", "abs-alias.md")
+	testkit.Equal(t, string(e.Content), "inside", "an absolute link inside the root reads its target")
+}
+
+// TestNamesNotValidUTF8: a file or folder whose name is not valid UTF-8 is not indexed, and
+// the scan says so; a path argument that was not valid UTF-8 is an invalid path.
+func TestNamesNotValidUTF8(t *testing.T) {
+	root := t.TempDir()
+	testkit.WriteFile(t, root, "ok.md", "# Fine")
+	testkit.WriteFile(t, root, "bad\xff.md", "# Bad name")
+	testkit.WriteFile(t, root, "dir\xfe/inner.md", "# Inside a badly named folder")
+	testkit.WriteFile(t, root, "lit\ufffd.md", "# A name with U+FFFD")
+	p := testkit.NewPipeline(t, nil, root, "")
+	sum := p.Reconcile()
+	testkit.Equal(t, [2]int{sum.Published, sum.Failed}, [2]int{1, 3}, "published, failed (the badly named)")
+	testkit.RequireMatchesDisk(t, p.Client, root)
+	for _, path := range []string{"bad\xff.md", "dir\xfe/inner.md", "lit\ufffd.md"} {
+		f := testkit.DecodeFailure(t, p.Call("view", map[string]any{"path": path}))
+		testkit.Equal(t, f.ErrorType, "invalid_path", "view of "+path)
+	}
+	// A notification about one publishes nothing either.
+	before := lastSeq(t, p)
+	testkit.WriteFile(t, root, "bad\xff.md", "# Bad name, changed")
+	_, err := p.Indexer.ReconcilePaths(testkit.Context(t), []string{"bad\xff.md", "dir\xfe"})
+	testkit.NoErr(t, err, "reconcile paths")
+	testkit.Equal(t, lastSeq(t, p), before, "stream head")
 }
 
 func freeAddr(t *testing.T) string {

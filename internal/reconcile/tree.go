@@ -2,9 +2,12 @@ package reconcile
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
+	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/guide/guide/internal/contentroot"
 	"github.com/guide/guide/internal/events"
@@ -47,6 +50,13 @@ func (x *Indexer) walk(dir string) ([]file, []error) {
 			return nil
 		}
 		if rel == "." {
+			return nil
+		}
+		if !ValidName(d.Name()) {
+			errs = append(errs, &NameError{Path: rel})
+			if d.IsDir() {
+				return fs.SkipDir
+			}
 			return nil
 		}
 		if d.IsDir() {
@@ -97,6 +107,20 @@ func (x *Indexer) stat(rel string, info fs.FileInfo) (file, bool) {
 		return f, false // sockets, pipes, devices: not documents
 	}
 	return f, true
+}
+
+// ValidName reports whether a file or folder name can name a document: valid UTF-8
+// without U+FFFD, so that a client can send it back as JSON (which replaces invalid bytes
+// with U+FFFD) and find the document it was shown.
+func ValidName(name string) bool {
+	return utf8.ValidString(name) && !strings.ContainsRune(name, utf8.RuneError)
+}
+
+// NameError is reported for a file or folder left out of the index for its name.
+type NameError struct{ Path string }
+
+func (e *NameError) Error() string {
+	return fmt.Sprintf("%q: not indexed: the name is not valid UTF-8; rename it", e.Path)
 }
 
 func inode(info fs.FileInfo) uint64 {
