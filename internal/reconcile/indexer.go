@@ -49,10 +49,11 @@ type Indexer struct {
 	lastConfigErr string
 
 	// What init derives from the settings, which it leaves as they were set.
-	root    string            // Root, absolute, with its own symbolic links resolved
-	tree    *contentroot.Root // every read of the tree goes through it
-	log     *slog.Logger
-	maxSize int64
+	root     string            // Root, absolute, with its own symbolic links resolved
+	tree     *contentroot.Root // every read of the tree goes through it
+	subjects events.Subjects
+	log      *slog.Logger
+	maxSize  int64
 
 	mu    sync.Mutex
 	known map[string]events.DocState // the stream's state as this indexer last saw it
@@ -136,7 +137,7 @@ func (x *Indexer) init() error {
 	if err != nil {
 		return fmt.Errorf("content root: %w", err)
 	}
-	x.root, x.tree = root, tree
+	x.root, x.tree, x.subjects = root, tree, events.NewSubjects(x.Project)
 	return x.loadIgnore()
 }
 

@@ -123,6 +123,10 @@ func (x *Indexer) compare(paths []string) (files []file, deleted []string) {
 			seen[f.rel] = true
 		}
 		files = append(files, found...)
+		if key := x.key(p); key != p && !seen[key] && x.known[key].Op == events.OpUpsert {
+			deleted = append(deleted, key) // gone, and listed under a stand-in
+			seen[key] = true
+		}
 		if s, ok := x.known[p]; ok {
 			// A document of the stream: a file, with nothing below it. Under churn every
 			// hint is one of these, so this must not cost a pass over what is known.

@@ -145,3 +145,38 @@ func freeAddr(t *testing.T) string {
 	defer ln.Close()
 	return ln.Addr().String()
 }
+
+// TestPathTooLongForSubject: a document whose path does not fit in a subject is listed
+// under a stand-in path with a status and a reason that gives its real path.
+func TestPathTooLongForSubject(t *testing.T) {
+	root := t.TempDir()
+	seg := strings.Repeat("文", 80) // 240 bytes, 720 once encoded
+	long := strings.Repeat(seg+"/", 5) + "notes.md"
+	testkit.WriteFile(t, root, long, "# Notes\n\ndeep down")
+	testkit.WriteFile(t, root, "short.md", "# Short")
+	p := testkit.NewPipeline(t, nil, root, "")
+	sum := p.Reconcile()
+	testkit.Equal(t, [2]int{sum.Published, sum.Failed}, [2]int{2, 0}, "published, failed")
+
+	standIn := events.StandIn(long)
+	var v struct {
+		Path, Status, Reason, Message string
+	}
+	testkit.Decode(t, p.Call("view", map[string]any{"path": standIn}), &v)
+	testkit.Equal(t, v.Status, "path_too_long", "status of "+standIn)
+	if !strings.Contains(v.Reason, long) {
+		t.Fatalf("reason %q does not give the real path", v.Reason)
+	}
+	var l struct {
+		Documents []struct{ Path, Status, Reason string } `json:"documents"`
+	}
+	testkit.Decode(t, p.Call("view", map[string]any{"path": events.TooLongFolder}), &l)
+	testkit.Equal(t, len(l.Documents), 1, "documents listed in "+events.TooLongFolder)
+
+	// Stable: a second scan publishes nothing; gone: its stand-in is deleted.
+	testkit.Equal(t, p.Reconcile().Published, 0, "published by a second scan")
+	testkit.NoErr(t, os.Remove(filepath.Join(root, long)), "rm")
+	sum, err := p.Indexer.ReconcilePaths(testkit.Context(t), []string{long})
+	testkit.NoErr(t, err, "reconcile paths")
+	testkit.Equal(t, sum.Deleted, 1, "deleted")
+}

@@ -106,7 +106,23 @@ func (x *Indexer) stat(rel string, info fs.FileInfo) (file, bool) {
 	case !info.Mode().IsRegular():
 		return f, false // sockets, pipes, devices: not documents
 	}
+	if key := x.key(rel); key != rel {
+		f.rel, f.status, f.size = key, events.StatusPathTooLong, 0
+		f.reason = fmt.Sprintf("the path is too long to index (%d bytes); it is %s", len(rel), rel)
+	}
 	return f, true
+}
+
+// key is the path a file is published under: its own, or a stand-in when its own does
+// not fit in a subject.
+func (x *Indexer) key(rel string) string {
+	if len(rel) < events.MaxSubjectLen/3-len(x.Project)-16 {
+		return rel // fits whatever its bytes encode to
+	}
+	if _, err := x.subjects.Document(rel); errors.Is(err, events.ErrPathTooLong) {
+		return events.StandIn(rel)
+	}
+	return rel
 }
 
 // ValidName reports whether a file or folder name can name a document: valid UTF-8
