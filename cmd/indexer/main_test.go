@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"path/filepath"
 	"testing"
 
 	"github.com/guide/guide/internal/testkit"
@@ -64,12 +63,8 @@ func TestExitCodes(t *testing.T) {
 	t.Run("ErrPartial", func(t *testing.T) {
 		root := t.TempDir()
 		testkit.WriteFile(t, root, "ok.md", "fine")
-		// A path too long to be a subject cannot be published: the run says so.
-		long := filepath.Join(root, "a")
-		for range 14 { // 14 × 79 bytes, each written as %XX: over MaxSubjectLen
-			long = filepath.Join(long, "界界界界界界界界界界界界界界界界界界界界界界界界界界")
-		}
-		testkit.WriteFile(t, root, long[len(root)+1:]+"/x.md", "deep")
+		// A name that is not valid UTF-8 is not indexed: the run says so.
+		testkit.WriteFile(t, root, "bad\xff.md", "unnamable")
 		code, sum := runOnce(t, "--root", root, "--data", t.TempDir(), "--once", "--json")
 		testkit.Equal(t, code, ExitPartial, "exit code")
 		testkit.Equal(t, [2]any{sum["published"], sum["failed"]}, [2]any{1.0, 1.0}, "published, failed")

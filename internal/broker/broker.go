@@ -86,7 +86,7 @@ func (b *Broker) Open() error {
 			return fmt.Errorf("listen address %q: %w", b.Listen, err)
 		}
 	}
-	if !so.DontListen {
+	if !so.DontListen && so.Port > 0 { // 0 and -1 ask for any free port
 		// The embedded server, logging nothing, would only time out on a taken port.
 		if err := portFree(b.Listen); err != nil {
 			return err
