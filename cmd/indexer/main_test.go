@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"log/slog"
+	"net"
+	"strings"
 	"testing"
 
 	"github.com/guide/guide/internal/testkit"
@@ -77,4 +80,21 @@ func TestExitCodes(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestListenAddressTaken: with its embedded server's address taken, the indexer stops at
+// once and says that the address is in use.
+func TestListenAddressTaken(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	testkit.NoErr(t, err, "listen")
+	defer l.Close()
+	var log bytes.Buffer
+	m := &Main{Stdout: &bytes.Buffer{}, Logger: slog.New(slog.NewTextHandler(&log, nil))}
+	testkit.NoErr(t, m.ParseFlags([]string{"--root", "../../testdata/sample", "--data", t.TempDir(), "--listen", l.Addr().String()}), "flags")
+	code := m.Run(testkit.Context(t))
+	m.Close()
+	testkit.Equal(t, code, ExitNATS, "exit code")
+	if !strings.Contains(log.String(), "already in use") || !strings.Contains(log.String(), "embedded NATS server") {
+		t.Fatalf("the log does not say the address is taken: %s", log.String())
+	}
 }
