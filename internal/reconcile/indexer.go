@@ -52,6 +52,9 @@ type Indexer struct {
 	root     string            // Root, absolute, with its own symbolic links resolved
 	tree     *contentroot.Root // every read of the tree goes through it
 	subjects events.Subjects
+	// standIns maps the stand-in path of each document too long for a subject to its real
+	// path, as scans find them, so that moving its folder away deletes it too.
+	standIns sync.Map
 	log      *slog.Logger
 	maxSize  int64
 

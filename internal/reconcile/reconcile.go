@@ -139,7 +139,16 @@ func (x *Indexer) compare(paths []string) (files []file, deleted []string) {
 			// it may be gone too, which takes a pass over what is known.
 			prefix := p + "/"
 			for k, s := range x.known {
-				if s.Op == events.OpUpsert && strings.HasPrefix(k, prefix) && !seen[k] {
+				if s.Op != events.OpUpsert || seen[k] {
+					continue
+				}
+				real := k
+				if strings.HasPrefix(k, events.TooLongFolder+"/") {
+					if r, ok := x.standIns.Load(k); ok {
+						real = r.(string)
+					}
+				}
+				if strings.HasPrefix(real, prefix) {
 					deleted = append(deleted, k)
 					seen[k] = true
 				}

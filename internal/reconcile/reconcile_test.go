@@ -179,4 +179,12 @@ func TestPathTooLongForSubject(t *testing.T) {
 	sum, err := p.Indexer.ReconcilePaths(testkit.Context(t), []string{long})
 	testkit.NoErr(t, err, "reconcile paths")
 	testkit.Equal(t, sum.Deleted, 1, "deleted")
+
+	// Its folder moved away: told only of the folder, the indexer deletes it too.
+	testkit.WriteFile(t, root, long, "# Notes\n\nback again")
+	testkit.Equal(t, p.Reconcile().Published, 1, "published again")
+	testkit.NoErr(t, os.Rename(filepath.Join(root, seg), filepath.Join(t.TempDir(), "away")), "mv folder away")
+	sum, err = p.Indexer.ReconcilePaths(testkit.Context(t), []string{seg})
+	testkit.NoErr(t, err, "reconcile paths")
+	testkit.Equal(t, sum.Deleted, 1, "deleted with its folder")
 }

@@ -107,6 +107,7 @@ func (x *Indexer) stat(rel string, info fs.FileInfo) (file, bool) {
 		return f, false // sockets, pipes, devices: not documents
 	}
 	if key := x.key(rel); key != rel {
+		x.standIns.Store(key, rel)
 		f.rel, f.status, f.size = key, events.StatusPathTooLong, 0
 		f.reason = fmt.Sprintf("the path is too long to index (%d bytes); it is %s", len(rel), rel)
 	}
