@@ -15,10 +15,12 @@ import (
 	"os/signal"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/guide/guide/internal/broker"
 	"github.com/guide/guide/internal/datadir"
@@ -28,10 +30,12 @@ import (
 	"github.com/guide/guide/internal/logging"
 	"github.com/guide/guide/internal/mcpserver"
 	"github.com/guide/guide/internal/metrics"
+	"github.com/guide/guide/internal/owner"
 	"github.com/guide/guide/internal/projection"
 	"github.com/guide/guide/internal/query"
 	"github.com/guide/guide/internal/reconcile"
 	"github.com/guide/guide/internal/session"
+	"github.com/guide/guide/internal/web"
 )
 
 // tokenEnv is the environment variable that holds the HTTP bearer token, when no
@@ -49,8 +53,10 @@ type Config struct {
 	HTTPAddr   string
 	Interval   time.Duration
 	Ignore     []string
-	MaxChars   int
-	LogLevel   string
+	// NoGitignore, all-in-one: leave the repository's ignore rules out.
+	NoGitignore bool
+	MaxChars    int
+	LogLevel    string
 	// SessionTTL is how long an idle session keeps its documents; SessionMaxSize bounds one
 	// session document.
 	SessionTTL     time.Duration
@@ -67,6 +73,11 @@ type Config struct {
 	ReadyMaxLag    uint64
 	ShutdownWait   time.Duration
 	PageSize       int
+
+	// One owner per project: ServeOwner runs this process as the owner daemon that stdio
+	// bridges start; it exits after IdleTimeout without a client.
+	ServeOwner  bool
+	IdleTimeout time.Duration
 }
 
 // DefaultConfig returns the settings of a command line that gives none.
@@ -80,6 +91,7 @@ func DefaultConfig() Config {
 		PageSize:       mcpserver.DefaultPageSize,
 		MaxBody:        httpserve.DefaultMaxBodyBytes,
 		ShutdownWait:   httpserve.DefaultShutdownTimeout,
+		IdleTimeout:    5 * time.Minute,
 	}
 }
 
@@ -90,6 +102,8 @@ type Main struct {
 	Stdin  io.Reader
 	Stdout io.Writer
 	Logger *slog.Logger
+	// Args is the command line, given again to the owner daemon a stdio bridge starts.
+	Args []string
 
 	// Projections are further projections the runner feeds after the catalog (the search
 	// index goes here). A document is processing until every one has applied it.
@@ -113,10 +127,12 @@ type Main struct {
 	// indexOpen reports the background open of the index, once.
 	indexOpen chan error
 	metrics   *metrics.Metrics
+	lock      *owner.Lock  // the project's ownership, all-in-one
+	attached  atomic.Int64 // bridges attached to this owner
 }
 
 func main() {
-	m := &Main{Stdin: os.Stdin, Stdout: os.Stdout}
+	m := &Main{Stdin: os.Stdin, Stdout: os.Stdout, Args: os.Args[1:]}
 	if err := m.ParseFlags(os.Args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			os.Exit(0)
@@ -144,19 +160,22 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.StringVar(&c.ConfigFile, "config", "", "all-in-one: project configuration file (default: guide.yaml at the root, if present)")
 	fs.StringVar(&c.ToolPrefix, "tool-prefix", d.ToolPrefix, "prefix for every tool name, e.g. \"guide_\" (default: $MCP_TOOL_PREFIX, else none)")
 	fs.StringVar(&c.NATSURL, "nats", "", "follow the stream on this NATS server (comma-separated URLs)")
-	fs.StringVar(&c.Project, "project", "", "project to serve (default: the root's base name, or the only project on the stream)")
+	fs.StringVar(&c.Project, "project", "", "project to serve (default: the root's name and a short hash of its canonical path, e.g. docs-3f9a2c1b; or the only project on the stream)")
 	fs.StringVar(&c.DataDir, "data", "", "where the projections live (default: "+filepath.Join(datadir.DataHome(), "<project>")+")")
-	fs.StringVar(&c.HTTPAddr, "http", "", "serve Streamable HTTP on this address (endpoint /mcp) instead of stdio, e.g. 127.0.0.1:8080")
+	fs.StringVar(&c.HTTPAddr, "http", "", "serve Streamable HTTP on this address (endpoint /mcp, the web page at /) instead of stdio, e.g. 127.0.0.1:8080")
 	fs.DurationVar(&c.Interval, "interval", 0, "all-in-one: time between safety rescans (default 5m)")
 	fs.Func("ignore", "all-in-one: leave out paths matching this .gitignore-style rule (repeatable)", func(v string) error {
 		c.Ignore = append(c.Ignore, v)
 		return nil
 	})
+	fs.BoolVar(&c.NoGitignore, "no-gitignore", false, "all-in-one: do not honour .gitignore files, .git/info/exclude or the global git excludes file")
 	fs.IntVar(&c.MaxChars, "max-chars", d.MaxChars, "largest response, in characters")
 	fs.StringVar(&c.LogLevel, "log-level", d.LogLevel, "debug, info, warn or error")
 	fs.DurationVar(&c.SessionTTL, "session-ttl", d.SessionTTL, "how long an idle MCP session keeps its attached documents")
 	fs.Int64Var(&c.SessionMaxSize, "session-max-size", d.SessionMaxSize, "largest document a session may attach, in bytes")
 	fs.IntVar(&c.PageSize, "page-size", d.PageSize, "items per page of tools/list, resources/list and resources/templates/list")
+	fs.BoolVar(&c.ServeOwner, "serve-owner", false, "run as the project's owner daemon, as guide-mcp --root starts it (not for direct use)")
+	fs.DurationVar(&c.IdleTimeout, "idle-timeout", d.IdleTimeout, "owner daemon: exit after this long without a client")
 	c.NATS.Flags(fs)
 	fs.StringVar(&c.TokenFile, "token-file", "", "HTTP: file holding the bearer token clients must send (default: $"+tokenEnv+"); required on a non-loopback address")
 	fs.Func("allowed-host", "HTTP: accept this Host header besides loopback names (repeatable; \"*\" for any)", func(v string) error {
@@ -169,7 +188,7 @@ func (m *Main) ParseFlags(args []string) error {
 	})
 	fs.StringVar(&c.TLSCert, "tls-cert", "", "HTTP: serve HTTPS with this certificate (PEM)")
 	fs.StringVar(&c.TLSKey, "tls-key", "", "HTTP: key of --tls-cert (PEM)")
-	fs.Int64Var(&c.MaxBody, "max-body", d.MaxBody, "HTTP: largest request body, in bytes")
+	fs.Int64Var(&c.MaxBody, "max-body", d.MaxBody, "largest request body (HTTP) or message (stdio), in bytes")
 	fs.Uint64Var(&c.ReadyMaxLag, "ready-max-lag", 0, "HTTP: /healthz says ready while at most this many events are not yet applied")
 	fs.DurationVar(&c.ShutdownWait, "shutdown-wait", d.ShutdownWait, "HTTP: on SIGTERM, how long in-flight calls may take to finish")
 	if err := fs.Parse(args); err != nil {
@@ -178,8 +197,11 @@ func (m *Main) ParseFlags(args []string) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	if (c.Root == "") == (c.NATSURL == "") {
-		return errors.New("give exactly one of --root DIR (all-in-one) or --nats URL (follow a stream)")
+	if c.Root == "" && c.NATSURL == "" {
+		return errors.New("no folder to serve; name it with: guide-mcp --root /path/to/docs (or follow a stream with --nats URL)")
+	}
+	if c.Root != "" && c.NATSURL != "" {
+		return errors.New("give --root DIR (all-in-one) or --nats URL (follow a stream), not both")
 	}
 	if c.Root != "" {
 		if st, err := os.Stat(c.Root); err != nil || !st.IsDir() {
@@ -211,6 +233,17 @@ func (m *Main) Run(ctx context.Context) error {
 	m.project = m.Config.Project
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	if m.Config.Root != "" && m.Config.HTTPAddr == "" && !m.Config.ServeOwner {
+		return m.bridge(ctx)
+	}
+	if m.Config.Root != "" {
+		if err := m.own(ctx); err != nil {
+			return err
+		}
+		if m.lock == nil {
+			return nil // another owner won the race to start
+		}
+	}
 
 	// The projections answer on their own: open them first and serve at once, and reach
 	// NATS in the background. A restarted query process answers in the time it takes to
@@ -240,7 +273,8 @@ func (m *Main) Run(ctx context.Context) error {
 	m.indexOpen = make(chan error, 1)
 	go func() { m.indexOpen <- m.index.Open() }()
 	// In all-in-one mode this is the only query process of the project, so at start every
-	// session document on the stream is one of a session that did not survive the restart.
+	// session document on the stream of no recorded live session is one of a session that
+	// did not survive the restart (stdio).
 	m.sessions = &session.Registry{Project: m.project, Catalog: m.catalog,
 		TTL: m.Config.SessionTTL, MaxDocBytes: m.Config.SessionMaxSize, Exclusive: m.Config.Root != "", Logger: m.Logger}
 	m.srv = &mcpserver.Server{Project: m.project, Catalog: m.catalog, Index: m.index, Sessions: m.sessions,
@@ -256,7 +290,28 @@ func (m *Main) Run(ctx context.Context) error {
 	})
 
 	served := make(chan error, 1)
-	if m.Config.HTTPAddr != "" {
+	if m.lock != nil {
+		ln, err := m.lock.Listen()
+		if err != nil {
+			return fmt.Errorf("the owner's socket: %w", err)
+		}
+		if m.Config.HTTPAddr == "" {
+			close(m.Ready)
+			m.Logger.Info("owner serving MCP on its socket", "socket", owner.Socket(m.dataDir()), "project", m.project)
+			go m.exitWhenIdle(ctx, cancel)
+		}
+		m.wg.Go(func() {
+			err := m.serveSocket(ctx, ln)
+			if m.Config.HTTPAddr == "" {
+				served <- err
+			} else if err != nil {
+				m.Logger.Error("the owner's socket", "err", err)
+			}
+		})
+	}
+	if m.lock != nil && m.Config.HTTPAddr == "" {
+		// served by the socket
+	} else if m.Config.HTTPAddr != "" {
 		go func() { served <- m.serveHTTP(ctx) }()
 	} else {
 		close(m.Ready)
@@ -264,7 +319,12 @@ func (m *Main) Run(ctx context.Context) error {
 		stdio := server.NewStdioServer(m.mcp)
 		stdio.SetErrorLogger(slog.NewLogLogger(m.Logger.Handler(), slog.LevelError))
 		go func() {
-			err := stdio.Listen(ctx, m.Stdin, m.Stdout)
+			// One message is bounded like an HTTP request body: a longer one is answered
+			// with a parse error, and never held whole in memory.
+			in := mcpserver.LimitLines(m.Stdin, m.Config.MaxBody, func() {
+				m.Logger.Warn("refused a stdio message larger than --max-body", "max_bytes", m.Config.MaxBody)
+			})
+			err := stdio.Listen(ctx, in, m.Stdout)
 			if err != nil && (errors.Is(err, io.EOF) || ctx.Err() != nil) {
 				err = nil
 			}
@@ -292,10 +352,18 @@ func (m *Main) connect(ctx context.Context) error {
 	}
 	b := &broker.Broker{URL: m.Config.NATSURL, Options: opts, Name: "guide-mcp", Logger: m.Logger}
 	if m.Config.Root != "" {
-		b.StoreDir = filepath.Join(m.dataDir(), "nats")
+		// The project's other processes (an indexer) publish through this server: on
+		// loopback, with a token written in the owner's record, readable by this user only.
+		b.StoreDir, b.Listen, b.Token = filepath.Join(m.dataDir(), "nats"), "127.0.0.1:-1", owner.NewToken()
 	}
 	if err := b.Open(); err != nil {
 		return err
+	}
+	if m.lock != nil {
+		if err := m.lock.Publish(owner.Record{Role: "guide-mcp", Socket: owner.Socket(m.dataDir()),
+			NATSURL: b.ClientURL(), Token: b.Token}); err != nil {
+			return fmt.Errorf("the owner's record: %w", err)
+		}
 	}
 	stream := &events.Stream{Conn: b.Conn}
 	m.mu.Lock()
@@ -349,7 +417,7 @@ func (m *Main) follow(ctx context.Context) error {
 	})
 	if m.Config.Root != "" {
 		x := &reconcile.Indexer{Root: m.Config.Root, Project: m.project, Stream: m.stream, Interval: m.Config.Interval,
-			Ignore: m.Config.Ignore, ConfigFile: m.Config.ConfigFile, Logger: m.Logger, Skip: datadir.SkipInside(m.Config.Root, m.dataDir())}
+			Ignore: m.Config.Ignore, NoGitignore: m.Config.NoGitignore, ConfigFile: m.Config.ConfigFile, Logger: m.Logger, Skip: datadir.SkipInside(m.Config.Root, m.dataDir())}
 		wg.Go(func() {
 			if err := x.Run(ctx); err != nil {
 				m.Logger.Error("indexer stopped", "err", err)
@@ -357,8 +425,9 @@ func (m *Main) follow(ctx context.Context) error {
 		})
 	}
 	wg.Wait()
-	// Sessions do not survive the process: their documents go when it stops, while the
-	// stream is still there (the broker closes after this returns).
+	// Sessions that live only in this process (stdio) end with it: their documents go
+	// while the stream is still there (the broker closes after this returns). Issued
+	// sessions (HTTP) live on in the session store, for this process restarted or another.
 	ectx, ecancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer ecancel()
 	m.sessions.EndAll(ectx)
@@ -376,16 +445,23 @@ func (m *Main) serveHTTP(ctx context.Context) error {
 			StreamLastSeq: h.StreamLastSeq, Lag: h.Lag, Ready: h.Ready}
 	})
 	m.metrics = met
+	met.Registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "guide_session_documents",
+		Help: "Documents attached to MCP sessions, in the catalog.",
+	}, func() float64 { return float64(m.sessions.Documents()) }))
 	m.mcp.Use(mcpserver.ToolObserver(met.ObserveTool))
 	hs := &httpserve.Server{
 		Addr: m.Config.HTTPAddr, Token: token, AllowedHosts: m.Config.AllowedHosts, AllowedOrigins: m.Config.AllowedOrigins,
 		TLSCert: m.Config.TLSCert, TLSKey: m.Config.TLSKey, MaxBodyBytes: m.Config.MaxBody, ShutdownWait: m.Config.ShutdownWait,
 		// The transport's own localhost check knows no --allowed-host; httpserve checks Host.
-		MCP: server.NewStreamableHTTPServer(m.mcp, server.WithEndpointPath("/mcp"),
+		MCP: m.srv.HTTPHandler(m.mcp, server.WithEndpointPath("/mcp"),
 			server.WithDisableLocalhostProtection(true),
 			server.WithSessionIdleTTL(m.sessionTTL()), // which ends an idle session here too
 			server.WithStreamableHTTPLogger(m.Logger)),
 		Metrics: met.Handler(),
+		Web: (&web.Server{Project: m.project, Catalog: m.catalog, Index: m.index, Sessions: m.sessions,
+			Limits: query.Limits{MaxChars: m.Config.MaxChars}, Status: m.srv.CurrentStatus, Pending: m.srv.Pending,
+			Token: token, Secure: m.Config.TLSCert != "", MaxBodyBytes: m.Config.MaxBody, Logger: m.Logger}).Handler(),
 		Health: func(ctx context.Context) (bool, any) {
 			h := m.srv.Health(ctx, m.Config.ReadyMaxLag)
 			return h.Ready, h
@@ -396,7 +472,7 @@ func (m *Main) serveHTTP(ctx context.Context) error {
 		return err
 	}
 	m.addr = hs.ListenAddr()
-	m.Logger.Info("serving MCP over Streamable HTTP", "url", hs.URL()+"/mcp", "project", m.project,
+	m.Logger.Info("serving MCP over Streamable HTTP and the web page", "url", hs.URL()+"/mcp", "page", hs.URL()+"/", "project", m.project,
 		"token", token != "", "tls", m.Config.TLSCert != "")
 	close(m.Ready)
 	return hs.Serve(ctx)
@@ -441,5 +517,6 @@ func (m *Main) Close() error {
 	if m.broker != nil {
 		errs = append(errs, m.broker.Close())
 	}
+	errs = append(errs, m.lock.Release()) // last: the next owner opens what this one closed
 	return errors.Join(errs...)
 }

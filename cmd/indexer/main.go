@@ -17,10 +17,13 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/nats-io/nats.go"
+
 	"github.com/guide/guide/internal/broker"
 	"github.com/guide/guide/internal/datadir"
 	"github.com/guide/guide/internal/events"
 	"github.com/guide/guide/internal/logging"
+	"github.com/guide/guide/internal/owner"
 	"github.com/guide/guide/internal/reconcile"
 )
 
@@ -46,9 +49,11 @@ type Config struct {
 	Interval   time.Duration
 	NoWatch    bool
 	Ignore     []string
-	MaxSize    int64
-	Replicas   int
-	LogLevel   string
+	// NoGitignore leaves the repository's ignore rules out.
+	NoGitignore bool
+	MaxSize     int64
+	Replicas    int
+	LogLevel    string
 	// CPUProfile, when set, is written with a CPU profile of the run (for --once).
 	CPUProfile string
 	NATS       broker.Security
@@ -67,6 +72,7 @@ type Main struct {
 	Logger *slog.Logger
 
 	broker  *broker.Broker
+	lock    *owner.Lock // the project's ownership, when this process opens its store
 	stream  *events.Stream
 	profile *os.File // the CPU profile being written, with --cpuprofile
 }
@@ -115,7 +121,7 @@ func (m *Main) ParseFlags(args []string) error {
 	c, d := &m.Config, DefaultConfig()
 	fs.StringVar(&c.Root, "root", "", "content tree to index (required)")
 	fs.StringVar(&c.ConfigFile, "config", "", "project configuration file (default: guide.yaml at the root, if present)")
-	fs.StringVar(&c.Project, "project", "", "project name (default: the root's base name)")
+	fs.StringVar(&c.Project, "project", "", "project name (default: the root's name and a short hash of its canonical path, e.g. docs-3f9a2c1b)")
 	fs.StringVar(&c.NATSURL, "nats", "", "NATS server URL(s), comma-separated; empty: run an embedded server")
 	fs.StringVar(&c.DataDir, "data", "", "embedded server's JetStream directory (default: "+filepath.Join(datadir.DataHome(), "<project>", "nats")+")")
 	fs.StringVar(&c.Listen, "listen", d.Listen, "embedded server's listen address; \"\" for in-process only")
@@ -127,6 +133,7 @@ func (m *Main) ParseFlags(args []string) error {
 		c.Ignore = append(c.Ignore, v)
 		return nil
 	})
+	fs.BoolVar(&c.NoGitignore, "no-gitignore", false, "do not honour .gitignore files, .git/info/exclude or the global git excludes file")
 	fs.Int64Var(&c.MaxSize, "max-size", 0, "largest document whose content is published, in bytes (default: what the server accepts, at most 16 MiB)")
 	fs.IntVar(&c.Replicas, "replicas", d.Replicas, "stream replicas, on a NATS cluster")
 	fs.StringVar(&c.LogLevel, "log-level", d.LogLevel, "debug, info, warn or error")
@@ -171,6 +178,11 @@ func (m *Main) Run(ctx context.Context) int {
 	if m.Config.Once {
 		b.Listen = ""
 	}
+	if b.URL == "" {
+		if code := m.own(ctx, b); code != ExitOK {
+			return code
+		}
+	}
 	if err := b.Open(); err != nil {
 		msg := "cannot reach NATS"
 		if b.URL == "" {
@@ -183,6 +195,12 @@ func (m *Main) Run(ctx context.Context) int {
 	if b.Server != nil && b.Listen != "" {
 		m.Logger.Info("embedded NATS listening", "url", b.ClientURL(), "store", m.Config.DataDir)
 	}
+	if m.lock != nil && b.Listen != "" {
+		if err := m.lock.Publish(owner.Record{Role: "indexer", NATSURL: b.ClientURL()}); err != nil {
+			m.Logger.Error("the owner's record", "err", err)
+			return ExitFailure
+		}
+	}
 	m.stream = &events.Stream{Conn: b.Conn, Replicas: m.Config.Replicas}
 	octx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	err = m.stream.Open(octx)
@@ -192,7 +210,7 @@ func (m *Main) Run(ctx context.Context) int {
 		return ExitNATS
 	}
 	x := &reconcile.Indexer{Root: m.Config.Root, Project: m.Config.Project, Stream: m.stream, MaxSize: m.Config.MaxSize,
-		Interval: m.Config.Interval, NoWatch: m.Config.NoWatch, Ignore: m.Config.Ignore, ConfigFile: m.Config.ConfigFile, Logger: m.Logger,
+		Interval: m.Config.Interval, NoWatch: m.Config.NoWatch, Ignore: m.Config.Ignore, NoGitignore: m.Config.NoGitignore, ConfigFile: m.Config.ConfigFile, Logger: m.Logger,
 		Skip: datadir.SkipInside(m.Config.Root, m.Config.DataDir), Progress: progressBar(os.Stderr)}
 	if !m.Config.Once {
 		m.Logger.Info("indexing", "root", m.Config.Root, "project", m.Config.Project, "interval", m.Config.Interval)
@@ -227,6 +245,40 @@ func (m *Main) Run(ctx context.Context) int {
 		return ExitPartial
 	}
 	return ExitOK
+}
+
+// own settles who opens the project's store, before any server does: this process, when
+// no other owns the project (it takes the lock), or the owner, whose NATS server b then
+// connects to with the token of its record. Two servers never open one store.
+func (m *Main) own(ctx context.Context, b *broker.Broker) int {
+	dir := filepath.Dir(m.Config.DataDir) // the project's data directory holds the store
+	for {
+		l, err := owner.Acquire(dir)
+		if err == nil {
+			m.lock = l
+			return ExitOK
+		}
+		if !errors.Is(err, owner.ErrHeld) {
+			m.Logger.Error("cannot lock the project's data directory", "dir", dir, "err", err)
+			return ExitNATS
+		}
+		actx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		r, err := owner.Await(actx, dir)
+		cancel()
+		if errors.Is(err, owner.ErrNoOwner) {
+			continue // the owner stopped meanwhile: try to own the project
+		}
+		if err != nil {
+			m.Logger.Error("the project's owner publishes no NATS server", "err", err)
+			return ExitNATS
+		}
+		m.Logger.Info("publishing through the project's owner", "pid", r.PID, "role", r.Role, "url", r.NATSURL)
+		b.URL, b.Listen = r.NATSURL, ""
+		if r.Token != "" {
+			b.Options = append(b.Options, nats.Token(r.Token))
+		}
+		return ExitOK
+	}
 }
 
 // progressBar draws the first scan's progress on a terminal; elsewhere it draws nothing
@@ -264,6 +316,7 @@ func (m *Main) Close() error {
 	if m.broker != nil {
 		errs = append(errs, m.broker.Close())
 	}
+	errs = append(errs, m.lock.Release())
 	if m.profile != nil {
 		pprof.StopCPUProfile()
 		errs = append(errs, m.profile.Close())

@@ -89,6 +89,8 @@ func (x *Indexer) walk(dir string) ([]file, []error) {
 func (x *Indexer) stat(rel string, info fs.FileInfo) (file, bool) {
 	f := file{rel: rel, target: rel, size: info.Size(), mt: info.ModTime().UTC(), inode: inode(info)}
 	switch {
+	case x.isConfig(rel):
+		return f, false // configuration, not a document
 	case info.Mode()&fs.ModeSymlink != 0:
 		target, ti, err := x.tree.Target(rel)
 		switch {

@@ -277,6 +277,13 @@ func (w *Watcher) watchAdded() {
 	}
 }
 
+// Rewatch walks the tree again and watches every folder not watched yet: after the Skip
+// rule changed, a folder it no longer leaves out is followed from then on. Call it once
+// Run has delivered a batch.
+func (w *Watcher) Rewatch() {
+	w.addTree(w.root)
+}
+
 // addTree watches dir and every folder below it, listed through the content root, and
 // returns the folders it watched.
 func (w *Watcher) addTree(dir string) []string {
