@@ -184,7 +184,11 @@ func (m *Main) Run(ctx context.Context) int {
 		}
 	}
 	if err := b.Open(); err != nil {
-		m.Logger.Error("cannot reach NATS", "err", err)
+		msg := "cannot reach NATS"
+		if b.URL == "" {
+			msg = "cannot start the embedded NATS server"
+		}
+		m.Logger.Error(msg, "err", err)
 		return ExitNATS
 	}
 	m.broker = b

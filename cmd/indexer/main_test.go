@@ -3,7 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"path/filepath"
+	"log/slog"
+	"net"
 	"strings"
 	"testing"
 
@@ -69,12 +70,8 @@ func TestExitCodes(t *testing.T) {
 	t.Run("ErrPartial", func(t *testing.T) {
 		root := t.TempDir()
 		testkit.WriteFile(t, root, "ok.md", "fine")
-		// A path too long to be a subject cannot be published: the run says so.
-		long := filepath.Join(root, "a")
-		for range 14 { // 14 × 79 bytes, each written as %XX: over MaxSubjectLen
-			long = filepath.Join(long, "界界界界界界界界界界界界界界界界界界界界界界界界界界")
-		}
-		testkit.WriteFile(t, root, long[len(root)+1:]+"/x.md", "deep")
+		// A name that is not valid UTF-8 is not indexed: the run says so.
+		testkit.WriteFile(t, root, "bad\xff.md", "unnamable")
 		code, sum := runOnce(t, "--root", root, "--data", t.TempDir(), "--once", "--json")
 		testkit.Equal(t, code, ExitPartial, "exit code")
 		testkit.Equal(t, [2]any{sum["published"], sum["failed"]}, [2]any{1.0, 1.0}, "published, failed")
@@ -87,4 +84,21 @@ func TestExitCodes(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestListenAddressTaken: with its embedded server's address taken, the indexer stops at
+// once and says that the address is in use.
+func TestListenAddressTaken(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	testkit.NoErr(t, err, "listen")
+	defer l.Close()
+	var log bytes.Buffer
+	m := &Main{Stdout: &bytes.Buffer{}, Logger: slog.New(slog.NewTextHandler(&log, nil))}
+	testkit.NoErr(t, m.ParseFlags([]string{"--root", "../../testdata/sample", "--data", t.TempDir(), "--listen", l.Addr().String()}), "flags")
+	code := m.Run(testkit.Context(t))
+	m.Close()
+	testkit.Equal(t, code, ExitNATS, "exit code")
+	if !strings.Contains(log.String(), "already in use") || !strings.Contains(log.String(), "embedded NATS server") {
+		t.Fatalf("the log does not say the address is taken: %s", log.String())
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -92,6 +93,12 @@ func (b *Broker) Open() error {
 			return fmt.Errorf("listen address %q: %w", b.Listen, err)
 		}
 	}
+	if !so.DontListen && so.Port > 0 { // 0 and -1 ask for any free port
+		// The embedded server, logging nothing, would only time out on a taken port.
+		if err := portFree(b.Listen); err != nil {
+			return err
+		}
+	}
 	ns, err := server.NewServer(so)
 	if err != nil {
 		return fmt.Errorf("embedded NATS: %w", err)
@@ -109,6 +116,18 @@ func (b *Broker) Open() error {
 	}
 	b.Conn = nc
 	return nil
+}
+
+// portFree checks that addr can be listened on, and says so plainly when it cannot.
+func portFree(addr string) error {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return fmt.Errorf("cannot listen on %s: the address is already in use (another indexer or NATS server?); stop it, or choose another address with --listen: %w", addr, err)
+		}
+		return fmt.Errorf("cannot listen on %s: %w", addr, err)
+	}
+	return l.Close()
 }
 
 // ClientURL is the address other processes use to reach this broker's embedded server,

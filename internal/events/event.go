@@ -44,6 +44,9 @@ const (
 	StatusInvalidUTF8 Status = "invalid_utf8" // not UTF-8 text: metadata only
 	StatusUnreadable  Status = "unreadable"   // the indexer could not read it: metadata only
 	StatusOutsideRoot Status = "outside_root" // a symbolic link that leaves the root: never followed
+	// StatusPathTooLong: the path does not fit in a subject; the document is listed under
+	// a short stand-in path (see TooLongFolder), its real path in the reason.
+	StatusPathTooLong Status = "path_too_long"
 )
 
 // Header names. Metadata lives in headers so that `nats stream view` shows it readably.

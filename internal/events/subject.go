@@ -1,9 +1,12 @@
 package events
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // Subject layout, one stream for every project:
@@ -115,6 +118,25 @@ func DecodeToken(t string) (string, error) {
 		i += 2
 	}
 	return string(b), nil
+}
+
+// TooLongFolder is the folder at the root under which documents whose path does not fit
+// in a subject are listed, each under a stand-in name (see StandIn).
+const TooLongFolder = "_path_too_long"
+
+// StandIn is the path a document is listed under when its own does not fit in a subject:
+// in TooLongFolder, named by a hash of the real path and the start of its file name, so
+// that it is the same at every scan and different for every path.
+func StandIn(path string) string {
+	sum := sha256.Sum256([]byte(path))
+	name := path[strings.LastIndexByte(path, '/')+1:]
+	if len(name) > 60 {
+		name = name[:60]
+		for len(name) > 0 && !utf8.ValidString(name) {
+			name = name[:len(name)-1]
+		}
+	}
+	return TooLongFolder + "/" + hex.EncodeToString(sum[:8]) + "-" + name
 }
 
 // Subjects names the subjects of one project.

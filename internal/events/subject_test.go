@@ -1,6 +1,7 @@
 package events_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -118,4 +119,28 @@ func FuzzDecodeToken(f *testing.F) {
 			t.Fatalf("DecodeToken(%q) = %q, which encodes as %q", tok, name, again)
 		}
 	})
+}
+
+// TestStandIn: a stand-in path fits in a subject, is valid UTF-8, and is the same for the
+// same path and different for different ones.
+func TestStandIn(t *testing.T) {
+	seg := strings.Repeat("文", 80)
+	a := strings.Repeat(seg+"/", 5) + strings.Repeat("名", 40) + ".md"
+	b := strings.Repeat(seg+"/", 5) + strings.Repeat("名", 40) + ".txt"
+	subj := events.NewSubjects("p")
+	if _, err := subj.Document(a); !errors.Is(err, events.ErrPathTooLong) {
+		t.Fatalf("the test path fits: %v", err)
+	}
+	for _, p := range []string{a, b} {
+		s := events.StandIn(p)
+		if !utf8.ValidString(s) || !strings.HasPrefix(s, events.TooLongFolder+"/") {
+			t.Errorf("StandIn = %q", s)
+		}
+		if _, err := subj.Document(s); err != nil {
+			t.Errorf("events.StandIn(%q...) does not fit: %v", p[:20], err)
+		}
+	}
+	if events.StandIn(a) != events.StandIn(a) || events.StandIn(a) == events.StandIn(b) {
+		t.Error("stand-ins not stable or not distinct")
+	}
 }

@@ -1,7 +1,9 @@
 package query
 
 import (
+	"fmt"
 	"net/url"
+	"path"
 	"strings"
 	"unicode/utf8"
 )
@@ -19,6 +21,11 @@ func CleanPath(p string) (string, *Error) {
 	if !utf8.ValidString(p) {
 		return "", Errorf(ErrInvalidPath, "path is not valid UTF-8")
 	}
+	if strings.ContainsRune(p, utf8.RuneError) {
+		// JSON carries no invalid UTF-8: a decoder puts U+FFFD where such bytes were. No
+		// document has it in its name (see the indexer), so the path was not valid UTF-8.
+		return "", Errorf(ErrInvalidPath, "path %q holds U+FFFD, which stands for bytes that are not valid UTF-8; no document has such a name", p)
+	}
 	if strings.IndexByte(p, 0) >= 0 {
 		return "", Errorf(ErrInvalidPath, "path %q contains a NUL byte", p)
 	}
@@ -26,7 +33,15 @@ func CleanPath(p string) (string, *Error) {
 		return "", Errorf(ErrInvalidPath, "%q is an absolute path; paths are relative to the project root (\"\" is the root)", p)
 	}
 	if traverses(p) {
-		return "", Errorf(ErrInvalidPath, "%q leaves the project root", p)
+		c := path.Clean(strings.ReplaceAll(p, `\`, "/"))
+		if c == ".." || strings.HasPrefix(c, "../") {
+			return "", Errorf(ErrInvalidPath, "%q leaves the project root", p)
+		}
+		if c == "." {
+			c = ""
+		}
+		return "", Errorf(ErrInvalidPath, "%q goes up a folder with \"..\", which paths may not do; it means %q", p, c).
+			WithInstruction(fmt.Sprintf("Use %q: a path relative to the project root, without '..'.", c))
 	}
 	if strings.Contains(p, "%") {
 		if u, err := url.PathUnescape(p); err == nil && u != p && (traverses(u) || strings.IndexByte(u, 0) >= 0 || strings.HasPrefix(u, "/")) {

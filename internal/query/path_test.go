@@ -34,6 +34,8 @@ func TestCleanPath(t *testing.T) {
 		{"..%2Fsecret", "", query.ErrInvalidPath},
 		{"%2Fetc%2Fpasswd", "", query.ErrInvalidPath},
 		{"bad\xffutf8", "", query.ErrInvalidPath},
+		{"bad\ufffdutf8", "", query.ErrInvalidPath}, // what JSON makes of invalid UTF-8
+		{"./sub/../sub/in.md", "", query.ErrInvalidPath},
 		{strings.Repeat("a/", 3000), "", query.ErrInvalidPath},
 	} {
 		got, err := query.CleanPath(tc.in)
@@ -42,6 +44,22 @@ func TestCleanPath(t *testing.T) {
 			t.Errorf("CleanPath(%q) = %q, %v; want error %s", tc.in, got, err, tc.err)
 		case tc.err == "" && (err != nil || got != tc.want):
 			t.Errorf("CleanPath(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+		}
+	}
+}
+
+// TestCleanPathMessages: the message says what is wrong with the path.
+func TestCleanPathMessages(t *testing.T) {
+	for _, tc := range []struct{ in, says string }{
+		{"./sub/../sub/in.md", `it means "sub/in.md"`},
+		{"a/..", `it means ""`},
+		{"a/../../b", "leaves the project root"},
+		{"bad\ufffdutf8", "not valid UTF-8"},
+		{"bad\xffutf8", "not valid UTF-8"},
+	} {
+		_, err := query.CleanPath(tc.in)
+		if err == nil || !strings.Contains(err.Message, tc.says) {
+			t.Errorf("CleanPath(%q) = %v; want a message saying %q", tc.in, err, tc.says)
 		}
 	}
 }

@@ -22,8 +22,10 @@ func (x *Indexer) configFile() (file, source string, explicit bool) {
 	if err != nil {
 		return x.ConfigFile, x.ConfigFile, true
 	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil && within(x.root, real) && real != x.root {
-		return abs, filepath.ToSlash(real[len(x.root)+1:]), true
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		if rel, ok := x.tree.Rel(real); ok {
+			return abs, rel, true
+		}
 	}
 	return abs, abs, true
 }
@@ -37,7 +39,13 @@ func (x *Indexer) LoadConfig() (*guideyaml.Config, error) {
 		}
 	}
 	file, source, explicit := x.configFile()
-	b, err := os.ReadFile(file)
+	var b []byte
+	var err error
+	if explicit {
+		b, err = os.ReadFile(file) // named by the operator: it may live anywhere
+	} else {
+		b, err = x.tree.ReadFile(guideyaml.FileName) // the root's: never a link out of it
+	}
 	if errors.Is(err, fs.ErrNotExist) && !explicit {
 		return nil, nil
 	}

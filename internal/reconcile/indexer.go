@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/guide/guide/internal/contentroot"
 	"github.com/guide/guide/internal/events"
 	"github.com/guide/guide/internal/guideyaml"
 	"github.com/guide/guide/internal/ignore"
@@ -51,10 +52,15 @@ type Indexer struct {
 	lastConfigErr string
 
 	// What init derives from the settings, which it leaves as they were set.
-	root      string // Root, absolute, with its own symbolic links resolved
+	root      string            // Root, absolute, with its own symbolic links resolved
+	tree      *contentroot.Root // every read of the tree goes through it
+	subjects  events.Subjects
 	log       *slog.Logger
 	maxSize   int64
 	configRel string // the configuration file's path in the tree; "" outside it
+	// standIns maps the stand-in path of each document too long for a subject to its real
+	// path, as scans find them, so that moving its folder away deletes it too.
+	standIns sync.Map
 
 	mu    sync.Mutex
 	known map[string]events.DocState // the stream's state as this indexer last saw it
@@ -134,7 +140,11 @@ func (x *Indexer) init() error {
 	if !st.IsDir() {
 		return fmt.Errorf("content root %s is not a directory", x.Root)
 	}
-	x.root = root
+	tree, err := contentroot.Open(root)
+	if err != nil {
+		return fmt.Errorf("content root: %w", err)
+	}
+	x.root, x.tree, x.subjects = root, tree, events.NewSubjects(x.Project)
 	x.configRel = x.configPath()
 	return x.loadIgnore()
 }

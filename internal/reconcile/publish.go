@@ -110,6 +110,9 @@ func (p *publication) upserts(ctx context.Context, changed []file) error {
 // to be what is known.
 func (p *publication) upsert(ctx context.Context, e *events.Event) error {
 	x := p.x
+	if e.Op == events.OpDelete {
+		return p.deleteRead(ctx, e)
+	}
 	if st, known := x.known[e.Path]; known && st.Op == events.OpUpsert && st.Hash == e.Hash && st.Status == e.Status {
 		// Touched, not changed: remember the new mtime so as not to read it again.
 		p.sum.Unchanged++
@@ -129,6 +132,23 @@ func (p *publication) upsert(ctx context.Context, e *events.Event) error {
 		return err
 	}
 	p.sum.Published++
+	return nil
+}
+
+// deleteRead publishes the deletion of a file found gone when it was to be read, if the
+// stream holds it.
+func (p *publication) deleteRead(ctx context.Context, e *events.Event) error {
+	p.sum.Documents--
+	if st, known := p.x.known[e.Path]; !known || st.Op != events.OpUpsert {
+		return nil
+	}
+	if err := p.begin(ctx); err != nil {
+		return err
+	}
+	if err := p.pub.Publish(ctx, e); err != nil {
+		return err
+	}
+	p.sum.Deleted++
 	return nil
 }
 

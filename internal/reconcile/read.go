@@ -1,16 +1,18 @@
 package reconcile
 
 import (
+	"errors"
 	"fmt"
 	"io"
-	"os"
+	"io/fs"
 	"unicode/utf8"
 
 	"github.com/guide/guide/internal/events"
 )
 
 // read builds the upsert event of a file: its content when it is text within the size
-// limit, else its metadata and a status that says why not.
+// limit, else its metadata and a status that says why not; or a delete event when the
+// file is no longer there to read.
 func (x *Indexer) read(f file, prev events.DocState) *events.Event {
 	e := &events.Event{Op: events.OpUpsert, Project: x.Project, Path: f.rel, Size: f.size,
 		Mtime: f.mt, Inode: f.inode, Status: f.status, Reason: f.reason, PrevSeq: prev.Seq}
@@ -23,7 +25,12 @@ func (x *Indexer) read(f file, prev events.DocState) *events.Event {
 		e.Hash = fmt.Sprintf("size:%d", f.size)
 		return e
 	}
-	fh, err := os.Open(f.abs)
+	fh, err := x.tree.Open(f.target)
+	if errors.Is(err, fs.ErrNotExist) {
+		// Gone since it was listed, or its folder is now a link: whatever was known at
+		// this path is deleted, never read from elsewhere.
+		return &events.Event{Op: events.OpDelete, Project: x.Project, Path: f.rel, PrevSeq: prev.Seq}
+	}
 	if err != nil {
 		e.Status, e.Reason, e.Hash = events.StatusUnreadable, err.Error(), "unreadable"
 		return e

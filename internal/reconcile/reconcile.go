@@ -2,8 +2,6 @@ package reconcile
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -44,7 +42,7 @@ func (x *Indexer) Reconcile(ctx context.Context) (Summary, error) {
 	walked := make(chan struct{})
 	go func() {
 		defer close(walked)
-		files, walkErrs = x.walk(x.root)
+		files, walkErrs = x.walk("")
 	}()
 	err := x.refresh(ctx)
 	<-walked
@@ -106,17 +104,18 @@ func (x *Indexer) compare(paths []string) (files []file, deleted []string) {
 			continue // inside a folder already compared
 		}
 		var found []file
-		abs := filepath.Join(x.root, filepath.FromSlash(p))
-		st, err := os.Lstat(abs)
+		// Through the content root: a path whose folder is now a symbolic link is gone.
+		st, err := x.tree.Lstat(p)
 		switch {
 		case err != nil:
 			// Gone: the document, or everything below the folder it was.
-		case x.skip(p, st.IsDir()):
+		case x.skip(p, st.IsDir()), !ValidName(p):
+			// Left out; a bad name is reported by the full scan.
 		case st.IsDir():
 			seen["dir:"+p] = true
-			found, _ = x.walk(abs)
+			found, _ = x.walk(p)
 		default:
-			if f, ok := x.stat(abs, p, st); ok {
+			if f, ok := x.stat(p, st); ok {
 				found = []file{f}
 			}
 		}
@@ -124,6 +123,10 @@ func (x *Indexer) compare(paths []string) (files []file, deleted []string) {
 			seen[f.rel] = true
 		}
 		files = append(files, found...)
+		if key := x.key(p); key != p && !seen[key] && x.known[key].Op == events.OpUpsert {
+			deleted = append(deleted, key) // gone, and listed under a stand-in
+			seen[key] = true
+		}
 		if s, ok := x.known[p]; ok {
 			// A document of the stream: a file, with nothing below it. Under churn every
 			// hint is one of these, so this must not cost a pass over what is known.
@@ -131,12 +134,21 @@ func (x *Indexer) compare(paths []string) (files []file, deleted []string) {
 				deleted = append(deleted, p)
 				seen[p] = true
 			}
-		} else if err != nil || st.IsDir() {
-			// Gone, or a folder: documents known below it may be gone too (a folder moved
-			// or deleted), which takes a pass over what is known.
+		} else if err != nil || !st.Mode().IsRegular() {
+			// Gone, a folder, or a link (a folder swapped for one): documents known below
+			// it may be gone too, which takes a pass over what is known.
 			prefix := p + "/"
 			for k, s := range x.known {
-				if s.Op == events.OpUpsert && strings.HasPrefix(k, prefix) && !seen[k] {
+				if s.Op != events.OpUpsert || seen[k] {
+					continue
+				}
+				real := k
+				if strings.HasPrefix(k, events.TooLongFolder+"/") {
+					if r, ok := x.standIns.Load(k); ok {
+						real = r.(string)
+					}
+				}
+				if strings.HasPrefix(real, prefix) {
 					deleted = append(deleted, k)
 					seen[k] = true
 				}

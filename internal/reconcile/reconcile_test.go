@@ -75,6 +75,8 @@ func TestStatuses(t *testing.T) {
 	testkit.NoErr(t, os.Symlink(outside, filepath.Join(root, "escape-dir")), "symlink dir out")
 	testkit.NoErr(t, os.Symlink("sub/inside.md", filepath.Join(root, "alias.md")), "symlink in")
 	testkit.NoErr(t, os.Symlink("missing.md", filepath.Join(root, "dangling.md")), "dangling")
+	testkit.NoErr(t, os.Symlink(filepath.Join(root, "sub/inside.md"), filepath.Join(root, "abs-alias.md")), "absolute symlink in")
+	testkit.NoErr(t, os.Symlink("sub", filepath.Join(root, "sub-alias")), "symlink to a folder in")
 
 	x, s := newIndexer(t, root)
 	x.MaxSize = 1024
@@ -94,6 +96,7 @@ func TestStatuses(t *testing.T) {
 		"big.md":        events.StatusTooLarge,
 		"sub/inside.md": events.StatusOK,
 		"alias.md":      events.StatusOK,
+		"abs-alias.md":  events.StatusOK,
 		"escape.txt":    events.StatusOutsideRoot,
 		"dangling.md":   events.StatusUnreadable,
 		"escape-dir":    events.StatusOutsideRoot, // listed, so that its absence is explained
@@ -107,6 +110,32 @@ func TestStatuses(t *testing.T) {
 	}
 	e, _ := s.Latest(ctx, "p", "alias.md")
 	testkit.Equal(t, string(e.Content), "inside", "a link inside the root reads its target")
+	e, _ = s.Latest(ctx, "p", "abs-alias.md")
+	testkit.Equal(t, string(e.Content), "inside", "an absolute link inside the root reads its target")
+}
+
+// TestNamesNotValidUTF8: a file or folder whose name is not valid UTF-8 is not indexed, and
+// the scan says so; a path argument that was not valid UTF-8 is an invalid path.
+func TestNamesNotValidUTF8(t *testing.T) {
+	root := t.TempDir()
+	testkit.WriteFile(t, root, "ok.md", "# Fine")
+	testkit.WriteFile(t, root, "bad\xff.md", "# Bad name")
+	testkit.WriteFile(t, root, "dir\xfe/inner.md", "# Inside a badly named folder")
+	testkit.WriteFile(t, root, "lit\ufffd.md", "# A name with U+FFFD")
+	p := testkit.NewPipeline(t, nil, root, "")
+	sum := p.Reconcile()
+	testkit.Equal(t, [2]int{sum.Published, sum.Failed}, [2]int{1, 3}, "published, failed (the badly named)")
+	testkit.RequireMatchesDisk(t, p.Client, root)
+	for _, path := range []string{"bad\xff.md", "dir\xfe/inner.md", "lit\ufffd.md"} {
+		f := testkit.DecodeFailure(t, p.Call("view", map[string]any{"path": path}))
+		testkit.Equal(t, f.ErrorType, "invalid_path", "view of "+path)
+	}
+	// A notification about one publishes nothing either.
+	before := lastSeq(t, p)
+	testkit.WriteFile(t, root, "bad\xff.md", "# Bad name, changed")
+	_, err := p.Indexer.ReconcilePaths(testkit.Context(t), []string{"bad\xff.md", "dir\xfe"})
+	testkit.NoErr(t, err, "reconcile paths")
+	testkit.Equal(t, lastSeq(t, p), before, "stream head")
 }
 
 func freeAddr(t *testing.T) string {
@@ -115,4 +144,47 @@ func freeAddr(t *testing.T) string {
 	testkit.NoErr(t, err, "listen")
 	defer ln.Close()
 	return ln.Addr().String()
+}
+
+// TestPathTooLongForSubject: a document whose path does not fit in a subject is listed
+// under a stand-in path with a status and a reason that gives its real path.
+func TestPathTooLongForSubject(t *testing.T) {
+	root := t.TempDir()
+	seg := strings.Repeat("文", 80) // 240 bytes, 720 once encoded
+	long := strings.Repeat(seg+"/", 5) + "notes.md"
+	testkit.WriteFile(t, root, long, "# Notes\n\ndeep down")
+	testkit.WriteFile(t, root, "short.md", "# Short")
+	p := testkit.NewPipeline(t, nil, root, "")
+	sum := p.Reconcile()
+	testkit.Equal(t, [2]int{sum.Published, sum.Failed}, [2]int{2, 0}, "published, failed")
+
+	standIn := events.StandIn(long)
+	var v struct {
+		Path, Status, Reason, Message string
+	}
+	testkit.Decode(t, p.Call("view", map[string]any{"path": standIn}), &v)
+	testkit.Equal(t, v.Status, "path_too_long", "status of "+standIn)
+	if !strings.Contains(v.Reason, long) {
+		t.Fatalf("reason %q does not give the real path", v.Reason)
+	}
+	var l struct {
+		Documents []struct{ Path, Status, Reason string } `json:"documents"`
+	}
+	testkit.Decode(t, p.Call("view", map[string]any{"path": events.TooLongFolder}), &l)
+	testkit.Equal(t, len(l.Documents), 1, "documents listed in "+events.TooLongFolder)
+
+	// Stable: a second scan publishes nothing; gone: its stand-in is deleted.
+	testkit.Equal(t, p.Reconcile().Published, 0, "published by a second scan")
+	testkit.NoErr(t, os.Remove(filepath.Join(root, long)), "rm")
+	sum, err := p.Indexer.ReconcilePaths(testkit.Context(t), []string{long})
+	testkit.NoErr(t, err, "reconcile paths")
+	testkit.Equal(t, sum.Deleted, 1, "deleted")
+
+	// Its folder moved away: told only of the folder, the indexer deletes it too.
+	testkit.WriteFile(t, root, long, "# Notes\n\nback again")
+	testkit.Equal(t, p.Reconcile().Published, 1, "published again")
+	testkit.NoErr(t, os.Rename(filepath.Join(root, seg), filepath.Join(t.TempDir(), "away")), "mv folder away")
+	sum, err = p.Indexer.ReconcilePaths(testkit.Context(t), []string{seg})
+	testkit.NoErr(t, err, "reconcile paths")
+	testkit.Equal(t, sum.Deleted, 1, "deleted with its folder")
 }

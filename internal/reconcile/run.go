@@ -80,7 +80,7 @@ func (x *Indexer) watch(ctx context.Context) (<-chan watch.Batch, *watch.Watcher
 	if x.NoWatch {
 		return hints, nil
 	}
-	w := &watch.Watcher{Root: x.root, Skip: x.skip, Logger: x.log}
+	w := &watch.Watcher{Root: x.root, Tree: x.tree, Skip: x.skip, Logger: x.log}
 	go func() {
 		if err := w.Run(ctx, hints); err != nil && ctx.Err() == nil {
 			x.log.Error("watcher stopped; falling back to rescans", "err", err)

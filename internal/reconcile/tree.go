@@ -2,23 +2,24 @@ package reconcile
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
+	"github.com/guide/guide/internal/contentroot"
 	"github.com/guide/guide/internal/events"
 )
 
 // file is a document found in the tree, as far as its metadata tells.
 type file struct {
-	rel   string
-	abs   string // what to read: the file, or a symbolic link's target inside the root
-	size  int64
-	mt    time.Time
-	inode uint64
+	rel    string
+	target string // what to read, relative to the root: the file, or a link's target inside it
+	size   int64
+	mt     time.Time
+	inode  uint64
 	// status is set when the file is known unreadable without reading it.
 	status events.Status
 	reason string
@@ -32,24 +33,32 @@ func (f *file) same(st events.DocState) bool {
 		(f.status == "" || f.status == st.Status)
 }
 
-// walk lists every document below dir.
+// walk lists every document below the folder dir (relative, "" for the root). It reads
+// through the content root: it never descends a symbolic link, and a folder swapped for
+// one while it walks is not read.
 func (x *Indexer) walk(dir string) ([]file, []error) {
 	var files []file
 	var errs []error
-	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	_ = x.tree.Walk(dir, func(rel string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
 				errs = append(errs, err)
 			}
-			if d != nil && d.IsDir() && p != dir {
+			if d != nil && d.IsDir() && rel != dir {
 				return fs.SkipDir
 			}
 			return nil
 		}
-		if p == x.root {
+		if rel == "." {
 			return nil
 		}
-		rel := filepath.ToSlash(p[len(x.root)+1:])
+		if !ValidName(d.Name()) {
+			errs = append(errs, &NameError{Path: rel})
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
 		if d.IsDir() {
 			if x.ignored.Load().Self(rel, true) || (x.Skip != nil && x.Skip(rel, true)) {
 				return fs.SkipDir
@@ -66,7 +75,7 @@ func (x *Indexer) walk(dir string) ([]file, []error) {
 			}
 			return nil
 		}
-		if f, ok := x.stat(p, rel, info); ok {
+		if f, ok := x.stat(rel, info); ok {
 			files = append(files, f)
 		}
 		return nil
@@ -74,35 +83,63 @@ func (x *Indexer) walk(dir string) ([]file, []error) {
 	return files, errs
 }
 
-// stat describes the file at p (not followed if it is a link) as a document, if it is one.
-func (x *Indexer) stat(p, rel string, info fs.FileInfo) (file, bool) {
-	f := file{rel: rel, abs: p, size: info.Size(), mt: info.ModTime().UTC(), inode: inode(info)}
+// stat describes the file rel (not followed if it is a link) as a document, if it is one.
+// A link is a document when it leads to a file inside the root, whose bytes it shows; a
+// link to a folder is not (the folder is indexed where it really is).
+func (x *Indexer) stat(rel string, info fs.FileInfo) (file, bool) {
+	f := file{rel: rel, target: rel, size: info.Size(), mt: info.ModTime().UTC(), inode: inode(info)}
 	switch {
 	case x.isConfig(rel):
 		return f, false // configuration, not a document
 	case info.Mode()&fs.ModeSymlink != 0:
-		target, err := filepath.EvalSymlinks(p)
-		if err != nil {
-			f.status, f.reason = events.StatusUnreadable, "broken symbolic link"
-			break
-		}
-		if !within(x.root, target) {
+		target, ti, err := x.tree.Target(rel)
+		switch {
+		case errors.Is(err, contentroot.ErrOutside):
 			f.status, f.reason, f.size = events.StatusOutsideRoot, "symbolic link to a place outside the project root", 0
-			break
-		}
-		ti, err := os.Stat(target)
-		if err != nil {
+		case errors.Is(err, fs.ErrNotExist):
+			f.status, f.reason = events.StatusUnreadable, "broken symbolic link"
+		case err != nil:
 			f.status, f.reason = events.StatusUnreadable, err.Error()
-			break
+		case ti.IsDir() || !ti.Mode().IsRegular():
+			return f, false
+		default:
+			f.target, f.size, f.mt, f.inode = target, ti.Size(), ti.ModTime().UTC(), inode(ti)
 		}
-		if ti.IsDir() || !ti.Mode().IsRegular() {
-			return f, false // a folder is indexed where it really is
-		}
-		f.abs, f.size, f.mt, f.inode = target, ti.Size(), ti.ModTime().UTC(), inode(ti)
 	case !info.Mode().IsRegular():
 		return f, false // sockets, pipes, devices: not documents
 	}
+	if key := x.key(rel); key != rel {
+		x.standIns.Store(key, rel)
+		f.rel, f.status, f.size = key, events.StatusPathTooLong, 0
+		f.reason = fmt.Sprintf("the path is too long to index (%d bytes); it is %s", len(rel), rel)
+	}
 	return f, true
+}
+
+// key is the path a file is published under: its own, or a stand-in when its own does
+// not fit in a subject.
+func (x *Indexer) key(rel string) string {
+	if len(rel) < events.MaxSubjectLen/3-len(x.Project)-16 {
+		return rel // fits whatever its bytes encode to
+	}
+	if _, err := x.subjects.Document(rel); errors.Is(err, events.ErrPathTooLong) {
+		return events.StandIn(rel)
+	}
+	return rel
+}
+
+// ValidName reports whether a file or folder name can name a document: valid UTF-8
+// without U+FFFD, so that a client can send it back as JSON (which replaces invalid bytes
+// with U+FFFD) and find the document it was shown.
+func ValidName(name string) bool {
+	return utf8.ValidString(name) && !strings.ContainsRune(name, utf8.RuneError)
+}
+
+// NameError is reported for a file or folder left out of the index for its name.
+type NameError struct{ Path string }
+
+func (e *NameError) Error() string {
+	return fmt.Sprintf("%q: not indexed: the name is not valid UTF-8; rename it", e.Path)
 }
 
 func inode(info fs.FileInfo) uint64 {
@@ -110,8 +147,4 @@ func inode(info fs.FileInfo) uint64 {
 		return st.Ino
 	}
 	return 0
-}
-
-func within(root, p string) bool {
-	return p == root || strings.HasPrefix(p, root+string(filepath.Separator))
 }

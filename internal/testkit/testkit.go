@@ -136,6 +136,12 @@ func Disk(t testing.TB, root string) map[string]string {
 		}
 		rel, _ := filepath.Rel(root, p)
 		rel = filepath.ToSlash(rel)
+		if !reconcile.ValidName(rel) {
+			if d.IsDir() {
+				return fs.SkipDir // not indexed: its name is not valid UTF-8
+			}
+			return nil
+		}
 		if rel != "." && rules.Self(rel, d.IsDir()) {
 			if d.IsDir() {
 				return fs.SkipDir

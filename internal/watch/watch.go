@@ -2,6 +2,13 @@
 // may have changed. Notifications are hints, not facts: the consumer compares each path
 // with what it knows. When the kernel drops notifications (a queue overflow, a watch limit),
 // the batch asks for a full rescan instead.
+//
+// The kernel's watches are not recursive, and a watch follows its folder's inode, not its
+// name. So a new folder is watched, with every folder below it, just before the batch that
+// names it is delivered (the consumer then lists it, and finds what was created before the
+// watch was in place); a folder moved or removed has its watches dropped as soon as that
+// is seen, before any new folder is watched; and a folder whose watch the notifier still
+// files under an old name (moved before it was watched anew) is watched again.
 package watch
 
 import (
@@ -10,7 +17,6 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -18,6 +24,8 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/guide/guide/internal/contentroot"
 )
 
 // Batch is what the watcher delivers: paths (relative, slash-separated) that may have
@@ -31,6 +39,9 @@ type Batch struct {
 // Watcher watches every folder of a tree. Set the fields, then call Run.
 type Watcher struct {
 	Root string
+	// Tree, when set, is the content root open for reading (else Root is opened): folders
+	// are listed through it, never through a symbolic link.
+	Tree *contentroot.Root
 	// Skip reports folders and files to leave out (relative slash paths).
 	Skip func(rel string, dir bool) bool
 	// Settle is the quiet time after the last notification before a batch is delivered,
@@ -44,7 +55,10 @@ type Watcher struct {
 	Logger     *slog.Logger
 
 	root string
+	tree *contentroot.Root
 	fw   *fsnotify.Watcher
+	// added holds the new folders (absolute) to watch before the next batch is delivered.
+	added map[string]struct{}
 	// degraded is set when a watch could not be added: the consumer should rescan often.
 	degraded atomic.Bool
 }
@@ -77,15 +91,20 @@ func (w *Watcher) Run(ctx context.Context, out chan<- Batch) error {
 	if w.root, err = filepath.EvalSymlinks(abs); err != nil {
 		return err
 	}
+	if w.tree = w.Tree; w.tree == nil {
+		if w.tree, err = contentroot.Open(w.root); err != nil {
+			return err
+		}
+		defer w.tree.Close()
+	}
+	w.added = map[string]struct{}{}
 	fw, err := fsnotify.NewBufferedWatcher(4096)
 	if err != nil {
 		return fmt.Errorf("watcher: %w", err)
 	}
 	w.fw = fw
 	defer fw.Close()
-	if err := w.addTree(w.root); err != nil {
-		return err
-	}
+	w.addTree(w.root)
 
 	pending := map[string]struct{}{}
 	rescan, reason := false, ""
@@ -93,6 +112,11 @@ func (w *Watcher) Run(ctx context.Context, out chan<- Batch) error {
 	settle := time.NewTimer(time.Hour)
 	settle.Stop()
 	flush := func() bool {
+		if rescan {
+			// Notifications were lost, new folders' among them: watch the whole tree again.
+			w.added[w.root] = struct{}{}
+		}
+		w.watchAdded()
 		if len(pending) == 0 && !rescan {
 			return true
 		}
@@ -158,14 +182,10 @@ func (w *Watcher) Run(ctx context.Context, out chan<- Batch) error {
 }
 
 func (w *Watcher) rel(abs string) (string, bool) {
-	if abs == w.root {
+	if w.tree == nil {
 		return "", false
 	}
-	r, ok := strings.CutPrefix(abs, w.root+string(filepath.Separator))
-	if !ok {
-		return "", false
-	}
-	return filepath.ToSlash(r), true
+	return w.tree.Rel(abs)
 }
 
 func (w *Watcher) handle(ev fsnotify.Event, mark func(string)) {
@@ -177,26 +197,22 @@ func (w *Watcher) handle(ev fsnotify.Event, mark func(string)) {
 		return
 	}
 	if ev.Has(fsnotify.Create) {
-		if st, err := os.Lstat(ev.Name); err == nil && st.IsDir() {
+		if st, err := w.tree.Lstat(rel); err == nil && st.IsDir() {
 			if w.Skip != nil && w.Skip(rel, true) {
 				return
 			}
-			// Watch the new folder, then have its contents compared: files created in it
-			// before the watch was in place are found by that listing.
-			_ = w.addTree(ev.Name)
+			// Watch the new folder before the batch that names it is delivered; the
+			// consumer's listing of it then finds what was created before the watch.
+			w.added[ev.Name] = struct{}{}
 			mark(rel)
 			return
 		}
 	}
 	if ev.Has(fsnotify.Rename) || ev.Has(fsnotify.Remove) {
-		// A folder moved away keeps its subfolders' watches under stale names; drop them.
-		// The new location, if inside the tree, arrives as a Create.
-		prefix := ev.Name + string(filepath.Separator)
-		for _, p := range w.fw.WatchList() {
-			if strings.HasPrefix(p, prefix) {
-				_ = w.fw.Remove(p)
-			}
-		}
+		// A folder moved away keeps its watches, under stale names, on inodes that may
+		// now be watched under new names too: drop them now, before any new folder is
+		// watched. The new location, if inside the tree, arrives as a Create.
+		w.drop(ev.Name)
 	}
 	if w.Skip != nil && w.Skip(rel, false) {
 		return
@@ -204,39 +220,105 @@ func (w *Watcher) handle(ev fsnotify.Event, mark func(string)) {
 	mark(rel)
 }
 
+// drop removes the watches of dir and every folder below it, and forgets any of them
+// that was waiting to be watched.
+func (w *Watcher) drop(dir string) {
+	prefix := dir + string(filepath.Separator)
+	for _, p := range w.fw.WatchList() {
+		if p == dir || strings.HasPrefix(p, prefix) {
+			_ = w.fw.Remove(p)
+		}
+	}
+	for p := range w.added {
+		if p == dir || strings.HasPrefix(p, prefix) {
+			delete(w.added, p)
+		}
+	}
+}
+
+// watchAdded watches the new folders and every folder below them. A folder the notifier
+// already watched under another name (its old one, when it moved before its old watch
+// was dropped) is not filed under its new name: those stale watches are dropped and the
+// folders watched again.
+func (w *Watcher) watchAdded() {
+	if len(w.added) == 0 {
+		return
+	}
+	var dirs []string
+	for dir := range w.added {
+		dirs = append(dirs, w.addTree(dir)...)
+	}
+	w.added = map[string]struct{}{}
+	watched := map[string]bool{}
+	for _, p := range w.fw.WatchList() {
+		watched[p] = true
+	}
+	var missing []string
+	for _, d := range dirs {
+		if !watched[d] {
+			missing = append(missing, d)
+		}
+	}
+	if len(missing) == 0 {
+		return
+	}
+	for p := range watched {
+		if rel, ok := w.rel(p); ok {
+			if st, err := w.tree.Lstat(rel); err == nil && st.IsDir() {
+				continue
+			}
+		} else if p == w.root {
+			continue
+		}
+		_ = w.fw.Remove(p) // a folder no longer there under that name
+	}
+	for _, d := range missing {
+		_ = w.add(d)
+	}
+}
+
 // Rewatch walks the tree again and watches every folder not watched yet: after the Skip
 // rule changed, a folder it no longer leaves out is followed from then on. Call it once
 // Run has delivered a batch.
 func (w *Watcher) Rewatch() {
-	if err := w.addTree(w.root); err != nil {
-		w.Logger.Warn("cannot watch the tree again", "err", err)
-	}
+	w.addTree(w.root)
 }
 
-// addTree watches dir and every folder below it.
-func (w *Watcher) addTree(dir string) error {
-	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == dir {
-				return nil // gone already; its removal is reported to the parent
-			}
-			return nil
+// addTree watches dir and every folder below it, listed through the content root, and
+// returns the folders it watched.
+func (w *Watcher) addTree(dir string) []string {
+	rel, _ := w.rel(dir)
+	var dirs []string
+	_ = w.tree.Walk(rel, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return nil // gone already: its removal is reported to the parent
 		}
-		if !d.IsDir() {
-			return nil
-		}
-		if rel, ok := w.rel(p); ok && w.Skip != nil && w.Skip(rel, true) {
+		if p != "." && w.Skip != nil && w.Skip(p, true) {
 			return fs.SkipDir
 		}
-		if err := w.fw.Add(p); err != nil {
-			if errors.Is(err, syscall.ENOSPC) {
-				if !w.degraded.Swap(true) {
-					w.Logger.Error("cannot watch every folder; changes there are found by rescans", "dir", p, "err", ErrWatchLimit)
-				}
-				return fs.SkipAll
-			}
-			w.Logger.Warn("cannot watch folder", "dir", p, "err", err)
+		abs := w.tree.Abs(p)
+		switch err := w.add(abs); {
+		case errors.Is(err, syscall.ENOSPC):
+			return fs.SkipAll
+		case err == nil:
+			dirs = append(dirs, abs)
 		}
 		return nil
 	})
+	return dirs
+}
+
+// add watches one folder, and says why not when the kernel refuses.
+func (w *Watcher) add(dir string) error {
+	err := w.fw.Add(dir)
+	switch {
+	case err == nil, errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, syscall.ENOSPC):
+		if !w.degraded.Swap(true) {
+			w.Logger.Error("cannot watch every folder; changes there are found by rescans", "dir", dir, "err", ErrWatchLimit)
+		}
+	default:
+		w.Logger.Warn("cannot watch folder", "dir", dir, "err", err)
+	}
+	return err
 }
