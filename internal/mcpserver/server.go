@@ -51,8 +51,9 @@ type Server struct {
 	PageSize int // default DefaultPageSize
 	Logger   *slog.Logger
 
-	connMu sync.Mutex // guards Stream and Runner, which Connect sets while serving
-	subs   *subscriptions
+	connMu    sync.Mutex // guards Stream and Runner, which Connect sets while serving
+	subs      *subscriptions
+	unapplied unapplied
 }
 
 // New builds the MCP server with every tool and resource.
