@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
+	"github.com/nats-io/nats.go"
 
 	"github.com/guide/guide/internal/broker"
 	"github.com/guide/guide/internal/datadir"
@@ -290,6 +291,10 @@ func (m *Main) connect(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// A NATS server away at start is an outage like any other: the projections on disk
+	// answer meanwhile, the status says the stream cannot be read, and the connection
+	// keeps trying, so the process catches up once the server is back.
+	opts = append(opts, nats.RetryOnFailedConnect(true))
 	b := &broker.Broker{URL: m.Config.NATSURL, Options: opts, Name: "guide-mcp", Logger: m.Logger}
 	if m.Config.Root != "" {
 		b.StoreDir = filepath.Join(m.dataDir(), "nats")
