@@ -223,9 +223,12 @@ func (s *Server) search(ctx context.Context, req mcp.CallToolRequest) (*mcp.Call
 		// or scope "all" widens that, and each hit says which context it came from.
 		a.Scope = &query.Scope{Contexts: s.Sessions.Contexts(sessionID(ctx)), All: req.GetString("scope", "") == "all"}
 	}
-	return s.read(ctx, func(snap *projection.Snapshot) (any, *query.Error) {
-		return query.Search(ctx, snap, s.Index, a, s.Limits)
-	})
+	s.waitScanned(ctx)
+	res, qerr := query.Search(ctx, s.Catalog, s.Index, a, s.Limits)
+	if qerr != nil {
+		return toolError(qerr), nil
+	}
+	return toolResult(res)
 }
 
 // Connect hands the server the stream and the runner once the process has reached NATS;
@@ -278,11 +281,6 @@ func (s *Server) CurrentStatus(ctx context.Context) query.Status {
 		st.StreamError = "not connected to NATS yet"
 	}
 	if runner != nil {
-		select {
-		case <-runner.CaughtUp():
-			st.CaughtUp = true
-		default:
-		}
 		if err := runner.Err(); err != nil {
 			st.StreamError = err.Error()
 		}
@@ -292,20 +290,17 @@ func (s *Server) CurrentStatus(ctx context.Context) query.Status {
 		defer cancel()
 		if info, err := stream.Info(ctx); err == nil {
 			st.StreamLastSeq = info.State.LastSeq
-			// The consumer's pending count is as of the last delivery, and goes stale when
-			// the consumer is recreated (a NATS node fails over): nothing can be pending
-			// beyond the end of the stream.
-			behind := st.StreamLastSeq - min(st.StreamLastSeq, st.AppliedSeq)
-			st.Lag = min(st.Lag, behind)
-			if runner != nil && runner.Err() != nil {
-				// Not following: the last pending count says nothing of what came since.
-				// Count every event after the checkpoint (an upper bound when the stream
-				// holds other projects too).
-				st.Lag = behind
+			if runner != nil {
+				// Every projection counts: the catalog answers view, the index search.
+				f := runner.Freshness(projection.StreamID(info.Config.Name, info.Created), info.State.LastSeq)
+				st.Lag, st.CaughtUp = f.Lag, f.CaughtUp
 			}
 		} else if st.StreamError == "" {
 			st.StreamError = err.Error()
 		}
+	}
+	if st.StreamError != "" {
+		st.CaughtUp = false
 	}
 	return st
 }
