@@ -110,20 +110,23 @@ func Search(ctx context.Context, cat Catalog, x Searcher, a SearchArgs, l Limits
 		return nil, searchError(err)
 	}
 	var out *SearchResult
+	behind, shown := false, 0
 	if err := cat.Read(func(snap *projection.Snapshot) error {
 		out = searchHits(snap, x, a, folder, q, req, res, l)
-		if snap.State().Seq > searched {
-			n := snap.Len()
+		if behind = snap.State().Seq > searched; behind {
+			shown = snap.Len()
 			for _, tok := range snap.SessionTokens() {
-				n += len(snap.SessionDocuments(tok))
+				shown += len(snap.SessionDocuments(tok))
 			}
-			is := x.State()
-			out.Partial = &SearchPartial{Searchable: is.Documents, Documents: n,
-				Note: fmt.Sprintf("partial: the search index is catching up (%d of %d documents searchable); search again in a moment for complete results", is.Documents, n)}
 		}
 		return nil
 	}); err != nil {
 		return nil, Internal(ErrIO, err, "reading the catalog")
+	}
+	if behind {
+		n := x.State().Documents
+		out.Partial = &SearchPartial{Searchable: n, Documents: shown,
+			Note: fmt.Sprintf("partial: the search index is catching up (%d of %d documents searchable); search again in a moment for complete results", n, shown)}
 	}
 	return out, nil
 }
