@@ -253,8 +253,14 @@ func (s *Server) connection() (*events.Stream, *projection.Runner) {
 
 // CurrentStatus reports the projections' freshness.
 func (s *Server) CurrentStatus(ctx context.Context) query.Status {
+	st, _ := s.freshness(ctx)
+	return st
+}
+
+// freshness is the status, and whether the projections follow this stream at all (see
+// projection.Freshness): a process may be ready while it lags a little.
+func (s *Server) freshness(ctx context.Context) (st query.Status, following bool) {
 	stream, runner := s.connection()
-	var st query.Status
 	_ = s.Catalog.Read(func(snap *projection.Snapshot) error {
 		cs := snap.State()
 		st = query.Status{Project: s.Project, Documents: snap.Len(), AppliedSeq: cs.Seq,
@@ -293,16 +299,16 @@ func (s *Server) CurrentStatus(ctx context.Context) query.Status {
 			if runner != nil {
 				// Every projection counts: the catalog answers view, the index search.
 				f := runner.Freshness(projection.StreamID(info.Config.Name, info.Created), info.State.LastSeq)
-				st.Lag, st.CaughtUp = f.Lag, f.CaughtUp
+				st.Lag, st.CaughtUp, following = f.Lag, f.CaughtUp, f.Following
 			}
 		} else if st.StreamError == "" {
 			st.StreamError = err.Error()
 		}
 	}
 	if st.StreamError != "" {
-		st.CaughtUp = false
+		st.CaughtUp, following = false, false
 	}
-	return st
+	return st, following
 }
 
 func (s *Server) status(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {

@@ -91,10 +91,12 @@ type Freshness struct {
 	// Lag is the most events any projection has not applied: its consumer's count of
 	// what was pending after its last batch, bounded by the stream's end.
 	Lag uint64
-	// CaughtUp is true only when the runner has caught up once, follows without error,
+	// Following is true when the runner has caught up once, follows without error, and
 	// every projection was built from this stream (not one deleted and created again
-	// under the same name), none lags, and none is behind another: a document view shows
-	// is then one search finds.
+	// under the same name).
+	Following bool
+	// CaughtUp is Following with no lag: no projection lags, and none is behind another,
+	// so a document view shows is one search finds.
 	CaughtUp bool
 }
 
@@ -136,6 +138,7 @@ func (r *Runner) Freshness(streamID string, lastSeq uint64) Freshness {
 			caught = false
 		}
 	}
+	f.Following = caught
 	f.CaughtUp = caught && f.Lag == 0
 	return f
 }
