@@ -185,6 +185,11 @@ func (s *Stream) Current(ctx context.Context, project string) (map[string]DocSta
 // The inactivity threshold only bounds the life of one whose release never reached the
 // server.
 func (s *Stream) headers(ctx context.Context, cfg jetstream.ConsumerConfig) (jetstream.Consumer, func(), error) {
+	if len(cfg.FilterSubjects) == 1 {
+		// Older servers know one filter as FilterSubject only (with deliver-last-per-
+		// subject, they refuse FilterSubjects).
+		cfg.FilterSubject, cfg.FilterSubjects = cfg.FilterSubjects[0], nil
+	}
 	cfg.HeadersOnly = true
 	cfg.AckPolicy = jetstream.AckNonePolicy
 	cfg.MemoryStorage = true
