@@ -5,8 +5,12 @@ ADDR      ?= 127.0.0.1:8080
 ROOT      ?= testdata/sample
 DATA      ?= .run
 FUZZTIME  ?= 20s
+SEED          ?= 1
+SOAK_DURATION ?= 10m
+SOAK_SESSIONS ?= 50
+SOAK_DOCS     ?= 2000
 
-.PHONY: all build run test test-short vet fuzz bench bench-quick clean e2e
+.PHONY: all build run test test-short vet fuzz bench bench-quick clean e2e browser soak soak-short
 
 all: build
 
@@ -18,6 +22,7 @@ build:
 run: build
 	@echo ""
 	@echo "guide: serving $(ROOT) at http://$(ADDR)/mcp  (Ctrl-C to stop)"
+	@echo "  the web page: open http://$(ADDR)/ in a browser"
 	@echo "  connect an MCP client over HTTP to that URL, or run it over stdio:"
 	@echo "  {\"mcpServers\": {\"guide\": {\"command\": \"$(CURDIR)/$(BIN)/guide-mcp\", \"args\": [\"--root\", \"$(CURDIR)/$(ROOT)\"]}}}"
 	@echo ""
@@ -28,12 +33,17 @@ run: build
 # test's (or testsummary's when go test passed).
 test: vet
 	$(GO) build -o $(BIN)/testsummary ./tools/cmd/testsummary
-	bash -o pipefail -c '$(GO) test -race -count=1 -json ./... | $(BIN)/testsummary'
+	bash -o pipefail -c '$(GO) test -race -count=1 -timeout 20m -json ./... | $(BIN)/testsummary'
 
 # The official MCP TypeScript SDK client and conformance suite against the built binaries
 # (installs e2e/node_modules from the npm registry with npm ci).
 e2e: build
 	e2e/run.sh
+
+# The web page in a real browser: Debian's chromium driven by playwright-core from npm
+# (e2e/browser; it downloads no browser), against the built bin/guide-mcp.
+browser: build
+	e2e/browser/run.sh
 
 test-short: vet
 	$(GO) build -o $(BIN)/testsummary ./tools/cmd/testsummary
@@ -61,5 +71,16 @@ bench-quick: build
 	$(GO) run ./tools/cmd/guide-bench --quick
 	DURATION=10s scripts/bench-load.sh
 
+# The soak (about SOAK_DURATION plus a few minutes): split mode from the built binaries,
+# random file-system operations, kill -9 of the indexer (and its NATS) and of guide-mcp,
+# SOAK_SESSIONS HTTP sessions, then the disk, stream, consumer, session and goroutine
+# checks. Loopback only. A failure prints the seed and the operations log: SEED=n replays.
+soak: build
+	$(BIN)/guide-soak --seed $(SEED) --duration $(SOAK_DURATION) --sessions $(SOAK_SESSIONS) --docs $(SOAK_DOCS) --bin $(BIN) --json .soak.json
+
+# The short form .ci/run runs: about three minutes.
+soak-short: build
+	$(BIN)/guide-soak --seed $(SEED) --duration 100s --sessions 20 --docs 500 --settle 60s --bin $(BIN) --json .soak.json
+
 clean:
-	rm -rf $(BIN) $(DATA) .bench
+	rm -rf $(BIN) $(DATA) .bench .soak.json

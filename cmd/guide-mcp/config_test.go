@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/guide/guide/internal/datadir"
@@ -16,4 +17,18 @@ func TestDefaultConfig(t *testing.T) {
 	want := DefaultConfig()
 	want.Root, want.Project = root, datadir.ProjectName(root)
 	testkit.Equal(t, m.Config, want, "config")
+}
+
+// TestNoRootNamesTheFix: with neither --root nor --nats, the error is the command line
+// that works.
+func TestNoRootNamesTheFix(t *testing.T) {
+	m := &Main{Logger: testkit.Logger()}
+	err := m.ParseFlags(nil)
+	if err == nil || !strings.Contains(err.Error(), "guide-mcp --root /path/to/docs") {
+		t.Fatalf("err = %v; want one that shows guide-mcp --root /path/to/docs", err)
+	}
+	err = m.ParseFlags([]string{"--root", t.TempDir(), "--nats", "nats://127.0.0.1:4222"})
+	if err == nil || !strings.Contains(err.Error(), "not both") {
+		t.Fatalf("err = %v; want --root and --nats refused together", err)
+	}
 }

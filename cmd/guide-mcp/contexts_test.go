@@ -395,7 +395,7 @@ func TestIdleSessionTTL(t *testing.T) {
 // TestPromptContextBlock: the prompt "guide" for a known session: base template, rules and
 // the context block (golden file; go test -run TestPromptContextBlock -update rewrites it).
 func TestPromptContextBlock(t *testing.T) {
-	m, _ := contextsServer(t)
+	m, _ := contextsServer(t, "--project", "contexts") // the default name holds the path's hash
 	a := sessionClient(t, m)
 	testkit.WaitCaughtUp(t, a)
 	focus(t, a, "Other")

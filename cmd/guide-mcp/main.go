@@ -20,6 +20,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/nats-io/nats.go"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/guide/guide/internal/broker"
 	"github.com/guide/guide/internal/datadir"
@@ -33,6 +34,7 @@ import (
 	"github.com/guide/guide/internal/query"
 	"github.com/guide/guide/internal/reconcile"
 	"github.com/guide/guide/internal/session"
+	"github.com/guide/guide/internal/web"
 )
 
 // tokenEnv is the environment variable that holds the HTTP bearer token, when no
@@ -50,8 +52,10 @@ type Config struct {
 	HTTPAddr   string
 	Interval   time.Duration
 	Ignore     []string
-	MaxChars   int
-	LogLevel   string
+	// NoGitignore, all-in-one: leave the repository's ignore rules out.
+	NoGitignore bool
+	MaxChars    int
+	LogLevel    string
 	// SessionTTL is how long an idle session keeps its documents; SessionMaxSize bounds one
 	// session document.
 	SessionTTL     time.Duration
@@ -145,14 +149,15 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.StringVar(&c.ConfigFile, "config", "", "all-in-one: project configuration file (default: guide.yaml at the root, if present)")
 	fs.StringVar(&c.ToolPrefix, "tool-prefix", d.ToolPrefix, "prefix for every tool name, e.g. \"guide_\" (default: $MCP_TOOL_PREFIX, else none)")
 	fs.StringVar(&c.NATSURL, "nats", "", "follow the stream on this NATS server (comma-separated URLs)")
-	fs.StringVar(&c.Project, "project", "", "project to serve (default: the root's base name, or the only project on the stream)")
+	fs.StringVar(&c.Project, "project", "", "project to serve (default: the root's name and a short hash of its canonical path, e.g. docs-3f9a2c1b; or the only project on the stream)")
 	fs.StringVar(&c.DataDir, "data", "", "where the projections live (default: "+filepath.Join(datadir.DataHome(), "<project>")+")")
-	fs.StringVar(&c.HTTPAddr, "http", "", "serve Streamable HTTP on this address (endpoint /mcp) instead of stdio, e.g. 127.0.0.1:8080")
+	fs.StringVar(&c.HTTPAddr, "http", "", "serve Streamable HTTP on this address (endpoint /mcp, the web page at /) instead of stdio, e.g. 127.0.0.1:8080")
 	fs.DurationVar(&c.Interval, "interval", 0, "all-in-one: time between safety rescans (default 5m)")
 	fs.Func("ignore", "all-in-one: leave out paths matching this .gitignore-style rule (repeatable)", func(v string) error {
 		c.Ignore = append(c.Ignore, v)
 		return nil
 	})
+	fs.BoolVar(&c.NoGitignore, "no-gitignore", false, "all-in-one: do not honour .gitignore files, .git/info/exclude or the global git excludes file")
 	fs.IntVar(&c.MaxChars, "max-chars", d.MaxChars, "largest response, in characters")
 	fs.StringVar(&c.LogLevel, "log-level", d.LogLevel, "debug, info, warn or error")
 	fs.DurationVar(&c.SessionTTL, "session-ttl", d.SessionTTL, "how long an idle MCP session keeps its attached documents")
@@ -170,7 +175,7 @@ func (m *Main) ParseFlags(args []string) error {
 	})
 	fs.StringVar(&c.TLSCert, "tls-cert", "", "HTTP: serve HTTPS with this certificate (PEM)")
 	fs.StringVar(&c.TLSKey, "tls-key", "", "HTTP: key of --tls-cert (PEM)")
-	fs.Int64Var(&c.MaxBody, "max-body", d.MaxBody, "HTTP: largest request body, in bytes")
+	fs.Int64Var(&c.MaxBody, "max-body", d.MaxBody, "largest request body (HTTP) or message (stdio), in bytes")
 	fs.Uint64Var(&c.ReadyMaxLag, "ready-max-lag", 0, "HTTP: /healthz says ready while at most this many events are not yet applied")
 	fs.DurationVar(&c.ShutdownWait, "shutdown-wait", d.ShutdownWait, "HTTP: on SIGTERM, how long in-flight calls may take to finish")
 	if err := fs.Parse(args); err != nil {
@@ -179,8 +184,11 @@ func (m *Main) ParseFlags(args []string) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	if (c.Root == "") == (c.NATSURL == "") {
-		return errors.New("give exactly one of --root DIR (all-in-one) or --nats URL (follow a stream)")
+	if c.Root == "" && c.NATSURL == "" {
+		return errors.New("no folder to serve; name it with: guide-mcp --root /path/to/docs (or follow a stream with --nats URL)")
+	}
+	if c.Root != "" && c.NATSURL != "" {
+		return errors.New("give --root DIR (all-in-one) or --nats URL (follow a stream), not both")
 	}
 	if c.Root != "" {
 		if st, err := os.Stat(c.Root); err != nil || !st.IsDir() {
@@ -241,7 +249,8 @@ func (m *Main) Run(ctx context.Context) error {
 	m.indexOpen = make(chan error, 1)
 	go func() { m.indexOpen <- m.index.Open() }()
 	// In all-in-one mode this is the only query process of the project, so at start every
-	// session document on the stream is one of a session that did not survive the restart.
+	// session document on the stream of no recorded live session is one of a session that
+	// did not survive the restart (stdio).
 	m.sessions = &session.Registry{Project: m.project, Catalog: m.catalog,
 		TTL: m.Config.SessionTTL, MaxDocBytes: m.Config.SessionMaxSize, Exclusive: m.Config.Root != "", Logger: m.Logger}
 	m.srv = &mcpserver.Server{Project: m.project, Catalog: m.catalog, Index: m.index, Sessions: m.sessions,
@@ -265,7 +274,12 @@ func (m *Main) Run(ctx context.Context) error {
 		stdio := server.NewStdioServer(m.mcp)
 		stdio.SetErrorLogger(slog.NewLogLogger(m.Logger.Handler(), slog.LevelError))
 		go func() {
-			err := stdio.Listen(ctx, m.Stdin, m.Stdout)
+			// One message is bounded like an HTTP request body: a longer one is answered
+			// with a parse error, and never held whole in memory.
+			in := mcpserver.LimitLines(m.Stdin, m.Config.MaxBody, func() {
+				m.Logger.Warn("refused a stdio message larger than --max-body", "max_bytes", m.Config.MaxBody)
+			})
+			err := stdio.Listen(ctx, in, m.Stdout)
 			if err != nil && (errors.Is(err, io.EOF) || ctx.Err() != nil) {
 				err = nil
 			}
@@ -354,7 +368,7 @@ func (m *Main) follow(ctx context.Context) error {
 	})
 	if m.Config.Root != "" {
 		x := &reconcile.Indexer{Root: m.Config.Root, Project: m.project, Stream: m.stream, Interval: m.Config.Interval,
-			Ignore: m.Config.Ignore, ConfigFile: m.Config.ConfigFile, Logger: m.Logger, Skip: datadir.SkipInside(m.Config.Root, m.dataDir())}
+			Ignore: m.Config.Ignore, NoGitignore: m.Config.NoGitignore, ConfigFile: m.Config.ConfigFile, Logger: m.Logger, Skip: datadir.SkipInside(m.Config.Root, m.dataDir())}
 		wg.Go(func() {
 			if err := x.Run(ctx); err != nil {
 				m.Logger.Error("indexer stopped", "err", err)
@@ -362,8 +376,9 @@ func (m *Main) follow(ctx context.Context) error {
 		})
 	}
 	wg.Wait()
-	// Sessions do not survive the process: their documents go when it stops, while the
-	// stream is still there (the broker closes after this returns).
+	// Sessions that live only in this process (stdio) end with it: their documents go
+	// while the stream is still there (the broker closes after this returns). Issued
+	// sessions (HTTP) live on in the session store, for this process restarted or another.
 	ectx, ecancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer ecancel()
 	m.sessions.EndAll(ectx)
@@ -381,16 +396,23 @@ func (m *Main) serveHTTP(ctx context.Context) error {
 			StreamLastSeq: h.StreamLastSeq, Lag: h.Lag, Ready: h.Ready}
 	})
 	m.metrics = met
+	met.Registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "guide_session_documents",
+		Help: "Documents attached to MCP sessions, in the catalog.",
+	}, func() float64 { return float64(m.sessions.Documents()) }))
 	m.mcp.Use(mcpserver.ToolObserver(met.ObserveTool))
 	hs := &httpserve.Server{
 		Addr: m.Config.HTTPAddr, Token: token, AllowedHosts: m.Config.AllowedHosts, AllowedOrigins: m.Config.AllowedOrigins,
 		TLSCert: m.Config.TLSCert, TLSKey: m.Config.TLSKey, MaxBodyBytes: m.Config.MaxBody, ShutdownWait: m.Config.ShutdownWait,
 		// The transport's own localhost check knows no --allowed-host; httpserve checks Host.
-		MCP: server.NewStreamableHTTPServer(m.mcp, server.WithEndpointPath("/mcp"),
+		MCP: m.srv.HTTPHandler(m.mcp, server.WithEndpointPath("/mcp"),
 			server.WithDisableLocalhostProtection(true),
 			server.WithSessionIdleTTL(m.sessionTTL()), // which ends an idle session here too
 			server.WithStreamableHTTPLogger(m.Logger)),
 		Metrics: met.Handler(),
+		Web: (&web.Server{Project: m.project, Catalog: m.catalog, Index: m.index, Sessions: m.sessions,
+			Limits: query.Limits{MaxChars: m.Config.MaxChars}, Status: m.srv.CurrentStatus, Pending: m.srv.Pending,
+			Token: token, Secure: m.Config.TLSCert != "", MaxBodyBytes: m.Config.MaxBody, Logger: m.Logger}).Handler(),
 		Health: func(ctx context.Context) (bool, any) {
 			h := m.srv.Health(ctx, m.Config.ReadyMaxLag)
 			return h.Ready, h
@@ -401,7 +423,7 @@ func (m *Main) serveHTTP(ctx context.Context) error {
 		return err
 	}
 	m.addr = hs.ListenAddr()
-	m.Logger.Info("serving MCP over Streamable HTTP", "url", hs.URL()+"/mcp", "project", m.project,
+	m.Logger.Info("serving MCP over Streamable HTTP and the web page", "url", hs.URL()+"/mcp", "page", hs.URL()+"/", "project", m.project,
 		"token", token != "", "tls", m.Config.TLSCert != "")
 	close(m.Ready)
 	return hs.Serve(ctx)

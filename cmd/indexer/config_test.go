@@ -10,7 +10,8 @@ import (
 )
 
 // TestOnceInvalidConfig: indexer --once with a broken guide.yaml publishes the documents,
-// not the configuration, and exits with ExitUsage. guide.yaml itself is a document.
+// not the configuration, and exits with ExitUsage. guide.yaml itself is configuration, not a
+// document.
 func TestOnceInvalidConfig(t *testing.T) {
 	root := t.TempDir()
 	testkit.WriteFile(t, root, "a/doc.md", "# Doc\n")
@@ -21,7 +22,7 @@ func TestOnceInvalidConfig(t *testing.T) {
 	code := m.Run(context.Background())
 	m.Close()
 	testkit.Equal(t, code, ExitUsage, "exit code")
-	if !strings.Contains(out.String(), "2 published") || !strings.Contains(out.String(), `guide.yaml:5: category "b": unknown key "nope"`) {
+	if !strings.Contains(out.String(), "1 documents: 1 published") || !strings.Contains(out.String(), `guide.yaml:5: category "b": unknown key "nope"`) {
 		t.Errorf("summary %q", out.String())
 	}
 }

@@ -46,9 +46,11 @@ type Config struct {
 	Interval   time.Duration
 	NoWatch    bool
 	Ignore     []string
-	MaxSize    int64
-	Replicas   int
-	LogLevel   string
+	// NoGitignore leaves the repository's ignore rules out.
+	NoGitignore bool
+	MaxSize     int64
+	Replicas    int
+	LogLevel    string
 	// CPUProfile, when set, is written with a CPU profile of the run (for --once).
 	CPUProfile string
 	NATS       broker.Security
@@ -115,7 +117,7 @@ func (m *Main) ParseFlags(args []string) error {
 	c, d := &m.Config, DefaultConfig()
 	fs.StringVar(&c.Root, "root", "", "content tree to index (required)")
 	fs.StringVar(&c.ConfigFile, "config", "", "project configuration file (default: guide.yaml at the root, if present)")
-	fs.StringVar(&c.Project, "project", "", "project name (default: the root's base name)")
+	fs.StringVar(&c.Project, "project", "", "project name (default: the root's name and a short hash of its canonical path, e.g. docs-3f9a2c1b)")
 	fs.StringVar(&c.NATSURL, "nats", "", "NATS server URL(s), comma-separated; empty: run an embedded server")
 	fs.StringVar(&c.DataDir, "data", "", "embedded server's JetStream directory (default: "+filepath.Join(datadir.DataHome(), "<project>", "nats")+")")
 	fs.StringVar(&c.Listen, "listen", d.Listen, "embedded server's listen address; \"\" for in-process only")
@@ -127,6 +129,7 @@ func (m *Main) ParseFlags(args []string) error {
 		c.Ignore = append(c.Ignore, v)
 		return nil
 	})
+	fs.BoolVar(&c.NoGitignore, "no-gitignore", false, "do not honour .gitignore files, .git/info/exclude or the global git excludes file")
 	fs.Int64Var(&c.MaxSize, "max-size", 0, "largest document whose content is published, in bytes (default: what the server accepts, at most 16 MiB)")
 	fs.IntVar(&c.Replicas, "replicas", d.Replicas, "stream replicas, on a NATS cluster")
 	fs.StringVar(&c.LogLevel, "log-level", d.LogLevel, "debug, info, warn or error")
@@ -188,7 +191,7 @@ func (m *Main) Run(ctx context.Context) int {
 		return ExitNATS
 	}
 	x := &reconcile.Indexer{Root: m.Config.Root, Project: m.Config.Project, Stream: m.stream, MaxSize: m.Config.MaxSize,
-		Interval: m.Config.Interval, NoWatch: m.Config.NoWatch, Ignore: m.Config.Ignore, ConfigFile: m.Config.ConfigFile, Logger: m.Logger,
+		Interval: m.Config.Interval, NoWatch: m.Config.NoWatch, Ignore: m.Config.Ignore, NoGitignore: m.Config.NoGitignore, ConfigFile: m.Config.ConfigFile, Logger: m.Logger,
 		Skip: datadir.SkipInside(m.Config.Root, m.Config.DataDir), Progress: progressBar(os.Stderr)}
 	if !m.Config.Once {
 		m.Logger.Info("indexing", "root", m.Config.Root, "project", m.Config.Project, "interval", m.Config.Interval)

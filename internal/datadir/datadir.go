@@ -3,6 +3,8 @@
 package datadir
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,13 +23,30 @@ func DataHome() string {
 	return filepath.Join(home, ".local", "share", "guide")
 }
 
-// ProjectName is the default name of the project at root: the root's base name.
-func ProjectName(root string) string {
+// Canonical is root as one path whatever way it is named: absolute, cleaned, with its
+// symbolic links resolved (root as given when it cannot be resolved).
+func Canonical(root string) string {
 	abs, err := filepath.Abs(root)
 	if err != nil {
-		return filepath.Base(root)
+		return filepath.Clean(root)
 	}
-	return filepath.Base(abs)
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		return real
+	}
+	return abs
+}
+
+// ProjectName is the default name of the project at root: the root's base name and a
+// short hash of its canonical path, e.g. docs-3f9a2c1b, so that two folders of the same
+// name never share a project, and every path to one folder names the same project.
+func ProjectName(root string) string {
+	c := Canonical(root)
+	sum := sha256.Sum256([]byte(c))
+	base := filepath.Base(c)
+	if base == string(filepath.Separator) || base == "." {
+		base = "root"
+	}
+	return base + "-" + hex.EncodeToString(sum[:4])
 }
 
 // SkipInside returns a Skip rule that keeps an indexer out of data, its own data directory,

@@ -57,6 +57,10 @@ type Server struct {
 	Metrics http.Handler // served at /metrics; nil: not served
 	Health  Health       // served at /healthz; nil: always ready
 	Logger  *slog.Logger
+	// Web is served at / (every path but /mcp, /healthz and /metrics), behind the same Host
+	// and Origin checks and body limit as /mcp; it checks the token itself, since a browser
+	// signs in with a form. nil: not served.
+	Web http.Handler
 
 	ln       net.Listener
 	srv      *http.Server
@@ -148,17 +152,24 @@ func (s *Server) Serve(ctx context.Context) error {
 	return nil
 }
 
-// Handler is the whole HTTP surface: /mcp, /healthz and /metrics.
+// Handler is the whole HTTP surface: /mcp, /healthz, /metrics and the web page.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mcpH := s.MCP
 	if mcpH == nil {
 		mcpH = http.NotFoundHandler()
 	}
-	mux.Handle("/mcp", s.checkOrigin(s.checkHost(s.authorize(s.limitBody(s.endOnDrain(mcpH))))))
-	mux.HandleFunc("/healthz", s.healthz)
+	// Every endpoint is behind the Host and Origin checks: a page whose DNS name was
+	// rebound to this address reads none of them. Probes of the operations endpoints come
+	// by IP address too (a rebinding page always has a DNS name), so those accept any
+	// IP-literal Host.
+	mux.Handle("/mcp", s.checkOrigin(s.checkHost(s.authorize(s.limitBody(s.endOnDrain(mcpH))), false)))
+	mux.Handle("/healthz", s.checkOrigin(s.checkHost(http.HandlerFunc(s.healthz), true)))
+	if s.Web != nil {
+		mux.Handle("/", s.checkOrigin(s.checkHost(s.limitBody(s.endOnDrain(s.Web)), false)))
+	}
 	if s.Metrics != nil {
-		mux.Handle("/metrics", s.authorize(s.Metrics))
+		mux.Handle("/metrics", s.checkOrigin(s.checkHost(s.authorize(s.Metrics), true)))
 	}
 	return mux
 }
@@ -177,8 +188,9 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 }
 
 // checkHost refuses Host headers that are not loopback, the address listened on or
-// allowed: a web page whose DNS name was rebound to this address must not reach it.
-func (s *Server) checkHost(next http.Handler) http.Handler {
+// allowed (or, with anyIP, any IP address): a web page whose DNS name was rebound to this
+// address must not reach it.
+func (s *Server) checkHost(next http.Handler, anyIP bool) http.Handler {
 	listenHost, _, _ := net.SplitHostPort(s.Addr)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := r.Host
@@ -187,7 +199,7 @@ func (s *Server) checkHost(next http.Handler) http.Handler {
 		}
 		h = strings.Trim(h, "[]")
 		if isLoopback(h) || (h != "" && strings.EqualFold(h, listenHost) && !isUnspecified(listenHost)) ||
-			matchesAny(h, s.AllowedHosts) {
+			matchesAny(h, s.AllowedHosts) || (anyIP && isIP(h)) {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -221,8 +233,8 @@ func (s *Server) authorize(next http.Handler) http.Handler {
 	}
 	want := sha256.Sum256([]byte(s.Token))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		sum := sha256.Sum256([]byte(strings.TrimSpace(got)))
+		got, ok := bearer(r.Header.Get("Authorization"))
+		sum := sha256.Sum256([]byte(got))
 		if !ok || subtle.ConstantTimeCompare(sum[:], want[:]) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="guide"`)
 			http.Error(w, "Unauthorized: a valid bearer token is required", http.StatusUnauthorized)
@@ -230,6 +242,16 @@ func (s *Server) authorize(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// bearer returns the credentials of an Authorization header of the Bearer scheme, whose
+// name is case-insensitive (RFC 9110, section 11.1).
+func bearer(h string) (string, bool) {
+	scheme, cred, ok := strings.Cut(strings.TrimSpace(h), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	return strings.TrimSpace(cred), true
 }
 
 // limitBody refuses request bodies over MaxBodyBytes: 413 when the length is declared,
@@ -273,6 +295,11 @@ func isLoopback(host string) bool {
 	}
 	ip, err := netip.ParseAddr(host)
 	return err == nil && ip.IsLoopback()
+}
+
+func isIP(host string) bool {
+	_, err := netip.ParseAddr(host)
+	return err == nil
 }
 
 func isUnspecified(host string) bool {

@@ -117,6 +117,9 @@ func TestToken(t *testing.T) {
 		"UnauthorizedWrong":   {"/mcp", "Bearer s3cre", 401},
 		"UnauthorizedScheme":  {"/mcp", "Basic s3cret", 401},
 		"Authorized":          {"/mcp", "Bearer s3cret", 200},
+		"AuthorizedLowerCase": {"/mcp", "bearer s3cret", 200},
+		"AuthorizedUpperCase": {"/mcp", "BEARER  s3cret", 200},
+		"MetricsLowerCase":    {"/metrics", "bearer s3cret", 200},
 		"MetricsUnauthorized": {"/metrics", "", 401},
 		"MetricsAuthorized":   {"/metrics", "Bearer s3cret", 200},
 		"HealthzOpen":         {"/healthz", "", 200},
@@ -136,7 +139,7 @@ func TestToken(t *testing.T) {
 }
 
 func TestHostAndOrigin(t *testing.T) {
-	s := &Server{Addr: "127.0.0.1:0", MCP: echo,
+	s := &Server{Addr: "127.0.0.1:0", MCP: echo, Metrics: echo,
 		AllowedHosts: []string{"guide.internal"}, AllowedOrigins: []string{"https://app.example.com"}}
 	base, _ := start(t, s)
 	for _, tc := range []struct {
@@ -153,8 +156,13 @@ func TestHostAndOrigin(t *testing.T) {
 		{name: "AllowedOrigin", hdr: map[string]string{"Origin": "https://app.example.com"}, want: 200},
 		{name: "ErrForeignOrigin", hdr: map[string]string{"Origin": "https://evil.example.com"}, want: 403},
 		{name: "ErrNullOrigin", hdr: map[string]string{"Origin": "null"}, want: 403},
-		// Probes come by IP or service name, and /healthz shows no content: any host may ask.
-		{name: "AnyHostOnHealthz", path: "/healthz", hdr: map[string]string{"Host": "evil.example.com"}, want: 200},
+		// The operations endpoints are checked too; probes may come by IP address.
+		{name: "ErrRebindHostOnHealthz", path: "/healthz", hdr: map[string]string{"Host": "evil.example.com"}, want: 403},
+		{name: "ErrRebindHostOnMetrics", path: "/metrics", hdr: map[string]string{"Host": "evil.example.com"}, want: 403},
+		{name: "ErrForeignOriginOnHealthz", path: "/healthz", hdr: map[string]string{"Origin": "https://evil.example.com"}, want: 403},
+		{name: "ErrForeignOriginOnMetrics", path: "/metrics", hdr: map[string]string{"Origin": "https://evil.example.com"}, want: 403},
+		{name: "IPHostOnHealthz", path: "/healthz", hdr: map[string]string{"Host": "10.1.2.3:8080"}, want: 200},
+		{name: "AllowedHostOnMetrics", path: "/metrics", hdr: map[string]string{"Host": "guide.internal"}, want: 200},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := tc.path

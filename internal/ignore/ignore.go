@@ -1,6 +1,7 @@
 // Package ignore decides which paths of a content tree are not documents: VCS folders,
-// editors' temporary files, and the rules of a .guideignore file and --ignore flags,
-// which follow the syntax of .gitignore.
+// editors' temporary files, a repository's ignore rules (every .gitignore, git's exclude
+// files), and the rules of a .guideignore file and --ignore flags, which follow the
+// syntax of .gitignore.
 package ignore
 
 import (
@@ -9,10 +10,14 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // File is the name of the ignore file at the root of a content tree.
 const File = ".guideignore"
+
+// GitFile is the name of git's per-folder ignore file.
+const GitFile = ".gitignore"
 
 // Defaults are always in force: VCS folders, and the temporary and swap files editors
 // write next to a file while saving it.
@@ -20,6 +25,13 @@ var Defaults = []string{
 	".git/", ".hg/", ".svn/", ".bzr/", "_darcs/", ".jj/", ".fossil/",
 	"*.swp", "*.swo", "*.swx", ".*.sw?", "*~", ".#*", "#*#", "4913",
 	"*.tmp", ".goutputstream-*", "*___jb_tmp___", "*___jb_old___", "*.crdownload", ".~lock.*#",
+}
+
+// RuleFile reports whether rel (a slash path relative to the root) is a file of ignore
+// rules: a .gitignore at any level, or the root's .guideignore. Such files are
+// configuration, not documents, and a change to one changes what the documents are.
+func RuleFile(rel string) bool {
+	return rel == File || path.Base(rel) == GitFile
 }
 
 type rule struct {
@@ -30,9 +42,44 @@ type rule struct {
 	src      string // the line, for errors and String
 }
 
-// Matcher holds compiled rules; the last rule that matches a path decides.
-type Matcher struct {
+// ruleSet is the compiled rules of one source, with the folder they are relative to.
+type ruleSet struct {
 	rules []rule
+	depth int      // the rules are relative to a folder this many levels below the root
+	above []string // or to a folder above the root: the root's path from there
+}
+
+// match applies the set to the path parts (relative to the root): whether the last rule
+// that matches ignores it, and whether any matched.
+func (s *ruleSet) match(parts []string, dir bool) (ignored, matched bool) {
+	if len(s.above) > 0 {
+		parts = append(slices.Clip(s.above), parts...)
+	} else {
+		parts = parts[s.depth:]
+	}
+	for i := len(s.rules) - 1; i >= 0; i-- {
+		r := &s.rules[i]
+		if r.dirOnly && !dir {
+			continue
+		}
+		if matchSegs(r.segs, parts) {
+			return !r.negate, true
+		}
+	}
+	return false, false
+}
+
+// Matcher decides whether a path is left out. Rules are in precedence order: of all the
+// rules that match a path, the last one decides. A Matcher made by Load also reads the
+// .gitignore of each folder the first time it decides on a path in it.
+type Matcher struct {
+	low  []*ruleSet // before the per-folder files: defaults, git's exclude files
+	high []*ruleSet // after them: .guideignore, --ignore
+
+	// root is the tree whose folders' .gitignore files are read; "" for none.
+	root string
+	mu   sync.RWMutex
+	dirs map[string]*ruleSet // folder (slash path, "" for the root) → its .gitignore; nil for none
 }
 
 // Error is a line that cannot be a rule.
@@ -51,9 +98,11 @@ func DefaultSource() Source { return Source{Name: "built-in defaults", Lines: De
 func New(sources ...Source) (*Matcher, error) {
 	m := &Matcher{}
 	for _, s := range sources {
-		if err := m.add(s); err != nil {
+		set, err := compileSource(s)
+		if err != nil {
 			return nil, err
 		}
+		m.low = append(m.low, set)
 	}
 	return m, nil
 }
@@ -62,29 +111,50 @@ func New(sources ...Source) (*Matcher, error) {
 type Source struct {
 	Name  string
 	Lines []string
+	// Dir is the folder the rules are relative to, a slash path from the root ("" for the
+	// root), as a .gitignore's rules are relative to its own folder.
+	Dir string
+	// Above, for rules of a folder above the root (a .gitignore higher up in the
+	// repository, or git's exclude files when the root is a folder of a repository), is
+	// the root's slash path from that folder.
+	Above string
+	// Lenient skips a line that is not a valid pattern, as git does, instead of failing.
+	Lenient bool
 }
 
 // Parse splits the text of an ignore file into a Source.
 func Parse(name, text string) Source {
 	var lines []string
+	text = strings.TrimPrefix(text, "\ufeff") // a byte order mark, as git skips it
 	sc := bufio.NewScanner(strings.NewReader(text))
+	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
 		lines = append(lines, sc.Text())
 	}
 	return Source{Name: name, Lines: lines}
 }
 
-func (m *Matcher) add(s Source) error {
+func compileSource(s Source) (*ruleSet, error) {
+	set := &ruleSet{}
+	if s.Dir != "" {
+		set.depth = strings.Count(s.Dir, "/") + 1
+	}
+	if s.Above != "" {
+		set.above = strings.Split(s.Above, "/")
+	}
 	for i, line := range s.Lines {
 		r, ok, err := compile(line)
 		if err != nil {
-			return &Error{Source: s.Name, Line: i + 1, Msg: err.Error()}
+			if s.Lenient {
+				continue
+			}
+			return nil, &Error{Source: s.Name, Line: i + 1, Msg: err.Error()}
 		}
 		if ok {
-			m.rules = append(m.rules, r)
+			set.rules = append(set.rules, r)
 		}
 	}
-	return nil
+	return set, nil
 }
 
 func compile(line string) (rule, bool, error) {
@@ -144,7 +214,8 @@ func matchSegs(segs, parts []string) bool {
 		if segs[0] == "**" {
 			rest := segs[1:]
 			if len(rest) == 0 {
-				return true // a trailing "**" matches everything inside
+				// A trailing "**" matches everything inside, not the folder itself.
+				return len(parts) > 0
 			}
 			if !slices.Contains(rest, "**") {
 				// Without another "**", only one alignment can match: the last len(rest)
@@ -175,19 +246,39 @@ func matchSeg(pat, name string) bool {
 	return ok
 }
 
-// decide applies the rules to one path, itself, not its ancestors.
-func (m *Matcher) decide(parts []string, dir bool) bool {
-	ignored := false
-	for i := range m.rules {
-		r := &m.rules[i]
-		if r.dirOnly && !dir {
-			continue
-		}
-		if matchSegs(r.segs, parts) {
-			ignored = !r.negate
+// decide applies the rules to one path, itself, not its ancestors: the most precedent
+// source with a matching rule decides.
+func (m *Matcher) decide(rel string, parts []string, dir bool) bool {
+	for i := len(m.high) - 1; i >= 0; i-- {
+		if ignored, ok := m.high[i].match(parts, dir); ok {
+			return ignored
 		}
 	}
-	return ignored
+	if m.root != "" {
+		// The .gitignore of the deepest folder first: its rules override its parents'.
+		end := len(rel)
+		for k := len(parts) - 1; k >= 0; k-- {
+			end = strings.LastIndexByte(rel[:end], '/')
+			folder := ""
+			if end > 0 {
+				folder = rel[:end]
+			}
+			if set := m.folder(folder, k); set != nil {
+				if ignored, ok := set.match(parts, dir); ok {
+					return ignored
+				}
+			}
+			if end < 0 {
+				break
+			}
+		}
+	}
+	for i := len(m.low) - 1; i >= 0; i-- {
+		if ignored, ok := m.low[i].match(parts, dir); ok {
+			return ignored
+		}
+	}
+	return false
 }
 
 // Ignored reports whether rel (a clean slash path relative to the root) is left out,
@@ -198,16 +289,18 @@ func (m *Matcher) Ignored(rel string, dir bool) bool {
 		return false
 	}
 	parts := strings.Split(rel, "/")
-	for i := 1; i < len(parts); i++ {
-		if m.decide(parts[:i], true) {
+	for i, end := 1, 0; i < len(parts); i++ {
+		end += len(parts[i-1])
+		if m.decide(rel[:end], parts[:i], true) {
 			return true
 		}
+		end++ // the slash
 	}
-	return m.decide(parts, dir)
+	return m.decide(rel, parts, dir)
 }
 
 // Self reports whether rel itself is left out, assuming its folders are not: for a walk
 // that has already skipped ignored folders.
 func (m *Matcher) Self(rel string, dir bool) bool {
-	return m.decide(strings.Split(rel, "/"), dir)
+	return m.decide(rel, strings.Split(rel, "/"), dir)
 }

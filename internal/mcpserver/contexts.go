@@ -30,14 +30,16 @@ func sessionID(ctx context.Context) string {
 	return ""
 }
 
-// sessionHooks ends a session's state and documents when its MCP session ends.
+// sessionHooks releases a session when its transport forgets it: a session that lives
+// only in this process (stdio, in process) ends with its documents; an issued one (HTTP)
+// lives on in the session store until its client ends it or it idles past the TTL.
 func (s *Server) sessionHooks() *server.Hooks {
 	h := &server.Hooks{}
 	h.AddOnUnregisterSession(func(_ context.Context, cs server.ClientSession) {
 		// The request's context may be ending with the connection: the cleanup must not.
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		s.Sessions.End(ctx, cs.SessionID())
+		s.Sessions.Release(ctx, cs.SessionID())
 	})
 	return h
 }
@@ -199,7 +201,7 @@ func (s *Server) focus(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallT
 	if qerr != nil {
 		return toolError(qerr), nil
 	}
-	c, qerr := s.Sessions.SetFocus(id, folder)
+	c, qerr := s.Sessions.SetFocus(ctx, id, folder)
 	if qerr != nil {
 		return toolError(qerr), nil
 	}

@@ -62,3 +62,31 @@ func TestInternalFailure(t *testing.T) {
 		})
 	}
 }
+
+// TestInputSchemaFailures: arguments that do not match a tool's input schema come back as
+// the Result pattern's failure (invalid_argument and a sentence naming the argument),
+// never as the validator's Go values.
+func TestInputSchemaFailures(t *testing.T) {
+	p := testkit.NewPipeline(t, nil, testkit.CopyTree(t, "../../testdata/sample"), "")
+	p.Reconcile()
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+		want string // in the message
+	}{
+		{"tree", map[string]any{"depth": -1}, "argument depth"},
+		{"tree", map[string]any{"depth": 9}, "argument depth"},
+		{"view", map[string]any{"path": "", "offset": -1}, "argument offset"},
+		{"view", map[string]any{"path": 3}, "argument path"},
+		{"search", map[string]any{}, "query"},
+		{"list", map[string]any{"scope": "everything"}, "argument scope"},
+	} {
+		t.Run(tc.tool, func(t *testing.T) {
+			f := testkit.DecodeFailure(t, testkit.Call(t, p.Client, tc.tool, tc.args))
+			testkit.Equal(t, f.ErrorType, "invalid_argument", "error type")
+			if !strings.Contains(f.Error, tc.want) || strings.Contains(f.Error, "&{") || strings.Contains(f.Error, "Got:") {
+				t.Errorf("message %q: want a sentence about %q", f.Error, tc.want)
+			}
+		})
+	}
+}

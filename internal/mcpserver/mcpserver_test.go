@@ -4,7 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
+	"github.com/guide/guide/internal/mcpserver"
 	"github.com/guide/guide/internal/query"
 	"github.com/guide/guide/internal/testkit"
 )
@@ -37,4 +39,22 @@ func TestViewFollowsChanges(t *testing.T) {
 	testkit.Equal(t, dv.Content, "fresh", "new content")
 	f := testkit.DecodeFailure(t, p.Call("view", map[string]any{"path": "Characters/Kael Stormborn.md"}))
 	testkit.Equal(t, f.ErrorType, "not_found", "deleted document")
+}
+
+// TestInitialWaitCountsFromStart: a catalog that never completes a scan makes calls wait
+// for it only until InitialWait after the process started; past that, every call answers
+// from what the catalog holds at once, focus (which reads the catalog twice) included.
+func TestInitialWaitCountsFromStart(t *testing.T) {
+	root := testkit.CopyTree(t, "../../testdata/sample")
+	p := testkit.NewPipeline(t, nil, root, "", func(s *mcpserver.Server) {
+		s.InitialWait = time.Hour
+		s.Started = time.Now().Add(-2 * time.Hour) // the hour has passed
+	})
+	// No scan: the catalog has never held a complete one.
+	for _, call := range []struct {
+		tool string
+		args map[string]any
+	}{{"view", map[string]any{"path": ""}}, {"focus", map[string]any{"context": ""}}, {"list", nil}} {
+		testkit.Call(t, p.Client, call.tool, call.args)
+	}
 }

@@ -41,9 +41,11 @@ type Server struct {
 	ToolPrefix string
 	// Now is the clock of templates; nil for time.Now.
 	Now func() time.Time
-	// InitialWait bounds how long a call waits for a catalog that has never held a
-	// complete scan (a new query process), rather than answer from a partial one.
+	// InitialWait bounds how long, from Started, calls wait for a catalog that has never
+	// held a complete scan (a new query process), rather than answer from a partial one:
+	// once it has passed, no call waits any more, however many waits a call makes.
 	InitialWait time.Duration // default 5s
+	Started     time.Time     // when the process started; default: when New is called
 	// Sessions holds each MCP session's contexts and documents; nil for one with the
 	// default settings.
 	Sessions *session.Registry
@@ -54,6 +56,8 @@ type Server struct {
 	connMu    sync.Mutex // guards Stream and Runner, which Connect sets while serving
 	subs      *subscriptions
 	unapplied unapplied
+	// scanDeadline is when calls stop waiting for the first complete scan.
+	scanDeadline time.Time
 }
 
 // New builds the MCP server with every tool and resource.
@@ -64,6 +68,10 @@ func (s *Server) New() *server.MCPServer {
 	if s.InitialWait == 0 {
 		s.InitialWait = 5 * time.Second
 	}
+	if s.Started.IsZero() {
+		s.Started = time.Now()
+	}
+	s.scanDeadline = s.Started.Add(s.InitialWait)
 	if s.PageSize == 0 {
 		s.PageSize = DefaultPageSize
 	}
@@ -80,13 +88,12 @@ func (s *Server) New() *server.MCPServer {
 		server.WithPaginationLimit(s.PageSize),
 		server.WithCompletions(),
 		server.WithResourceCompletionProvider(s),
-		server.WithInputSchemaValidation(),
 		server.WithRecovery(),
 		server.WithResourceRecovery(),
 		server.WithInstructions(instructions),
 	)
 	subs.mcp = m
-	m.Use(progress(m), s.logInternal)
+	m.Use(progress(m), s.logInternal, (&validator{m: m}).middleware)
 	s.subs = subs
 	if s.Runner != nil {
 		s.Runner.OnApplied = subs.applied
@@ -159,12 +166,17 @@ func toolResult(v any) (*mcp.CallToolResult, error) {
 	return mcp.NewToolResultStructured(json.RawMessage(b), string(b)), nil
 }
 
-// waitScanned waits, up to InitialWait, for a catalog that has never held a complete scan.
+// waitScanned waits for a catalog that has never held a complete scan, until InitialWait
+// after the server was built.
 func (s *Server) waitScanned(ctx context.Context) {
 	select {
 	case <-s.Catalog.Scanned():
 	default:
-		t := time.NewTimer(s.InitialWait)
+		left := time.Until(s.scanDeadline)
+		if left <= 0 {
+			return
+		}
+		t := time.NewTimer(left)
 		select {
 		case <-s.Catalog.Scanned():
 		case <-t.C:

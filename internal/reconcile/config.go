@@ -90,9 +90,9 @@ func (x *Indexer) reconcileConfig(ctx context.Context, pub *events.Publisher, su
 	return nil
 }
 
-// configRel is the configuration file's path relative to the root, as the watcher names it
-// ("" when it lies outside the root).
-func (x *Indexer) configRel() string {
+// configPath is the configuration file's path relative to the root, as the watcher names
+// it ("" when it lies outside the root).
+func (x *Indexer) configPath() string {
 	_, source, _ := x.configFile()
 	if filepath.IsAbs(source) {
 		return ""

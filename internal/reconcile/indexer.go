@@ -6,7 +6,6 @@ package reconcile
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/guide/guide/internal/events"
+	"github.com/guide/guide/internal/guideyaml"
 	"github.com/guide/guide/internal/ignore"
 )
 
@@ -34,8 +34,11 @@ type Indexer struct {
 	// NoWatch turns the file-system watcher off: Run then only rescans every Interval.
 	NoWatch bool
 	// Ignore holds extra rules in .gitignore syntax (the --ignore flags), applied after
-	// the defaults and the root's .guideignore.
+	// the defaults, the repository's rules and the root's .guideignore.
 	Ignore []string
+	// NoGitignore leaves the repository's rules out (every .gitignore, .git/info/exclude,
+	// the user's global excludes file): only the defaults, .guideignore and Ignore apply.
+	NoGitignore bool
 	// Skip reports further paths (relative, slash-separated) to leave out.
 	Skip func(rel string, dir bool) bool
 	// ConfigFile is the project configuration; default guide.yaml at the root. It is
@@ -48,9 +51,10 @@ type Indexer struct {
 	lastConfigErr string
 
 	// What init derives from the settings, which it leaves as they were set.
-	root    string // Root, absolute, with its own symbolic links resolved
-	log     *slog.Logger
-	maxSize int64
+	root      string // Root, absolute, with its own symbolic links resolved
+	log       *slog.Logger
+	maxSize   int64
+	configRel string // the configuration file's path in the tree; "" outside it
 
 	mu    sync.Mutex
 	known map[string]events.DocState // the stream's state as this indexer last saw it
@@ -131,23 +135,14 @@ func (x *Indexer) init() error {
 		return fmt.Errorf("content root %s is not a directory", x.Root)
 	}
 	x.root = root
+	x.configRel = x.configPath()
 	return x.loadIgnore()
 }
 
 // loadIgnore reads the ignore rules. A broken .guideignore is reported and the rules in
 // force stay as they were (the defaults, the first time).
 func (x *Indexer) loadIgnore() error {
-	srcs := []ignore.Source{ignore.DefaultSource()}
-	b, err := os.ReadFile(filepath.Join(x.root, ignore.File))
-	if err == nil {
-		srcs = append(srcs, ignore.Parse(ignore.File, string(b)))
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		x.log.Warn("cannot read the ignore file", "file", ignore.File, "err", err)
-	}
-	if len(x.Ignore) > 0 {
-		srcs = append(srcs, ignore.Source{Name: "--ignore", Lines: x.Ignore})
-	}
-	m, err := ignore.New(srcs...)
+	m, err := ignore.Load(x.root, ignore.Options{Git: !x.NoGitignore, Extra: x.Ignore})
 	if err != nil {
 		if x.ignored.Load() == nil {
 			defaults, _ := ignore.New(ignore.DefaultSource())
@@ -164,11 +159,22 @@ func (x *Indexer) loadIgnore() error {
 	return nil
 }
 
+// skip is the watcher's rule: what is left out, but never a configuration file, whose
+// changes must arrive even when a rule leaves it out.
 func (x *Indexer) skip(rel string, dir bool) bool {
+	if !dir && x.isConfig(rel) {
+		return false
+	}
 	if x.ignored.Load().Ignored(rel, dir) {
 		return true
 	}
 	return x.Skip != nil && x.Skip(rel, dir)
+}
+
+// isConfig reports whether rel is configuration, not a document: a file of ignore rules
+// or the project configuration.
+func (x *Indexer) isConfig(rel string) bool {
+	return ignore.RuleFile(rel) || rel == guideyaml.FileName || rel == x.configRel
 }
 
 // interval is the time between safety rescans that Interval asks for, or its default.

@@ -139,15 +139,23 @@ func (f *follower) safetyInterval() time.Duration {
 
 // hint records the paths the watcher says may have changed.
 func (f *follower) hint(paths []string) {
-	cfgRel := f.x.configRel()
+	rules := false
 	for _, p := range paths {
-		if p == ignore.File {
-			f.needFull = true // the rules changed: what is a document may have too
+		if ignore.RuleFile(p) {
+			rules = true // the rules changed: what is a document may have too
 		}
-		if p == cfgRel {
+		if p == f.x.configRel {
 			f.needFull = true // the configuration is published by a full reconcile
 		}
 		f.pending[p] = struct{}{}
+	}
+	if rules {
+		// Watch the folders the new rules no longer leave out before comparing the whole
+		// tree: a change made in one after the comparison is then seen.
+		f.needFull = true
+		if err := f.x.loadIgnore(); err == nil && f.w != nil {
+			f.w.Rewatch()
+		}
 	}
 	if len(f.pending) > maxPending {
 		f.needFull, f.pending = true, map[string]struct{}{}

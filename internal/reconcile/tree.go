@@ -78,6 +78,8 @@ func (x *Indexer) walk(dir string) ([]file, []error) {
 func (x *Indexer) stat(p, rel string, info fs.FileInfo) (file, bool) {
 	f := file{rel: rel, abs: p, size: info.Size(), mt: info.ModTime().UTC(), inode: inode(info)}
 	switch {
+	case x.isConfig(rel):
+		return f, false // configuration, not a document
 	case info.Mode()&fs.ModeSymlink != 0:
 		target, err := filepath.EvalSymlinks(p)
 		if err != nil {

@@ -1,11 +1,16 @@
 // Package session keeps what a query process knows of each MCP session: its focus context
-// and history (in memory; sessions do not survive a restart), and its session documents,
-// which travel through the event stream on the session's own subjects like any document,
-// so that every projection indexes them.
+// and history, and its session documents, which travel through the event stream on the
+// session's own subjects like any document, so that every projection indexes them.
+//
+// A session the registry issued (Generate, or Issue for an id chosen elsewhere) is
+// recorded in a Store shared by the deployment: any query process (this one restarted,
+// another replica, a new owner) accepts its id and Restores its focus and history, and
+// its documents are on the stream already. An id never issued, or ended, is refused.
 package session
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -61,19 +66,81 @@ type Registry struct {
 	Exclusive bool
 	Now       func() time.Time
 	Logger    *slog.Logger
+	// Store records issued sessions for every query process of the deployment; nil until
+	// Connect opens it on the stream's JetStream (bucket Bucket, default DefaultBucket).
+	Store  *Store
+	Bucket string
 
 	once     sync.Once
 	mu       sync.Mutex
 	sessions map[string]*state // by token
-	connMu   sync.Mutex        // guards Stream and Applied, which Connect sets while serving
+	connMu   sync.Mutex        // guards Stream, Applied and Store, which Connect sets while serving
+	storeMu  sync.Mutex        // serialises opening the store
+	// connected is closed by Connect: a session this process did not issue can be
+	// checked from then on.
+	connected chan struct{}
+	connOnce  sync.Once
 }
 
 // Connect hands the registry the stream and the projections' applied sequence once the
 // query process has reached NATS; until then attach and detach say it is not connected.
+// It opens the session store on the stream's JetStream (or leaves it to the first call
+// that needs it, when NATS does not answer now).
 func (r *Registry) Connect(stream *events.Stream, applied func() uint64) {
+	r.init()
 	r.connMu.Lock()
-	defer r.connMu.Unlock()
 	r.Stream, r.Applied = stream, applied
+	r.connMu.Unlock()
+	if stream != nil {
+		r.connOnce.Do(func() { close(r.connected) })
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := r.store(ctx); err != nil && !errors.Is(err, errNotConnected) {
+		r.Logger.Warn("session store not open yet; issued sessions are checked once it is", "err", err)
+	}
+}
+
+// store returns the session store, opening it on the stream's JetStream the first time.
+func (r *Registry) store(ctx context.Context) (*Store, error) {
+	r.connMu.Lock()
+	st, stream := r.Store, r.Stream
+	r.connMu.Unlock()
+	if st != nil {
+		return st, nil
+	}
+	if stream == nil || stream.JS == nil {
+		return nil, errNotConnected
+	}
+	r.storeMu.Lock()
+	defer r.storeMu.Unlock()
+	r.connMu.Lock()
+	st = r.Store
+	r.connMu.Unlock()
+	if st != nil {
+		return st, nil
+	}
+	replicas := 1
+	if info, err := stream.Info(ctx); err == nil {
+		replicas = info.Config.Replicas
+	}
+	bucket := r.Bucket
+	if bucket == "" {
+		bucket = DefaultBucket
+		if stream.Name != "" && stream.Name != events.DefaultStream {
+			bucket = stream.Name + "_SESSIONS"
+		}
+	}
+	// A record outlives an idle session's TTL by as much again, so that an ended or
+	// swept session is still told apart from one never issued; then it expires.
+	st, err := OpenStore(ctx, stream.JS, bucket, replicas, 2*r.TTL)
+	if err != nil {
+		return nil, err
+	}
+	r.connMu.Lock()
+	r.Store = st
+	r.connMu.Unlock()
+	return st, nil
 }
 
 // stream returns the stream, or an error a client can read while there is none.
@@ -102,6 +169,28 @@ type state struct {
 	contexts   query.Contexts
 	lastActive time.Time
 	uploading  map[string]bool
+	// issued: the session is recorded in the store (it outlives this process); created
+	// and persisted are its record's creation and last write of last_seen.
+	issued    bool
+	created   time.Time
+	persisted time.Time
+	// ended: the session ended; attach refuses it and removes what it published.
+	ended bool
+	// saving serialises the writes of the session's record, each of its latest state.
+	saving sync.Mutex
+	// published holds the documents this process published for the session and has not
+	// deleted, by name, with their stream sequence: under load the catalog may not hold
+	// them yet, and detach and End must delete them all the same.
+	published map[string]uint64
+}
+
+func (st *state) record(project string, now time.Time) Record {
+	rec := Record{Token: st.contexts.Session, Project: project, Created: st.created, LastSeen: now,
+		Focus: st.contexts.Focus, History: append([]string(nil), st.contexts.History...), Chosen: st.contexts.Chosen}
+	if st.ended {
+		rec.Ended = &now
+	}
+	return rec
 }
 
 func (r *Registry) init() {
@@ -125,6 +214,11 @@ func (r *Registry) init() {
 			r.Logger = slog.Default()
 		}
 		r.sessions = make(map[string]*state)
+		r.connected = make(chan struct{})
+		if r.Stream != nil {
+			close(r.connected)
+			r.connOnce.Do(func() {})
+		}
 	})
 }
 
@@ -132,11 +226,195 @@ func (r *Registry) init() {
 func (r *Registry) get(token string) *state {
 	st, ok := r.sessions[token]
 	if !ok {
-		st = &state{contexts: query.Contexts{Session: token}, uploading: map[string]bool{}}
+		st = &state{contexts: query.Contexts{Session: token}, uploading: map[string]bool{}, published: map[string]uint64{}}
 		r.sessions[token] = st
 	}
 	st.lastActive = r.Now()
 	return st
+}
+
+// IDPrefix begins every session id the registry issues.
+const IDPrefix = "mcp-session-"
+
+// Errors of Validate and Restore.
+var (
+	ErrUnknownSession = errors.New("session id not issued by this deployment, or expired")
+	ErrEnded          = errors.New("session ended")
+)
+
+// touchEvery is how often a session's last_seen is written to the store while it is used.
+func (r *Registry) touchEvery() time.Duration { return min(max(r.TTL/10, time.Second), time.Minute) }
+
+// Generate issues a new session id and records it in the store (it is the
+// SessionIdManager's Generate of mcp-go's Streamable HTTP transport). When the store
+// cannot be written the session still works here, and is recorded on its next use.
+func (r *Registry) Generate() string {
+	id := IDPrefix + rand.Text()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := r.Issue(ctx, id); err != nil {
+		r.Logger.Warn("session issued but not recorded yet; other processes refuse it until it is", "err", err)
+	}
+	return id
+}
+
+// Issue records a session id chosen elsewhere (a bridge's own client, say) as issued, so
+// that every process of the deployment accepts it. Issuing an id again changes nothing.
+func (r *Registry) Issue(ctx context.Context, id string) error {
+	r.init()
+	if id == "" {
+		return ErrUnknownSession
+	}
+	now := r.Now()
+	r.mu.Lock()
+	st := r.get(Token(id))
+	if st.ended {
+		r.mu.Unlock()
+		return ErrEnded
+	}
+	if !st.issued {
+		st.issued, st.created = true, now
+	}
+	r.mu.Unlock()
+	return r.save(ctx, st)
+}
+
+// save writes a session's record as the session is now, and notes when. Writes of one
+// session follow one another, so that the last one written is of its latest state.
+func (r *Registry) save(ctx context.Context, st *state) error {
+	store, err := r.store(ctx)
+	if err != nil {
+		return err
+	}
+	st.saving.Lock()
+	defer st.saving.Unlock()
+	r.mu.Lock()
+	rec := st.record(r.Project, r.Now())
+	r.mu.Unlock()
+	if err := store.Put(ctx, rec); err != nil {
+		return fmt.Errorf("recording session: %w", err)
+	}
+	r.mu.Lock()
+	st.persisted = rec.LastSeen
+	r.mu.Unlock()
+	return nil
+}
+
+// Validate says whether a session id may be used (the SessionIdManager's Validate): nil
+// for a live session, isTerminated for an ended one, an error for an id never issued.
+// A session another process issued is restored from the store.
+func (r *Registry) Validate(id string) (isTerminated bool, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, err = r.Restore(ctx, id)
+	if errors.Is(err, ErrEnded) {
+		return true, nil
+	}
+	return false, err
+}
+
+// Restore returns a session's contexts, loading the session from the store when this
+// process does not hold it yet (it was issued by another process, or before a restart):
+// ErrUnknownSession for an id never issued, ErrEnded for an ended session. Its attached
+// documents come back with it, since they are named by its token on the stream.
+func (r *Registry) Restore(ctx context.Context, id string) (query.Contexts, error) {
+	r.init()
+	if id == "" {
+		return query.Contexts{}, ErrUnknownSession
+	}
+	token := Token(id)
+	now := r.Now()
+	r.mu.Lock()
+	st, ok := r.sessions[token]
+	if ok && (st.issued || st.ended) {
+		if st.ended {
+			r.mu.Unlock()
+			return query.Contexts{}, ErrEnded
+		}
+		st.lastActive = now
+		c := st.contexts
+		c.History = append([]string(nil), c.History...)
+		touch := now.Sub(st.persisted) >= r.touchEvery()
+		if touch {
+			st.persisted = now // one toucher at a time
+		}
+		r.mu.Unlock()
+		if touch {
+			if err := r.save(ctx, st); err != nil {
+				r.Logger.Debug("could not record a session's last use", "err", err)
+			}
+		}
+		return c, nil
+	}
+	r.mu.Unlock()
+	// A process that has just started may not have reached NATS yet: the session may
+	// well be one it issued before, so wait for the connection (as long as ctx allows).
+	select {
+	case <-r.connected:
+	case <-ctx.Done():
+	}
+	store, err := r.store(ctx)
+	if err != nil {
+		return query.Contexts{}, fmt.Errorf("%w (cannot check it: %w)", ErrUnknownSession, err)
+	}
+	rec, err := store.Get(ctx, token)
+	if errors.Is(err, errNoRecord) || (err == nil && rec.Project != r.Project) {
+		return query.Contexts{}, ErrUnknownSession
+	}
+	if err != nil {
+		return query.Contexts{}, fmt.Errorf("%w (cannot check it: %w)", ErrUnknownSession, err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	st = r.get(token)
+	if rec.Ended != nil {
+		st.ended = true
+		return query.Contexts{}, ErrEnded
+	}
+	if !st.issued {
+		st.issued, st.created, st.persisted = true, rec.Created, rec.LastSeen
+		st.contexts = query.Contexts{Session: token, Focus: rec.Focus, History: rec.History, Chosen: rec.Chosen}
+		r.Logger.Debug("session restored", "session", token, "focus", rec.Focus)
+	}
+	c := st.contexts
+	c.History = append([]string(nil), c.History...)
+	return c, nil
+}
+
+// Terminate ends a session for its client (the SessionIdManager's Terminate: an HTTP
+// DELETE): the session is recorded as ended, so that every process refuses it, and its
+// documents are deleted. Ending an unknown or ended id is an error.
+func (r *Registry) Terminate(id string) (isNotAllowed bool, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := r.Restore(ctx, id); err != nil {
+		return false, err
+	}
+	r.End(ctx, id)
+	return false, nil
+}
+
+// Release forgets what this process holds of a session its transport no longer serves
+// (a connection closed, an idle transport session swept) without ending it: an issued
+// session lives on in the store for any process. A session never issued (stdio, in
+// process) has nothing else to live on in, and ends.
+func (r *Registry) Release(ctx context.Context, id string) {
+	r.init()
+	if id == "" {
+		return
+	}
+	token := Token(id)
+	r.mu.Lock()
+	st, ok := r.sessions[token]
+	issued, ended := ok && st.issued, ok && st.ended
+	if issued && !ended {
+		delete(r.sessions, token)
+	}
+	r.mu.Unlock()
+	if issued || ended {
+		return
+	}
+	r.End(ctx, id)
 }
 
 // Contexts returns a session's contexts ("" id: no session, the root and no documents).
@@ -169,23 +447,36 @@ func (r *Registry) Uploading(id string) map[string]bool {
 	return out
 }
 
+func errEnded() *query.Error {
+	return query.Errorf(query.ErrNoSession, "this MCP session has ended").
+		WithInstruction("Tell the user the session ended; the client must start a new one.")
+}
+
 func noSession() *query.Error {
 	return query.Errorf(query.ErrNoSession, "this connection has no MCP session: contexts and session documents need one").
 		WithInstruction("Tell the user that focus and attached documents need a client that keeps an MCP session (stdio, or Streamable HTTP with protocol version 2025-11-25 or earlier).")
 }
 
-// SetFocus makes folder (already checked) the session's focus.
-func (r *Registry) SetFocus(id, folder string) (query.Contexts, *query.Error) {
+// SetFocus makes folder (already checked) the session's focus, and records it for an
+// issued session, so that the session keeps it in any process.
+func (r *Registry) SetFocus(ctx context.Context, id, folder string) (query.Contexts, *query.Error) {
 	r.init()
 	if id == "" {
 		return query.Contexts{}, noSession()
 	}
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	st := r.get(Token(id))
 	st.contexts = st.contexts.WithFocus(folder)
 	c := st.contexts
 	c.History = append([]string(nil), c.History...)
+	issued := st.issued
+	r.mu.Unlock()
+	if issued {
+		if err := r.save(ctx, st); err != nil {
+			// The focus holds here; another process would restore the previous one.
+			r.Logger.Warn("focus set but not recorded; another process would not know it", "err", err)
+		}
+	}
 	return c, nil
 }
 
@@ -231,6 +522,10 @@ func (r *Registry) Attach(ctx context.Context, id, rawName, content string) (*At
 	})
 	r.mu.Lock()
 	st := r.get(token)
+	if st.ended {
+		r.mu.Unlock()
+		return nil, errEnded()
+	}
 	if st.uploading[name] {
 		r.mu.Unlock()
 		return nil, query.Errorf(query.ErrInvalidArgument, "%q is being attached already", name)
@@ -261,7 +556,24 @@ func (r *Registry) Attach(ctx context.Context, id, rawName, content string) (*At
 	}
 	r.mu.Lock()
 	delete(st.uploading, name)
+	if err == nil {
+		st.published[name] = seq
+	}
+	ended := st.ended
 	r.mu.Unlock()
+	if err == nil && ended {
+		// The session ended while this document was published, and End may have listed
+		// the session's documents before this one was applied: delete it here, so that no
+		// document outlives its session.
+		if _, rerr := r.remove(context.WithoutCancel(ctx), &projection.Document{Session: token, Path: name, Seq: seq}); rerr == nil {
+			r.mu.Lock()
+			delete(st.published, name)
+			r.mu.Unlock()
+		} else {
+			r.Logger.Warn("could not delete a document attached as its session ended; the next sweep retries", "name", name, "err", rerr)
+		}
+		return nil, errEnded()
+	}
 	if err != nil {
 		if errors.Is(err, errNotConnected) {
 			return nil, query.Errorf(query.ErrIO, "attaching %q: %v", name, err)
@@ -320,13 +632,18 @@ func (r *Registry) Detach(ctx context.Context, id, rawName string) (*DetachResul
 	}
 	token := Token(id)
 	r.mu.Lock()
-	r.get(token)
+	st := r.get(token)
+	pubSeq, published := st.published[name]
 	r.mu.Unlock()
 	var d *projection.Document
 	_ = r.Catalog.Read(func(s *projection.Snapshot) error {
 		d, _ = s.SessionDocument(token, name)
 		return nil
 	})
+	if published && (d == nil || d.Seq < pubSeq) {
+		// Published here and not applied yet (the projections lag): delete it all the same.
+		d = &projection.Document{Session: token, Path: name, Seq: pubSeq}
+	}
 	if d == nil {
 		return nil, query.Errorf(query.ErrNotFound, "no session document %q", name).
 			WithInstruction("Call list to see the documents attached to this session.")
@@ -335,6 +652,11 @@ func (r *Registry) Detach(ctx context.Context, id, rawName string) (*DetachResul
 	if err != nil {
 		return nil, query.Errorf(query.ErrIO, "detaching %q: %v", name, err)
 	}
+	r.mu.Lock()
+	if st.published[name] == pubSeq {
+		delete(st.published, name)
+	}
+	r.mu.Unlock()
 	r.waitApplied(ctx, seq)
 	return &DetachResult{Path: query.SessionPrefix + name, Detached: true}, nil
 }
@@ -362,7 +684,8 @@ func (r *Registry) remove(ctx context.Context, d *projection.Document) (uint64, 
 	return seq, nil
 }
 
-// End forgets a session and deletes its documents: the MCP session ended.
+// End ends a session and deletes its documents: the MCP session ended. An issued
+// session is recorded as ended, so that no process accepts its id again.
 func (r *Registry) End(ctx context.Context, id string) {
 	r.init()
 	if id == "" {
@@ -370,17 +693,39 @@ func (r *Registry) End(ctx context.Context, id string) {
 	}
 	token := Token(id)
 	r.mu.Lock()
-	delete(r.sessions, token)
+	st := r.get(token)
+	st.ended = true
+	issued := st.issued
+	published := st.published
+	st.published = map[string]uint64{}
 	r.mu.Unlock()
-	r.removeAll(ctx, token)
+	if issued {
+		if err := r.save(ctx, st); err != nil {
+			r.Logger.Warn("session ended here but not recorded as ended", "session", token, "err", err)
+		}
+	}
+	// The documents published here are deleted even when the catalog does not hold them
+	// yet; one published after this point is deleted by its attach, which sees the end.
+	r.removeAll(ctx, token, published)
 }
 
-func (r *Registry) removeAll(ctx context.Context, token string) {
+// removeAll deletes a session's documents: those of the catalog, and those published
+// here (by name, with their sequence) that it may not hold yet.
+func (r *Registry) removeAll(ctx context.Context, token string, published map[string]uint64) {
 	var docs []*projection.Document
 	_ = r.Catalog.Read(func(s *projection.Snapshot) error {
 		docs = s.SessionDocuments(token)
 		return nil
 	})
+	for i, d := range docs {
+		if seq, ok := published[d.Path]; ok && seq > d.Seq {
+			docs[i] = &projection.Document{Session: token, Path: d.Path, Seq: seq}
+		}
+		delete(published, d.Path)
+	}
+	for name, seq := range published {
+		docs = append(docs, &projection.Document{Session: token, Path: name, Seq: seq})
+	}
 	for _, d := range docs {
 		if _, err := r.remove(ctx, d); err != nil {
 			r.Logger.Warn("could not delete a session document; the next sweep retries", "name", d.Path, "err", err)
@@ -391,50 +736,96 @@ func (r *Registry) removeAll(ctx context.Context, token string) {
 	}
 }
 
-// EndAll ends every session: the process is stopping, and sessions do not survive it.
+// EndAll ends every session that lives only in this process (stdio, in-process): the
+// process is stopping. Issued sessions outlive it in the store, with their documents.
 func (r *Registry) EndAll(ctx context.Context) {
 	r.init()
 	r.mu.Lock()
-	tokens := make([]string, 0, len(r.sessions))
-	for t := range r.sessions {
-		tokens = append(tokens, t)
+	ending := map[string]map[string]uint64{}
+	for t, st := range r.sessions {
+		if !st.issued && !st.ended {
+			ending[t] = st.published
+		}
 	}
 	r.sessions = make(map[string]*state)
 	r.mu.Unlock()
-	for _, t := range tokens {
-		r.removeAll(ctx, t)
+	for t, published := range ending {
+		r.removeAll(ctx, t, published)
 	}
 }
 
-// Sweep ends sessions idle for longer than TTL, and deletes session documents of no live
-// session that are older than TTL (every one of them when all is set).
+// Sweep ends sessions idle for longer than TTL (for an issued session: idle in every
+// process, as its record says), and deletes the session documents of no live session:
+// those of an ended session at once, the others once older than TTL (every one of them
+// when all is set).
 func (r *Registry) Sweep(ctx context.Context, all bool) {
 	r.init()
 	now := r.Now()
 	r.mu.Lock()
-	live := map[string]bool{}
-	var idle []string
+	live, ended := map[string]bool{}, map[string]bool{}
+	idle := map[string]map[string]uint64{}
 	for t, st := range r.sessions {
-		if now.Sub(st.lastActive) > r.TTL {
-			idle = append(idle, t)
+		switch {
+		case st.ended:
+			ended[t] = true
+			if now.Sub(st.lastActive) > r.TTL {
+				delete(r.sessions, t)
+			}
+		case now.Sub(st.lastActive) > r.TTL:
+			// An issued session may be in use in another process: its record decides.
 			delete(r.sessions, t)
-		} else {
+			if !st.issued {
+				idle[t] = st.published
+			}
+		default:
 			live[t] = true
 		}
 	}
 	r.mu.Unlock()
-	for _, t := range idle {
+	for t, published := range idle {
 		r.Logger.Info("session idle for longer than the TTL", "session", t, "ttl", r.TTL)
-		r.removeAll(ctx, t)
+		r.removeAll(ctx, t, published)
+	}
+	store, err := r.store(ctx)
+	if err != nil {
+		// Which sessions live elsewhere is unknown: spare every document younger than the TTL.
+		all = false
+	} else {
+		recs, err := store.List(ctx, r.Project)
+		if err != nil {
+			r.Logger.Warn("cannot list the recorded sessions; this sweep spares their documents", "err", err)
+			return
+		}
+		for _, rec := range recs {
+			switch {
+			case rec.Ended != nil:
+				ended[rec.Token] = true
+				r.mu.Lock()
+				if st, ok := r.sessions[rec.Token]; ok {
+					st.ended = true // ended by another process
+				}
+				r.mu.Unlock()
+			case now.Sub(rec.LastSeen) > r.TTL && !live[rec.Token]:
+				r.Logger.Info("session idle for longer than the TTL", "session", rec.Token, "ttl", r.TTL)
+				rec.Ended = &now
+				if err := store.Put(ctx, rec); err != nil {
+					r.Logger.Warn("could not record an idle session as ended", "session", rec.Token, "err", err)
+					continue
+				}
+				ended[rec.Token] = true
+			default:
+				live[rec.Token] = true // in use here or in another process
+			}
+		}
 	}
 	var stale []*projection.Document
 	_ = r.Catalog.Read(func(s *projection.Snapshot) error {
 		for _, t := range s.SessionTokens() {
-			if live[t] {
+			if live[t] && !ended[t] {
 				continue
 			}
 			for _, d := range s.SessionDocuments(t) {
-				if all || now.Sub(d.Mtime) > r.TTL {
+				if ended[t] || all || now.Sub(d.Mtime) > r.TTL {
 					stale = append(stale, d)
 				}
 			}
@@ -451,6 +842,33 @@ func (r *Registry) Sweep(ctx context.Context, all bool) {
 	}
 }
 
+// watchEnded marks a session this process holds as ended as soon as another process
+// records it ended (its client's DELETE reached that one), until ctx ends.
+func (r *Registry) watchEnded(ctx context.Context) {
+	poll := backoff.Backoff{Initial: 100 * time.Millisecond, Max: 5 * time.Second}
+	for ctx.Err() == nil {
+		store, err := r.store(ctx)
+		if err == nil {
+			err = store.Watch(ctx, func(rec Record) {
+				if rec.Ended == nil || rec.Project != r.Project {
+					return
+				}
+				r.mu.Lock()
+				if st, ok := r.sessions[rec.Token]; ok {
+					st.ended = true
+				}
+				r.mu.Unlock()
+			})
+		}
+		if ctx.Err() == nil {
+			r.Logger.Debug("watching ended sessions; retrying", "err", err)
+			if poll.Wait(ctx) != nil {
+				return
+			}
+		}
+	}
+}
+
 // Run sweeps once the projections have caught up with the stream (caught), then every
 // quarter of the TTL (at most every minute), until ctx ends.
 func (r *Registry) Run(ctx context.Context, caught <-chan struct{}) {
@@ -460,6 +878,7 @@ func (r *Registry) Run(ctx context.Context, caught <-chan struct{}) {
 	case <-ctx.Done():
 		return
 	}
+	go r.watchEnded(ctx)
 	r.Sweep(ctx, r.Exclusive)
 	every := min(max(r.TTL/4, 10*time.Millisecond), time.Minute)
 	t := time.NewTicker(every)
@@ -472,4 +891,16 @@ func (r *Registry) Run(ctx context.Context, caught <-chan struct{}) {
 			r.Sweep(ctx, false)
 		}
 	}
+}
+
+// Documents counts the session documents the catalog holds, of every session.
+func (r *Registry) Documents() int {
+	n := 0
+	_ = r.Catalog.Read(func(s *projection.Snapshot) error {
+		for _, t := range s.SessionTokens() {
+			n += len(s.SessionDocuments(t))
+		}
+		return nil
+	})
+	return n
 }

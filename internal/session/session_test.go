@@ -2,9 +2,13 @@ package session_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/guide/guide/internal/events"
+	"github.com/guide/guide/internal/projection"
 	"github.com/guide/guide/internal/query"
 	"github.com/guide/guide/internal/session"
 	"github.com/guide/guide/internal/testkit"
@@ -32,4 +36,92 @@ func TestAttachPublishFailure(t *testing.T) {
 	if !errors.Is(qerr, qerr.Cause) {
 		t.Error("the error does not unwrap to its cause")
 	}
+}
+
+// TestNoDocumentOutlivesItsSession: under load the projections lag, and attach answers
+// processing before the catalog holds the document. A detach of it, or the end of its
+// session, must still delete it on the stream: none is left behind (an orphan indexed
+// until the TTL).
+func TestNoDocumentOutlivesItsSession(t *testing.T) {
+	b := testkit.NATS(t)
+	stream := testkit.Stream(t, b)
+	// A catalog that never follows the stream: the projections as far behind as can be.
+	lagging := &projection.Catalog{Dir: t.TempDir(), Logger: testkit.Logger()}
+	testkit.NoErr(t, lagging.Open(), "catalog")
+	t.Cleanup(func() { _ = lagging.Close() })
+	r := &session.Registry{Project: "test", Catalog: lagging, Stream: stream, Applied: func() uint64 { return 0 },
+		AttachWait: time.Millisecond, Logger: testkit.Logger()}
+	ctx := testkit.Context(t)
+	deleted := func(t *testing.T, id, name string) {
+		t.Helper()
+		e, err := stream.LatestSession(ctx, "test", session.Token(id), name)
+		testkit.NoErr(t, err, "latest event of "+name)
+		testkit.Equal(t, e.Op, events.OpDelete, "last event of "+name)
+	}
+
+	t.Run("Detach", func(t *testing.T) {
+		res, qerr := r.Attach(ctx, "client-1", "a.md", "# A")
+		if qerr != nil {
+			t.Fatal(qerr)
+		}
+		testkit.Equal(t, res.Status, query.StatusProcessing, "attach status")
+		if _, qerr := r.Detach(ctx, "client-1", "a.md"); qerr != nil {
+			t.Fatalf("detach of a document still processing: %v", qerr)
+		}
+		deleted(t, "client-1", "a.md")
+	})
+	t.Run("End", func(t *testing.T) {
+		for _, n := range []string{"b.md", "c.md"} {
+			if _, qerr := r.Attach(ctx, "client-2", n, "# "+n); qerr != nil {
+				t.Fatal(qerr)
+			}
+		}
+		r.End(ctx, "client-2")
+		deleted(t, "client-2", "b.md")
+		deleted(t, "client-2", "c.md")
+	})
+}
+
+// TestRestoreInAnotherRegistry: a session issued by one registry (a process) is restored,
+// focus and history, by another on the same NATS; one never issued is unknown; ended in
+// one, the other refuses it.
+func TestRestoreInAnotherRegistry(t *testing.T) {
+	b := testkit.NATS(t)
+	stream := testkit.Stream(t, b)
+	cat := func() *projection.Catalog {
+		c := &projection.Catalog{Dir: t.TempDir(), Logger: testkit.Logger()}
+		testkit.NoErr(t, c.Open(), "catalog")
+		t.Cleanup(func() { _ = c.Close() })
+		return c
+	}
+	ctx := testkit.Context(t)
+	one := &session.Registry{Project: "test", Catalog: cat(), Logger: testkit.Logger()}
+	one.Connect(stream, func() uint64 { return 0 })
+	two := &session.Registry{Project: "test", Catalog: cat(), Logger: testkit.Logger()}
+	two.Connect(stream, func() uint64 { return 0 })
+	caught := make(chan struct{})
+	close(caught)
+	go two.Run(ctx, caught) // which watches for sessions ended elsewhere
+
+	const id = "bridge-client-1"
+	testkit.NoErr(t, one.Issue(ctx, id), "issue")
+	if _, qerr := one.SetFocus(ctx, id, "a"); qerr != nil {
+		t.Fatal(qerr)
+	}
+	if _, qerr := one.SetFocus(ctx, id, "a/b"); qerr != nil {
+		t.Fatal(qerr)
+	}
+	c, err := two.Restore(ctx, id)
+	testkit.NoErr(t, err, "restore")
+	testkit.Equal(t, [2]any{c.Focus, c.History}, [2]any{"a/b", []string{"a"}}, "restored contexts")
+	testkit.Equal(t, c.Session, session.Token(id), "token")
+
+	if _, err := two.Restore(ctx, "never-issued"); !errors.Is(err, session.ErrUnknownSession) {
+		t.Errorf("restore of an id never issued: %v", err)
+	}
+	one.End(ctx, id)
+	testkit.Eventually(t, 20*time.Second, func() (bool, string) {
+		_, err := two.Restore(ctx, id)
+		return errors.Is(err, session.ErrEnded), fmt.Sprintf("restore of a session ended elsewhere: %v", err)
+	})
 }

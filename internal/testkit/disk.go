@@ -41,12 +41,49 @@ func (n *node) walk(docs, folders map[string]bool, more *[]string, top bool) {
 	}
 }
 
+// Diff is how what an MCP client sees through tree, view and search differs from a tree of
+// files. The zero Diff means they agree.
+type Diff struct {
+	Phantom []string // documents tree lists that are not on disk
+	Lost    []string // files on disk that tree does not list
+	Stale   []string // documents whose view differs from the file's content
+	// Other is the first difference of another kind ("" if none): a failed call, a folder
+	// missing from tree, a document search does not find or a hit not on disk.
+	Other string
+	// Sample is the first stale document's view beside the disk's content.
+	Sample string
+}
+
+// Empty reports whether the client's view and the disk agree.
+func (d Diff) Empty() bool {
+	return len(d.Phantom)+len(d.Lost)+len(d.Stale) == 0 && d.Other == ""
+}
+
+// String describes the difference in one line ("" when they agree).
+func (d Diff) String() string {
+	switch {
+	case len(d.Phantom)+len(d.Lost) > 0:
+		return fmt.Sprintf("tree differs from disk: %d not on disk %v, %d missing %v",
+			len(d.Phantom), head(d.Phantom), len(d.Lost), head(d.Lost))
+	case len(d.Stale) > 0:
+		return fmt.Sprintf("%d stale: %s", len(d.Stale), d.Sample)
+	}
+	return d.Other
+}
+
 // Mismatch compares what an MCP client sees through tree, view and search with the files
 // under root, and describes the first difference ("" when they agree). Trees deeper than five
 // levels are compared from each fifth-level folder down.
 func Mismatch(t testing.TB, c client.MCPClient, root string) string {
 	t.Helper()
-	disk := Disk(t, root)
+	return Compare(t, c, Disk(t, root)).String()
+}
+
+// Compare compares what an MCP client sees through tree, view and search with disk (path →
+// content, as Disk reads it). A document of disk whose view is not "ok" (a link that leaves
+// the root, an unreadable file), or that has no content, is compared by its presence only.
+func Compare(t testing.TB, c client.MCPClient, disk map[string]string) Diff {
+	t.Helper()
 	docs, folders := map[string]bool{}, map[string]bool{}
 	type visit struct {
 		folder string
@@ -58,11 +95,11 @@ func Mismatch(t testing.TB, c client.MCPClient, root string) string {
 		queue = queue[1:]
 		r := Call(t, c, "tree", map[string]any{"folder": v.folder, "depth": v.depth})
 		if r.IsError {
-			return fmt.Sprintf("tree(%q): %s", v.folder, Text(t, r))
+			return Diff{Other: fmt.Sprintf("tree(%q): %s", v.folder, Text(t, r))}
 		}
 		var n node
 		if err := json.Unmarshal([]byte(Text(t, r)), &n); err != nil {
-			return fmt.Sprintf("tree(%q): %v", v.folder, err)
+			return Diff{Other: fmt.Sprintf("tree(%q): %v", v.folder, err)}
 		}
 		if n.Truncated {
 			if v.depth > 1 {
@@ -80,7 +117,7 @@ func Mismatch(t testing.TB, c client.MCPClient, root string) string {
 					NextOffset int                     `json:"next_offset"`
 				}
 				if r.IsError || json.Unmarshal([]byte(Text(t, r)), &page) != nil {
-					return fmt.Sprintf("view(%q, offset %d): %s", v.folder, offset, Text(t, r))
+					return Diff{Other: fmt.Sprintf("view(%q, offset %d): %s", v.folder, offset, Text(t, r))}
 				}
 				for _, f := range page.Folders {
 					queue = append(queue, visit{f.Path, 5})
@@ -101,30 +138,41 @@ func Mismatch(t testing.TB, c client.MCPClient, root string) string {
 			queue = append(queue, visit{f, 5})
 		}
 	}
-	var extra, missing []string
+	var d Diff
 	for p := range docs {
 		if _, ok := disk[p]; !ok {
-			extra = append(extra, p)
+			d.Phantom = append(d.Phantom, p)
 		}
 	}
 	for p := range disk {
 		if !docs[p] {
-			missing = append(missing, p)
+			d.Lost = append(d.Lost, p)
 		}
-		if d := path.Dir(p); d != "." && !folders[d] {
-			return fmt.Sprintf("folder %q of %q missing from tree", d, p)
+		if dir := path.Dir(p); dir != "." && !folders[dir] && d.Other == "" {
+			d.Other = fmt.Sprintf("folder %q of %q missing from tree", dir, p)
 		}
 	}
-	sort.Strings(extra)
-	sort.Strings(missing)
-	if len(extra)+len(missing) > 0 {
-		return fmt.Sprintf("tree differs from disk: %d not on disk %v, %d missing %v",
-			len(extra), head(extra), len(missing), head(missing))
+	sort.Strings(d.Phantom)
+	sort.Strings(d.Lost)
+	paths := make([]string, 0, len(disk))
+	for p := range disk {
+		if docs[p] {
+			paths = append(paths, p)
+		}
 	}
-	for p, content := range disk {
+	sort.Strings(paths)
+	for _, p := range paths {
+		content := disk[p]
 		r := Call(t, c, "view", map[string]any{"path": p})
+		if r.IsError && content == "" {
+			continue // listed without content: a link that leaves the root, say
+		}
 		if r.IsError {
-			return fmt.Sprintf("view(%q): %s", p, Text(t, r))
+			d.Stale = append(d.Stale, p)
+			if d.Sample == "" {
+				d.Sample = fmt.Sprintf("view(%q): %s", p, Text(t, r))
+			}
+			continue
 		}
 		var v struct {
 			Content   string `json:"content"`
@@ -132,13 +180,23 @@ func Mismatch(t testing.TB, c client.MCPClient, root string) string {
 			Truncated bool   `json:"truncated"`
 		}
 		if err := json.Unmarshal([]byte(Text(t, r)), &v); err != nil {
-			return fmt.Sprintf("view(%q): %v", p, err)
+			d.Stale = append(d.Stale, p)
+			if d.Sample == "" {
+				d.Sample = fmt.Sprintf("view(%q): %v", p, err)
+			}
+			continue
 		}
 		if v.Status == "ok" && !v.Truncated && v.Content != content {
-			return fmt.Sprintf("view(%q) = %q, disk has %q", p, clip(v.Content), clip(content))
+			d.Stale = append(d.Stale, p)
+			if d.Sample == "" {
+				d.Sample = fmt.Sprintf("view(%q) = %q, disk has %q", p, clip(v.Content), clip(content))
+			}
 		}
 	}
-	return searchMismatch(t, c, disk)
+	if d.Other == "" && len(d.Phantom)+len(d.Lost)+len(d.Stale) == 0 {
+		d.Other = searchMismatch(t, c, disk)
+	}
+	return d
 }
 
 // searchSample bounds how many documents the search comparison checks per call.

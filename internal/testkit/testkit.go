@@ -25,6 +25,7 @@ import (
 
 	"github.com/guide/guide/internal/broker"
 	"github.com/guide/guide/internal/events"
+	"github.com/guide/guide/internal/guideyaml"
 	"github.com/guide/guide/internal/ignore"
 	"github.com/guide/guide/internal/index"
 	"github.com/guide/guide/internal/mcpserver"
@@ -116,14 +117,15 @@ func WriteFile(t testing.TB, root, rel, content string) {
 }
 
 // Disk reads every file of a tree as the indexer would see it: relative slash paths to
-// content, leaving out what the built-in ignore rules and a root .guideignore leave out.
+// content, leaving out what the ignore rules leave out (the built-in ones, the
+// repository's, a root .guideignore) and the configuration files.
 func Disk(t testing.TB, root string) map[string]string {
 	t.Helper()
-	srcs := []ignore.Source{ignore.DefaultSource()}
-	if b, err := os.ReadFile(filepath.Join(root, ignore.File)); err == nil {
-		srcs = append(srcs, ignore.Parse(ignore.File, string(b)))
+	real, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		t.Fatal(err)
 	}
-	rules, err := ignore.New(srcs...)
+	rules, err := ignore.Load(real, ignore.Options{Git: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +142,7 @@ func Disk(t testing.TB, root string) map[string]string {
 			}
 			return nil
 		}
-		if !d.Type().IsRegular() {
+		if !d.Type().IsRegular() || ignore.RuleFile(rel) || rel == guideyaml.FileName {
 			return nil
 		}
 		b, err := os.ReadFile(p)

@@ -204,6 +204,15 @@ func (w *Watcher) handle(ev fsnotify.Event, mark func(string)) {
 	mark(rel)
 }
 
+// Rewatch walks the tree again and watches every folder not watched yet: after the Skip
+// rule changed, a folder it no longer leaves out is followed from then on. Call it once
+// Run has delivered a batch.
+func (w *Watcher) Rewatch() {
+	if err := w.addTree(w.root); err != nil {
+		w.Logger.Warn("cannot watch the tree again", "err", err)
+	}
+}
+
 // addTree watches dir and every folder below it.
 func (w *Watcher) addTree(dir string) error {
 	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {

@@ -51,6 +51,7 @@ type Config struct {
 	FreshSamples int
 	Rescans      int // indexer --once baselines of the fresh scenario
 	OnceRuns     int
+	WebCalls     int // requests of each kind of web page
 	ChurnRate    int // writes per second
 	ChurnFor     time.Duration
 }
@@ -91,6 +92,9 @@ func (c *Config) defaults() {
 	}
 	if c.OnceRuns <= 0 {
 		c.OnceRuns = 3
+	}
+	if c.WebCalls <= 0 {
+		c.WebCalls = 200
 	}
 	if c.ChurnRate <= 0 {
 		c.ChurnRate = 1000

@@ -17,11 +17,12 @@ const (
 	ScenarioFresh   = "fresh"   // split mode: a saved file to view and search
 	ScenarioOnce    = "once"    // indexer --once with nothing changed
 	ScenarioChurn   = "churn"   // split mode: sustained writes, lag sampled
+	ScenarioWeb     = "web"     // the web page: each kind of page's answer time
 )
 
 // AllScenarios is every scenario, in the order they run.
 var AllScenarios = []string{ScenarioCold, ScenarioLatency, ScenarioRestart, ScenarioSearch,
-	ScenarioContent, ScenarioFresh, ScenarioOnce, ScenarioChurn}
+	ScenarioContent, ScenarioWeb, ScenarioFresh, ScenarioOnce, ScenarioChurn}
 
 // ParseScenarios reads a comma-separated list of scenario names; "all" is every one.
 func ParseScenarios(s string) ([]string, error) {

@@ -9,11 +9,11 @@ import (
 	"github.com/guide/guide/tools/report"
 )
 
-// runScenarios runs the scenarios of issues 3, 4 and 5: search and get_content on the
-// SearchDocs corpus (search also on GOROOT), indexer --once on the same, and the
-// split-mode freshness and churn scenarios on a copy of the FreshDocs corpus.
+// runScenarios runs the scenarios that pick their own corpus: search and get_content on the
+// SearchDocs corpus (search also on GOROOT), the web page and indexer --once on the same,
+// and the split-mode freshness and churn scenarios on a copy of the FreshDocs corpus.
 func runScenarios(ctx context.Context, cfg Config, res *report.Result, bin, fsScript string, goroot *report.Corpus) error {
-	if cfg.has(ScenarioSearch, ScenarioContent, ScenarioOnce) {
+	if cfg.has(ScenarioSearch, ScenarioContent, ScenarioWeb, ScenarioOnce) {
 		big, err := generated(cfg.Dir, cfg.SearchDocs, cfg.Seed, cfg.logf)
 		if err != nil {
 			return fmt.Errorf("corpus of %d: %w", cfg.SearchDocs, err)
@@ -54,6 +54,11 @@ func runScenarios(ctx context.Context, cfg Config, res *report.Result, bin, fsSc
 		}
 		if s != nil {
 			s.stop() // a clean stop, so that indexer --once can open the same store
+		}
+		if cfg.has(ScenarioWeb) {
+			cfg.logf("web on %s: %d requests of each kind of page", big.Name, cfg.WebCalls)
+			wr := measureWeb(ctx, cfg, bin, big, data, logFile)
+			res.Web = &wr
 		}
 		if cfg.has(ScenarioOnce) {
 			natsDir := filepath.Join(data, "nats")

@@ -32,21 +32,26 @@ type Config struct {
 	Sessions int
 	Duration time.Duration
 	// Mix weighs each tool: {"view": 6, "get_content": 2}. Known tools get their
-	// arguments from the project: view a random document, get_content a random name of
-	// Names, search a random word of Words; any other tool is called with no arguments.
+	// arguments from the project: view and get_summary a random document, focus a random
+	// folder, get_content a random name of Names, search a random word of Words; attach a
+	// small document to the session, detach one it attached (or attach, when it has none);
+	// any other tool is called with no arguments.
 	Mix   map[string]int
 	Names []string // categories or collections for get_content
 	Words []string // queries for search
 	// SampleEvery is how often the server's memory is read from /metrics.
 	SampleEvery time.Duration
+	// DrainWait bounds the wait for the session documents to go once the sessions ended.
+	DrainWait time.Duration
 }
 
 // Sample is the server's memory at one moment.
 type Sample struct {
-	At       time.Duration `json:"at"`
-	RSSBytes float64       `json:"rss_bytes"`
-	HeapInUs float64       `json:"heap_inuse_bytes"`
-	Calls    int           `json:"calls"`
+	At         time.Duration `json:"at"`
+	RSSBytes   float64       `json:"rss_bytes"`
+	HeapInUs   float64       `json:"heap_inuse_bytes"`
+	Goroutines float64       `json:"goroutines"`
+	Calls      int           `json:"calls"`
 }
 
 // Report is what a run measured.
@@ -62,6 +67,11 @@ type Report struct {
 	Max        time.Duration       `json:"max"`
 	ByTool     map[string]ToolStat `json:"by_tool"`
 	Memory     []Sample            `json:"memory"`
+	// After the sessions ended (each client's DELETE): how long the server took to delete
+	// every session document, and how many were left when the wait ended (-1: the server
+	// does not report them).
+	Drain    time.Duration `json:"drain"`
+	Orphaned int           `json:"orphaned_session_documents"`
 }
 
 // ToolStat is one tool's share of a run.
@@ -84,11 +94,14 @@ func (r Report) String() string {
 		fmt.Fprintf(&b, "  error %s: %d\n", k, n)
 	}
 	if len(r.Memory) > 0 {
-		b.WriteString("  server memory (RSS / heap in use):")
+		b.WriteString("  server memory (RSS / heap in use, goroutines):")
 		for _, s := range r.Memory {
-			fmt.Fprintf(&b, " %ds %.0f/%.0f MiB;", int(s.At.Seconds()), s.RSSBytes/(1<<20), s.HeapInUs/(1<<20))
+			fmt.Fprintf(&b, " %ds %.0f/%.0f MiB %.0f;", int(s.At.Seconds()), s.RSSBytes/(1<<20), s.HeapInUs/(1<<20), s.Goroutines)
 		}
 		b.WriteString("\n")
+	}
+	if r.Orphaned >= 0 {
+		fmt.Fprintf(&b, "  sessions ended: session documents left %d after %s\n", r.Orphaned, r.Drain.Round(time.Millisecond))
 	}
 	return b.String()
 }
@@ -102,6 +115,9 @@ func mapsKeys[V any](m map[string]V) func(func(string) bool) {
 		}
 	}
 }
+
+// callTimeout bounds one call: past it, the call is an error.
+const callTimeout = 2 * time.Minute
 
 type result struct {
 	tool string
@@ -133,7 +149,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		if err != nil {
 			return Report{}, fmt.Errorf("session %d: %w", i, err)
 		}
-		defer c.Close()
+		defer c.Close() // the run closes them; this, when it fails first
 		clients[i] = c
 	}
 	docs, err := documents(ctx, clients[0])
@@ -153,13 +169,26 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	for i, c := range clients {
 		calls.Go(func() {
 			r := rand.New(rand.NewPCG(uint64(i), 42))
+			attached := map[string]bool{}
 			for runCtx.Err() == nil {
 				tool := tools[r.IntN(len(tools))]
 				req := mcp.CallToolRequest{}
+				args := arguments(tool, r, docs, cfg)
+				switch tool {
+				case "detach":
+					if len(attached) == 0 {
+						tool, args = "attach", arguments("attach", r, docs, cfg)
+						break
+					}
+					args = map[string]any{"filename": slices.Sorted(mapsKeys(attached))[r.IntN(len(attached))]}
+				}
 				req.Params.Name = tool
-				req.Params.Arguments = arguments(tool, r, docs, cfg)
+				req.Params.Arguments = args
 				t0 := time.Now()
-				res, err := c.CallTool(ctx, req)
+				// A call whose answer never comes counts as an error, and the run ends.
+				callCtx, cancelCall := context.WithTimeout(ctx, callTimeout)
+				res, err := c.CallTool(callCtx, req)
+				cancelCall()
 				d := time.Since(t0)
 				if runCtx.Err() != nil && err != nil {
 					break
@@ -173,6 +202,14 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 				}
 				results[i] = append(results[i], result{tool, d, e})
 				counted.add()
+				if e == "" && err == nil {
+					switch tool {
+					case "attach":
+						attached[args["filename"].(string)] = true
+					case "detach":
+						delete(attached, args["filename"].(string))
+					}
+				}
 			}
 		})
 	}
@@ -180,8 +217,9 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	metricsURL := strings.TrimSuffix(cfg.URL, "/mcp") + "/metrics"
 	tick := time.NewTicker(cfg.SampleEvery)
 	sample := func() {
-		if rss, heap, err := scrapeMemory(ctx, metricsURL, cfg.Token); err == nil {
-			mem = append(mem, Sample{At: time.Since(start), RSSBytes: rss, HeapInUs: heap, Calls: counted.get()})
+		if m, err := scrape(ctx, metricsURL, cfg.Token); err == nil {
+			mem = append(mem, Sample{At: time.Since(start), RSSBytes: m["process_resident_memory_bytes"],
+				HeapInUs: m["go_memstats_heap_inuse_bytes"], Goroutines: m["go_goroutines"], Calls: counted.get()})
 		}
 	}
 	sample()
@@ -198,7 +236,40 @@ loop:
 	calls.Wait()
 	elapsed := time.Since(start)
 	sample()
-	return summarize(results, cfg.Sessions, elapsed, mem), nil
+	rep := summarize(results, cfg.Sessions, elapsed, mem)
+	// End every session, as a client does when it closes, and wait for the server to
+	// delete their documents.
+	var ends sync.WaitGroup
+	for _, c := range clients {
+		ends.Go(func() { _ = c.Close() })
+	}
+	ends.Wait()
+	rep.Drain, rep.Orphaned = drain(ctx, metricsURL, cfg.Token, cfg.DrainWait)
+	sample()
+	rep.Memory = mem
+	return rep, nil
+}
+
+// drain waits, up to wait, until the server reports no session document, and returns how
+// long that took and how many are left (-1 when the server does not report them).
+func drain(ctx context.Context, url, token string, wait time.Duration) (time.Duration, int) {
+	if wait <= 0 {
+		wait = 2 * time.Minute
+	}
+	start := time.Now()
+	left := -1
+	for time.Since(start) < wait && ctx.Err() == nil {
+		m, err := scrape(ctx, url, token)
+		n, ok := m["guide_session_documents"]
+		if err != nil || !ok {
+			return time.Since(start), -1
+		}
+		if left = int(n); left == 0 {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return time.Since(start), left
 }
 
 type countSink struct {
@@ -317,6 +388,18 @@ func arguments(tool string, r *rand.Rand, docs []string, cfg Config) map[string]
 		return map[string]any{"query": "the"}
 	case "tree":
 		return map[string]any{"folder": "", "depth": 2}
+	case "get_summary":
+		return map[string]any{"path": docs[r.IntN(len(docs))]}
+	case "focus":
+		d := docs[r.IntN(len(docs))]
+		if i := strings.LastIndex(d, "/"); i > 0 {
+			return map[string]any{"context": d[:i]}
+		}
+		return map[string]any{"context": ""}
+	case "attach":
+		n := r.IntN(5)
+		return map[string]any{"filename": fmt.Sprintf("load-%d.md", n),
+			"content": fmt.Sprintf("# Load note %d\n\nWritten by guide-load at %d.\n", n, r.Uint64())}
 	}
 	return map[string]any{}
 }
@@ -344,38 +427,36 @@ func firstLine(s string) string {
 	return s
 }
 
-// scrapeMemory reads the process's resident memory and Go heap in use from /metrics.
-func scrapeMemory(ctx context.Context, url, token string) (rss, heap float64, err error) {
+// scrape reads the gauges and counters of /metrics that have no labels.
+func scrape(ctx context.Context, url, token string) (map[string]float64, error) {
 	req, err := http.NewRequestWithContext(ctx, "GET", url, nil)
 	if err != nil {
-		return 0, 0, err
+		return nil, err
 	}
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return 0, 0, err
+		return nil, err
 	}
 	defer res.Body.Close()
 	if res.StatusCode != 200 {
 		_, _ = io.Copy(io.Discard, res.Body)
-		return 0, 0, fmt.Errorf("metrics: %s", res.Status)
+		return nil, fmt.Errorf("metrics: %s", res.Status)
 	}
+	out := map[string]float64{}
 	sc := bufio.NewScanner(res.Body)
 	for sc.Scan() {
 		name, val, ok := strings.Cut(sc.Text(), " ")
-		if !ok {
+		if !ok || strings.HasPrefix(name, "#") || strings.Contains(name, "{") {
 			continue
 		}
-		switch name {
-		case "process_resident_memory_bytes":
-			rss, _ = strconv.ParseFloat(val, 64)
-		case "go_memstats_heap_inuse_bytes":
-			heap, _ = strconv.ParseFloat(val, 64)
+		if v, err := strconv.ParseFloat(val, 64); err == nil {
+			out[name] = v
 		}
 	}
-	return rss, heap, sc.Err()
+	return out, sc.Err()
 }
 
 // ParseMix reads "view=6,get_content=2" into weights.

@@ -32,6 +32,7 @@ type Result struct {
 	Fresh   *FreshResult
 	Once    *OnceResult
 	Churn   *ChurnResult
+	Web     *WebResult
 	// SplitErr says why the split-mode scenarios did not run.
 	SplitErr string
 }
@@ -83,6 +84,9 @@ func (r *Result) Blocks() []Block {
 	}
 	if r.Fresh != nil || r.Once != nil || r.Churn != nil || r.SplitErr != "" {
 		out = append(out, Block{Name: "freshness", Markdown: r.freshMarkdown()})
+	}
+	if r.Web != nil {
+		out = append(out, Block{Name: "web", Markdown: r.webMarkdown()})
 	}
 	return out
 }

@@ -105,6 +105,15 @@ func fullRun() *Result {
 			Load:  Load{Before: "1.10, 1.00, 1.00", After: "1.20, 1.10, 1.00"},
 			Notes: []string{"get_content(delta, *.md) returned 9 documents, not 10: left out"},
 		},
+		Web: &WebResult{
+			Corpus: big,
+			Pages: []Latency{
+				latency("guide web page", "/ (the root folder)", 200, 0, 3*ms, 5*ms, 6*ms, 9*ms, ""),
+				latency("guide web page", "/search?q=WORD", 300, 0, 12*ms, 61*ms, 70*ms, 90*ms, ""),
+			},
+			Load:  Load{Before: "1.00, 1.00, 1.00", After: "1.10, 1.00, 1.00"},
+			Notes: []string{"every page also reads the session's pending events from the stream"},
+		},
 		Fresh: &FreshResult{
 			Corpus: corpus("generated 10000 (a copy)", 10_000, 1_200, 25_000_000, true),
 			Setup:  3 * time.Second,
@@ -153,6 +162,7 @@ func failedRun() *Result {
 		Once:     &OnceResult{Corpus: big, Runs: []OnceRun{{Duration: 300 * ms, Documents: 2_000, Published: 2}}, Load: Load{Before: "0.20, 0.10, 0.10", After: "0.30, 0.10, 0.10"}},
 		Churn:    &ChurnResult{Corpus: big, Rate: 100, For: 10 * time.Second, CatchUpErr: "not caught up 2 minutes after the last write", Load: Load{Before: "0.30, 0.10, 0.10", After: "0.40, 0.10, 0.10"}},
 		SplitErr: "indexer exited before listening on 127.0.0.1:4222",
+		Web:      &WebResult{Corpus: big, Err: "guide-mcp --http not ready after 30m0s", Load: Load{Before: "0.40, 0.10, 0.10", After: "0.40, 0.10, 0.10"}},
 	}
 }
 

@@ -72,6 +72,7 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.IntVar(&c.FreshSamples, "fresh-samples", 100, "saved files timed to view and search")
 	fs.IntVar(&c.Rescans, "rescans", 3, "indexer --once re-scans timed as the fresh scenario's baseline")
 	fs.IntVar(&c.OnceRuns, "once-runs", 3, "indexer --once runs with nothing changed")
+	fs.IntVar(&c.WebCalls, "web-calls", 200, "web: requests of each kind of page")
 	fs.IntVar(&c.ChurnRate, "churn-rate", 1000, "churn: file writes per second")
 	fs.DurationVar(&c.ChurnFor, "churn-for", time.Minute, "churn: for how long")
 	fs.StringVar(&m.Out, "out", "BENCHMARKS.md", "refresh the measured part of this file (\"\" for stdout only)")
@@ -89,7 +90,7 @@ func (m *Main) ParseFlags(args []string) error {
 		set := map[string]bool{}
 		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 		quickly := map[string]string{"sizes": "1000", "goroot": "false", "calls": "200", "trees": "50", "restarts": "1",
-			"repeat": "1", "inprocess": "false", "search-docs": "10000", "search-reps": "3", "content-calls": "50",
+			"repeat": "1", "inprocess": "false", "search-docs": "10000", "search-reps": "3", "content-calls": "50", "web-calls": "50",
 			"fresh-docs": "1000", "fresh-samples": "20", "rescans": "1", "once-runs": "1", "churn-for": "10s",
 			// A quick run's figures must not replace a full run's unless asked to.
 			"out": ""}
