@@ -61,10 +61,13 @@ fuzz:
 	  done; \
 	done
 
-# Every benchmark (about 25 minutes): the harness writes BENCHMARKS.md; the load run (50
-# concurrent MCP sessions) prints its report (and keeps it in .bench/load.txt).
+# Every benchmark (about 25 minutes): the harness writes BENCHMARKS.md; the relevance
+# evaluation refreshes its block there and testdata/relevance/public.json (npm ci of the
+# pinned packages into .bench/relevance); the load run (50 concurrent MCP sessions) prints
+# its report (and keeps it in .bench/load.txt).
 bench: build
 	$(GO) run ./tools/cmd/guide-bench
+	$(GO) run ./tools/cmd/guide-relevance
 	scripts/bench-load.sh
 
 bench-quick: build

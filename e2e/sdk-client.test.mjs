@@ -165,7 +165,7 @@ suite('stdio', async () => {
   const data = mkdtempSync(join(tmpdir(), 'guide-e2e-'));
   const transport = new StdioClientTransport({
     command: join(BIN, 'guide-mcp'),
-    args: ['--root', ROOT, '--data', data, '--log-level', 'warn'],
+    args: ['--root', ROOT, '--data', data, '--log-level', 'warn', '--idle-timeout', '1s'],
     stderr: 'inherit',
   });
   const client = new Client({ name: 'guide-e2e', version: '0' });

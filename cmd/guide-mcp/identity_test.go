@@ -5,10 +5,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/client"
 
 	"github.com/guide/guide/internal/datadir"
+	"github.com/guide/guide/internal/owner"
 	"github.com/guide/guide/internal/testkit"
 )
 
@@ -17,7 +19,8 @@ import (
 func userClient(t *testing.T, home string, args ...string) *client.Client {
 	t.Helper()
 	env := []string{"HOME=" + home, "XDG_DATA_HOME=" + filepath.Join(home, "data")}
-	c, err := client.NewStdioMCPClient(filepath.Join(binDir, "guide-mcp"), env, args...)
+	// The owner daemon it starts stops soon after its last client.
+	c, err := client.NewStdioMCPClient(filepath.Join(binDir, "guide-mcp"), env, append(args, "--idle-timeout", "2s")...)
 	if err != nil {
 		t.Fatalf("start guide-mcp: %v", err)
 	}
@@ -66,6 +69,10 @@ func TestRenamedProjectRebuilds(t *testing.T) {
 	c := stdioClient(t, "--root", root, "--data", data, "--project", "sample")
 	testkit.Equal(t, testkit.WaitCaughtUp(t, c).Project, "sample", "project named by --project")
 	testkit.NoErr(t, c.Close(), "close")
+	// The owner of the first run serves its project until it stops, idle.
+	testkit.Eventually(t, 30*time.Second, func() (bool, string) {
+		return !owner.Held(data), "the first run's owner still holds the data directory"
+	})
 
 	testkit.WriteFile(t, root, "Plot/new.md", "written between the two runs")
 	c = stdioClient(t, "--root", root, "--data", data)

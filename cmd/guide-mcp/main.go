@@ -15,6 +15,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -30,6 +31,7 @@ import (
 	"github.com/guide/guide/internal/logging"
 	"github.com/guide/guide/internal/mcpserver"
 	"github.com/guide/guide/internal/metrics"
+	"github.com/guide/guide/internal/owner"
 	"github.com/guide/guide/internal/projection"
 	"github.com/guide/guide/internal/query"
 	"github.com/guide/guide/internal/reconcile"
@@ -72,6 +74,11 @@ type Config struct {
 	ReadyMaxLag    uint64
 	ShutdownWait   time.Duration
 	PageSize       int
+
+	// One owner per project: ServeOwner runs this process as the owner daemon that stdio
+	// bridges start; it exits after IdleTimeout without a client.
+	ServeOwner  bool
+	IdleTimeout time.Duration
 }
 
 // DefaultConfig returns the settings of a command line that gives none.
@@ -85,6 +92,7 @@ func DefaultConfig() Config {
 		PageSize:       mcpserver.DefaultPageSize,
 		MaxBody:        httpserve.DefaultMaxBodyBytes,
 		ShutdownWait:   httpserve.DefaultShutdownTimeout,
+		IdleTimeout:    5 * time.Minute,
 	}
 }
 
@@ -95,6 +103,8 @@ type Main struct {
 	Stdin  io.Reader
 	Stdout io.Writer
 	Logger *slog.Logger
+	// Args is the command line, given again to the owner daemon a stdio bridge starts.
+	Args []string
 
 	// Projections are further projections the runner feeds after the catalog (the search
 	// index goes here). A document is processing until every one has applied it.
@@ -118,10 +128,12 @@ type Main struct {
 	// indexOpen reports the background open of the index, once.
 	indexOpen chan error
 	metrics   *metrics.Metrics
+	lock      *owner.Lock  // the project's ownership, all-in-one
+	attached  atomic.Int64 // bridges attached to this owner
 }
 
 func main() {
-	m := &Main{Stdin: os.Stdin, Stdout: os.Stdout}
+	m := &Main{Stdin: os.Stdin, Stdout: os.Stdout, Args: os.Args[1:]}
 	if err := m.ParseFlags(os.Args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			os.Exit(0)
@@ -163,6 +175,8 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.DurationVar(&c.SessionTTL, "session-ttl", d.SessionTTL, "how long an idle MCP session keeps its attached documents")
 	fs.Int64Var(&c.SessionMaxSize, "session-max-size", d.SessionMaxSize, "largest document a session may attach, in bytes")
 	fs.IntVar(&c.PageSize, "page-size", d.PageSize, "items per page of tools/list, resources/list and resources/templates/list")
+	fs.BoolVar(&c.ServeOwner, "serve-owner", false, "run as the project's owner daemon, as guide-mcp --root starts it (not for direct use)")
+	fs.DurationVar(&c.IdleTimeout, "idle-timeout", d.IdleTimeout, "owner daemon: exit after this long without a client")
 	c.NATS.Flags(fs)
 	fs.StringVar(&c.TokenFile, "token-file", "", "HTTP: file holding the bearer token clients must send (default: $"+tokenEnv+"); required on a non-loopback address")
 	fs.Func("allowed-host", "HTTP: accept this Host header besides loopback names (repeatable; \"*\" for any)", func(v string) error {
@@ -220,6 +234,17 @@ func (m *Main) Run(ctx context.Context) error {
 	m.project = m.Config.Project
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	if m.Config.Root != "" && m.Config.HTTPAddr == "" && !m.Config.ServeOwner {
+		return m.bridge(ctx)
+	}
+	if m.Config.Root != "" {
+		if err := m.own(ctx); err != nil {
+			return err
+		}
+		if m.lock == nil {
+			return nil // another owner won the race to start
+		}
+	}
 
 	// The projections answer on their own: open them first and serve at once, and reach
 	// NATS in the background. A restarted query process answers in the time it takes to
@@ -266,7 +291,28 @@ func (m *Main) Run(ctx context.Context) error {
 	})
 
 	served := make(chan error, 1)
-	if m.Config.HTTPAddr != "" {
+	if m.lock != nil {
+		ln, err := m.lock.Listen()
+		if err != nil {
+			return fmt.Errorf("the owner's socket: %w", err)
+		}
+		if m.Config.HTTPAddr == "" {
+			close(m.Ready)
+			m.Logger.Info("owner serving MCP on its socket", "socket", owner.Socket(m.dataDir()), "project", m.project)
+			go m.exitWhenIdle(ctx, cancel)
+		}
+		m.wg.Go(func() {
+			err := m.serveSocket(ctx, ln)
+			if m.Config.HTTPAddr == "" {
+				served <- err
+			} else if err != nil {
+				m.Logger.Error("the owner's socket", "err", err)
+			}
+		})
+	}
+	if m.lock != nil && m.Config.HTTPAddr == "" {
+		// served by the socket
+	} else if m.Config.HTTPAddr != "" {
 		go func() { served <- m.serveHTTP(ctx) }()
 	} else {
 		close(m.Ready)
@@ -311,10 +357,18 @@ func (m *Main) connect(ctx context.Context) error {
 	opts = append(opts, nats.RetryOnFailedConnect(true))
 	b := &broker.Broker{URL: m.Config.NATSURL, Options: opts, Name: "guide-mcp", Logger: m.Logger}
 	if m.Config.Root != "" {
-		b.StoreDir = filepath.Join(m.dataDir(), "nats")
+		// The project's other processes (an indexer) publish through this server: on
+		// loopback, with a token written in the owner's record, readable by this user only.
+		b.StoreDir, b.Listen, b.Token = filepath.Join(m.dataDir(), "nats"), "127.0.0.1:-1", owner.NewToken()
 	}
 	if err := b.Open(); err != nil {
 		return err
+	}
+	if m.lock != nil {
+		if err := m.lock.Publish(owner.Record{Role: "guide-mcp", Socket: owner.Socket(m.dataDir()),
+			NATSURL: b.ClientURL(), Token: b.Token}); err != nil {
+			return fmt.Errorf("the owner's record: %w", err)
+		}
 	}
 	stream := &events.Stream{Conn: b.Conn}
 	m.mu.Lock()
@@ -468,5 +522,6 @@ func (m *Main) Close() error {
 	if m.broker != nil {
 		errs = append(errs, m.broker.Close())
 	}
+	errs = append(errs, m.lock.Release()) // last: the next owner opens what this one closed
 	return errors.Join(errs...)
 }

@@ -51,7 +51,8 @@ func initialize(t *testing.T, c *client.Client) {
 // stdioClient starts the built guide-mcp with args and connects to it over stdio.
 func stdioClient(t *testing.T, args ...string) *client.Client {
 	t.Helper()
-	c, err := client.NewStdioMCPClient(filepath.Join(binDir, "guide-mcp"), []string{"HOME=" + t.TempDir()}, args...)
+	// With --root, the owner daemon it starts stops soon after its last client.
+	c, err := client.NewStdioMCPClient(filepath.Join(binDir, "guide-mcp"), []string{"HOME=" + t.TempDir()}, append(args, "--idle-timeout", "2s")...)
 	if err != nil {
 		t.Fatalf("start guide-mcp: %v", err)
 	}
@@ -110,8 +111,10 @@ func TestSplitModeOverStdio(t *testing.T) {
 // TestAllInOneOverStdio: guide-mcp --root runs everything in one process.
 func TestAllInOneOverStdio(t *testing.T) {
 	root := testkit.CopyTree(t, "../../testdata/sample")
-	c := stdioClient(t, "--root", root, "--data", t.TempDir())
+	data := t.TempDir()
+	c := stdioClient(t, "--root", root, "--data", data)
 	testkit.WaitCaughtUp(t, c)
+	oneOwner(t, data) // the stdio process bridges to an owner daemon, stopped with the test
 	testkit.RequireMatchesDisk(t, c, root)
 
 	res, err := c.ListTools(testkit.Context(t), mcp.ListToolsRequest{})

@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -199,16 +201,21 @@ func TestSessionMovesBetweenReplicas(t *testing.T) {
 // and the process reads on; the next message is served.
 func TestStdioMessageBound(t *testing.T) {
 	root := testkit.CopyTree(t, "../../testdata/sample")
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	m := &Main{Logger: testkit.Logger(), Stdin: inR, Stdout: outW}
-	testkit.NoErr(t, m.ParseFlags([]string{"--root", root, "--data", t.TempDir(), "--max-body", "4096"}), "flags")
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- m.Run(ctx) }()
-	t.Cleanup(func() { cancel(); _ = inW.Close(); _ = outW.Close(); <-done; _ = m.Close() })
+	data := t.TempDir()
+	// guide-mcp --root on stdio is a bridge to the project's owner: the built binary, which
+	// starts the owner daemon.
+	cmd := exec.Command(filepath.Join(binDir, "guide-mcp"), "--root", root, "--data", data, "--max-body", "4096")
+	inW, err := cmd.StdinPipe()
+	testkit.NoErr(t, err, "stdin")
+	outR, err := cmd.StdoutPipe()
+	testkit.NoErr(t, err, "stdout")
+	testkit.NoErr(t, cmd.Start(), "start guide-mcp")
+	t.Cleanup(func() { _ = inW.Close(); _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	oneOwner(t, data)
 
 	go func() {
+		_, _ = io.WriteString(inW, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`+"\n")
+		_, _ = io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
 		huge := `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("x", 8<<20) + `"}}` + "\n"
 		_, _ = io.WriteString(inW, huge)
 		_, _ = io.WriteString(inW, `{"jsonrpc":"2.0","id":2,"method":"ping"}`+"\n")
@@ -216,9 +223,12 @@ func TestStdioMessageBound(t *testing.T) {
 	sc := bufio.NewScanner(outR)
 	sc.Buffer(nil, 1<<20)
 	var lines []string
-	for len(lines) < 2 && sc.Scan() {
-		lines = append(lines, sc.Text())
+	for len(lines) < 3 && sc.Scan() {
+		if !strings.Contains(sc.Text(), `"method":"notifications/`) { // the owner's, while it indexes
+			lines = append(lines, sc.Text())
+		}
 	}
+	lines = lines[1:] // the answer to initialize
 	if len(lines) < 2 {
 		t.Fatalf("answers: %q (%v)", lines, sc.Err())
 	}
@@ -226,6 +236,6 @@ func TestStdioMessageBound(t *testing.T) {
 		t.Errorf("first answer %s: want a parse error", lines[0])
 	}
 	if !strings.Contains(lines[1], `"id":2`) || !strings.Contains(lines[1], `"result"`) {
-		t.Errorf("second answer %s: want the ping served", lines[1])
+		t.Errorf("second answer %.200q: want the ping served (first %.200q)", lines[1], lines[0])
 	}
 }

@@ -17,10 +17,13 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/nats-io/nats.go"
+
 	"github.com/guide/guide/internal/broker"
 	"github.com/guide/guide/internal/datadir"
 	"github.com/guide/guide/internal/events"
 	"github.com/guide/guide/internal/logging"
+	"github.com/guide/guide/internal/owner"
 	"github.com/guide/guide/internal/reconcile"
 )
 
@@ -69,6 +72,7 @@ type Main struct {
 	Logger *slog.Logger
 
 	broker  *broker.Broker
+	lock    *owner.Lock // the project's ownership, when this process opens its store
 	stream  *events.Stream
 	profile *os.File // the CPU profile being written, with --cpuprofile
 }
@@ -174,6 +178,11 @@ func (m *Main) Run(ctx context.Context) int {
 	if m.Config.Once {
 		b.Listen = ""
 	}
+	if b.URL == "" {
+		if code := m.own(ctx, b); code != ExitOK {
+			return code
+		}
+	}
 	if err := b.Open(); err != nil {
 		m.Logger.Error("cannot reach NATS", "err", err)
 		return ExitNATS
@@ -181,6 +190,12 @@ func (m *Main) Run(ctx context.Context) int {
 	m.broker = b
 	if b.Server != nil && b.Listen != "" {
 		m.Logger.Info("embedded NATS listening", "url", b.ClientURL(), "store", m.Config.DataDir)
+	}
+	if m.lock != nil && b.Listen != "" {
+		if err := m.lock.Publish(owner.Record{Role: "indexer", NATSURL: b.ClientURL()}); err != nil {
+			m.Logger.Error("the owner's record", "err", err)
+			return ExitFailure
+		}
 	}
 	m.stream = &events.Stream{Conn: b.Conn, Replicas: m.Config.Replicas}
 	octx, cancel := context.WithTimeout(ctx, 30*time.Second)
@@ -228,6 +243,40 @@ func (m *Main) Run(ctx context.Context) int {
 	return ExitOK
 }
 
+// own settles who opens the project's store, before any server does: this process, when
+// no other owns the project (it takes the lock), or the owner, whose NATS server b then
+// connects to with the token of its record. Two servers never open one store.
+func (m *Main) own(ctx context.Context, b *broker.Broker) int {
+	dir := filepath.Dir(m.Config.DataDir) // the project's data directory holds the store
+	for {
+		l, err := owner.Acquire(dir)
+		if err == nil {
+			m.lock = l
+			return ExitOK
+		}
+		if !errors.Is(err, owner.ErrHeld) {
+			m.Logger.Error("cannot lock the project's data directory", "dir", dir, "err", err)
+			return ExitNATS
+		}
+		actx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		r, err := owner.Await(actx, dir)
+		cancel()
+		if errors.Is(err, owner.ErrNoOwner) {
+			continue // the owner stopped meanwhile: try to own the project
+		}
+		if err != nil {
+			m.Logger.Error("the project's owner publishes no NATS server", "err", err)
+			return ExitNATS
+		}
+		m.Logger.Info("publishing through the project's owner", "pid", r.PID, "role", r.Role, "url", r.NATSURL)
+		b.URL, b.Listen = r.NATSURL, ""
+		if r.Token != "" {
+			b.Options = append(b.Options, nats.Token(r.Token))
+		}
+		return ExitOK
+	}
+}
+
 // progressBar draws the first scan's progress on a terminal; elsewhere it draws nothing
 // and the summary line says it all.
 func progressBar(f *os.File) func(reconcile.Progress) {
@@ -263,6 +312,7 @@ func (m *Main) Close() error {
 	if m.broker != nil {
 		errs = append(errs, m.broker.Close())
 	}
+	errs = append(errs, m.lock.Release())
 	if m.profile != nil {
 		pprof.StopCPUProfile()
 		errs = append(errs, m.profile.Close())

@@ -26,6 +26,9 @@ type Broker struct {
 	// and the address it listens on ("" = in-process only, no network listener).
 	StoreDir string
 	Listen   string
+	// Token, when set, is the secret every client of the embedded server must present:
+	// it listens on loopback for the project's other processes, and only for them.
+	Token string
 	// SyncAlways makes the embedded server fsync every write (slower; survives power loss).
 	SyncAlways bool
 
@@ -72,6 +75,10 @@ func (b *Broker) Open() error {
 		NoLog:      true,
 		MaxPayload: 8 << 20,
 		SyncAlways: b.SyncAlways,
+	}
+	if b.Token != "" {
+		so.Authorization = b.Token
+		opts = append(opts, nats.Token(b.Token))
 	}
 	if b.Listen == "" {
 		so.DontListen = true

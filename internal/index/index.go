@@ -27,7 +27,7 @@ import (
 // MappingVersion changes whenever the mapping, an analyzer or the derivation of a field
 // changes. An index of another version is deleted and rebuilt from the stream rather than
 // searched with terms it was not built with.
-const MappingVersion = "index/3"
+const MappingVersion = "index/4"
 
 // Internal keys, written in the same batch as the documents they describe.
 var (
@@ -37,9 +37,14 @@ var (
 	keyMapping = []byte("guide.mapping")
 )
 
-// Field names of the mapping.
+// Field names of the mapping. The ranked text fields and their weights are listed in
+// rankedFields (fields.go).
 const (
-	fieldName       = "name"        // the file name less its extensions, and the title
+	fieldName       = "name"        // the file name less its extensions
+	fieldTitle      = "title"       // front matter title, else the first heading
+	fieldHeadings   = "headings"    // every Markdown heading
+	fieldMeta       = "meta"        // front matter description and tags
+	fieldLead       = "lead"        // the first paragraph of prose
 	fieldContent    = "content"     // the text, exact words (with positions, for phrases)
 	fieldContentCJK = "content_cjk" // the CJK runs of the text, as bigrams
 	fieldFolders    = "folders"     // every ancestor folder: "a", "a/b" (for scoping)
@@ -283,6 +288,10 @@ func (x *Index) Reset(st projection.State) error {
 // second analysis and a second set of postings of every text.
 type document struct {
 	Name       string   `json:"name"`
+	Title      string   `json:"title,omitempty"`
+	Headings   string   `json:"headings,omitempty"`
+	Meta       string   `json:"meta,omitempty"`
+	Lead       string   `json:"lead,omitempty"`
 	Content    string   `json:"content,omitempty"`
 	ContentCJK string   `json:"content_cjk,omitempty"`
 	Folders    []string `json:"folders,omitempty"`
@@ -314,9 +323,8 @@ func newDocument(e *events.Event) *document {
 			d.ContentCJK = d.Content
 		}
 		d.Words = float64(projection.CountWords(e.Content))
-		if t := projection.Title(e.Content); t != "" && !strings.EqualFold(t, stem) {
-			stem += "\n" + t
-		}
+		md, _ := ParseMarkdown(e.Content)
+		d.Title, d.Headings, d.Meta, d.Lead = md.Title, md.Headings, md.Meta, md.Lead
 	}
 	d.Name = stem
 	return d
@@ -422,8 +430,9 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 		return f
 	}
 	doc := bleve.NewDocumentStaticMapping()
-	doc.AddFieldMappingsAt(fieldName, text(analyzerWord, true))
-	doc.AddFieldMappingsAt(fieldContent, text(analyzerWord, true))
+	for _, f := range rankedFields {
+		doc.AddFieldMappingsAt(f.name, text(analyzerWord, f.positions))
+	}
 	doc.AddFieldMappingsAt(fieldContentCJK, text(analyzerCJK, true))
 	doc.AddFieldMappingsAt(fieldFolders, text(keyword.Name, false))
 	doc.AddFieldMappingsAt(fieldDir, text(keyword.Name, false))

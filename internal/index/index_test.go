@@ -147,3 +147,40 @@ func TestTiesPageByPath(t *testing.T) {
 	}
 	testkit.Equal(t, got, want, "pages")
 }
+
+// TestSentenceRanking: a query of three words or more ranks every document holding some
+// of them — more of them first, then those where its neighbouring words stand side by
+// side — and says whether any document holds them all.
+func TestSentenceRanking(t *testing.T) {
+	x := openIndex(t, filepath.Join(t.TempDir(), "index"))
+	f := &feeder{x: x}
+	f.batch(t, map[string]*string{
+		"apart.md":    str("# Notes\n\nThe archive was compressed by the clerk; extract what you need.\n"),
+		"together.md": str("# Tar\n\nExtract a compressed archive with one command, fast.\n"),
+		"one.md":      str("# Misc\n\nAn archive of letters.\n"),
+		"none.md":     str("# Other\n\nNothing here.\n"),
+	})
+	search := func(q string) Result {
+		pq, err := ParseQuery(q)
+		testkit.NoErr(t, err, "parse")
+		res, err := x.Search(context.Background(), Request{Query: pq, Limit: 10})
+		testkit.NoErr(t, err, "search")
+		return res
+	}
+	order := func(res Result) []string {
+		var out []string
+		for _, h := range res.Hits {
+			out = append(out, h.Path)
+		}
+		return out
+	}
+	res := search("extract a compressed archive into the current directory")
+	testkit.Equal(t, order(res), []string{"together.md", "apart.md", "one.md"}, "ranked")
+	testkit.Equal(t, res.Relaxed, true, "relaxed: no document holds every word")
+	testkit.Equal(t, res.Total, uint64(3), "total: documents holding some of the words")
+
+	f.batch(t, map[string]*string{"all.md": str("Extract the compressed archive into the current directory.\n")})
+	res = search("extract a compressed archive into the current directory")
+	testkit.Equal(t, order(res)[0], "all.md", "the document holding every word, side by side")
+	testkit.Equal(t, res.Relaxed, false, "relaxed once one document holds every word")
+}

@@ -11,7 +11,7 @@ import (
 // Limits of a query: they bound the work one search can ask for.
 const (
 	MaxQueryChars = 1000 // characters of query text
-	MaxQueryTerms = 32   // words, counting those inside phrases
+	MaxQueryTerms = 32   // different words, and every word inside phrases
 )
 
 // Errors of ParseQuery. They are the user's to correct.
@@ -32,6 +32,39 @@ type Query struct {
 	Words    []string   // required words
 	Phrases  [][]string // required phrases of two words or more
 	Optional []string   // common words next to others: they rank, but do not filter
+	// Pairs are neighbouring words of the text outside quotes, with "" for each common
+	// word between them ("data", "", "", "writer" for "data to the writer"): a document
+	// where they stand so ranks higher. Derived from the text, so String leaves them out.
+	Pairs [][]string
+}
+
+// Bounds of the pairs of a query, so that proximity costs a few phrase look-ups at most.
+const (
+	maxPairs   = 8
+	maxPairGap = 2 // common words between the two of a pair
+)
+
+// pairs returns the neighbouring uncommon words of words, with the common words between
+// them as "" gaps.
+func pairs(words []string) [][]string {
+	var out [][]string
+	for i := 0; i < len(words) && len(out) < maxPairs; i++ {
+		if stopWords[words[i]] || hasCJK(words[i]) {
+			continue
+		}
+		for j := i + 1; j < len(words) && j-i-1 <= maxPairGap; j++ {
+			if stopWords[words[j]] {
+				continue
+			}
+			if !hasCJK(words[j]) && words[j] != words[i] {
+				p := make([]string, j-i+1)
+				p[0], p[len(p)-1] = words[i], words[j]
+				out = append(out, p)
+			}
+			break
+		}
+	}
+	return out
 }
 
 // String is the canonical one-line form of the query, for logs, tests and cursors:
@@ -123,15 +156,31 @@ func ParseQuery(s string) (Query, error) {
 	seenPhrase := map[string]bool{}
 	var stops []string
 	n := 0
+	counted := map[string]bool{}
 	for i, seg := range segs {
 		var words []string
 		Words([]byte(seg), func(sp Span) bool {
 			words = append(words, FoldString(seg[sp.Start:sp.End]))
 			return true
 		})
-		n += len(words)
+		// Every word of a phrase counts; outside quotes, each different word once, so
+		// that a pasted sentence that repeats its words is not refused for them.
+		if quoted[i] {
+			n += len(words)
+		} else {
+			for _, w := range words {
+				if !counted[w] {
+					counted[w] = true
+					n++
+				}
+			}
+		}
 		if n > MaxQueryTerms {
-			return Query{}, fmt.Errorf("%w: more than %d words", ErrTooManyTerms, MaxQueryTerms)
+			return Query{}, fmt.Errorf("%w: more than %d different words", ErrTooManyTerms, MaxQueryTerms)
+		}
+		if !quoted[i] && len(q.Pairs) < maxPairs {
+			q.Pairs = append(q.Pairs, pairs(words)...)
+			q.Pairs = q.Pairs[:min(len(q.Pairs), maxPairs)]
 		}
 		if quoted[i] && len(words) > 1 {
 			if k := strings.Join(words, " "); !seenPhrase[k] {

@@ -2,6 +2,7 @@ package index_test
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -27,6 +28,8 @@ func TestParseQuery(t *testing.T) {
 		{"STRASSE Straße", "+strasse +straße"},
 		{"中华人民 한국어를", "+中华人民 +한국어를"},
 		{"snake_case foo.bar", "+snake_case +foo +bar"},
+		// A sentence of more than MaxQueryTerms words, fewer of them different.
+		{strings.Repeat("read it or write it ", 9), "+read +write ?it ?or"},
 	}
 	for _, c := range ok {
 		q, err := index.ParseQuery(c.in)
@@ -46,7 +49,8 @@ func TestParseQuery(t *testing.T) {
 		{"ErrNothingToFind/stop words", "the of and", index.ErrNothingToFind},
 		{"ErrNothingToFind/German and Russian", "der und и в", index.ErrNothingToFind},
 		{"ErrQueryTooLong", strings.Repeat("x", index.MaxQueryChars+1), index.ErrQueryTooLong},
-		{"ErrTooManyTerms", strings.Repeat("w ", index.MaxQueryTerms+1), index.ErrTooManyTerms},
+		{"ErrTooManyTerms", manyWords(index.MaxQueryTerms + 1), index.ErrTooManyTerms},
+		{"ErrTooManyTerms/phrase", `"` + strings.Repeat("w ", index.MaxQueryTerms+1) + `"`, index.ErrTooManyTerms},
 		{"ErrInvalidUTF8", "a\xffb", index.ErrInvalidUTF8},
 		{"ErrInvalidUTF8/replacement", "a\uFFFDb", index.ErrInvalidUTF8},
 	}
@@ -96,4 +100,59 @@ func FuzzParseQuery(f *testing.F) {
 			t.Fatalf("Search(%s): %v", q, err)
 		}
 	})
+}
+
+// TestParseMarkdown: the fields Markdown gives a document, and its sections.
+func TestParseMarkdown(t *testing.T) {
+	cases := []struct {
+		name, doc string
+		want      index.Markdown
+		sections  []index.Section
+	}{
+		{"FrontMatter", "---\ntitle: Dragons\ndescription: Fire and scales\ntags: [beasts, lore]\n---\n# Heading\n\nFirst words of it here.\n\nMore.\n",
+			index.Markdown{Title: "Dragons", Meta: "Fire and scales\nbeasts\nlore", Headings: "Heading\n", Lead: "First words of it here."},
+			[]index.Section{{1, "Heading", 73}}},
+		{"FirstHeadingIsTheTitle", "# Chalk\n\n[![badge](x.svg)](y)\n\n> Terminal string styling done right\n\nInstall it.\n",
+			index.Markdown{Title: "Chalk", Headings: "Chalk\n", Lead: "> Terminal string styling done right"},
+			[]index.Section{{1, "Chalk", 0}}},
+		{"CodeIsNoHeading", "Intro words are here.\n\n```sh\n# not a heading\n```\n## Real\n\ntext\n",
+			index.Markdown{Title: "Real", Headings: "Real\n", Lead: "Intro words are here."},
+			[]index.Section{{0, "", 0}, {2, "Real", 49}}},
+		{"OneParagraphHasNoLead", "Just one paragraph of words.\n", index.Markdown{}, []index.Section{{0, "", 0}}},
+		{"BrokenFrontMatterIsText", "---\n: [\n---\nWords after it here.\n\nMore.\n",
+			index.Markdown{Lead: "--- : [ --- Words after it here."}, []index.Section{{0, "", 0}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			md, secs := index.ParseMarkdown([]byte(c.doc))
+			testkit.Equal(t, md, c.want, "fields")
+			testkit.Equal(t, secs, c.sections, "sections")
+		})
+	}
+}
+
+// FuzzParseMarkdown: any text parses, and its sections start at lines, in order.
+func FuzzParseMarkdown(f *testing.F) {
+	f.Add("---\ntitle: x\n---\n# A\n\ntext\n\n## B\n")
+	f.Add("```\n# no\n```\n# yes\n")
+	f.Add("---\n: [\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		_, secs := index.ParseMarkdown([]byte(s))
+		prev := -1
+		for _, sec := range secs {
+			if sec.Start <= prev && !(prev == -1) || sec.Start > len(s) || sec.Start > 0 && s[sec.Start-1] != '\n' {
+				t.Fatalf("section %+v after %d in %q", sec, prev, s)
+			}
+			prev = sec.Start
+		}
+	})
+}
+
+// manyWords returns n different words.
+func manyWords(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "w%d ", i)
+	}
+	return b.String()
 }

@@ -20,14 +20,21 @@ import (
 	"github.com/guide/guide/internal/events"
 )
 
-// Weights of the fields: a name match counts twice a content match; another form of the
-// word ("dragons" for "dragon") counts half as much as the word itself.
+// Weights: a name match counts twice a content match (the other fields' weights are in
+// rankedFields); another form of the word ("dragons" for "dragon") counts half as much as
+// the word itself; words of the query that stand near each other in a document, as they
+// do in the query, add boostNear per pair.
 const (
 	boostName       = 2.0
 	boostContent    = 1.0
 	boostForm       = 0.5
 	boostContentCJK = 1.0
+	boostNear       = 8.0
 )
+
+// rankedWords is how many words (and phrases) a query needs to be ranked as a sentence:
+// every document holding some of them matches, those holding more of them first.
+const rankedWords = 3
 
 // Limits of the expansion of a word to the other indexed forms of its stem: how many
 // dictionary terms that share its stem's prefix are looked at, and how many forms are
@@ -98,6 +105,8 @@ type Result struct {
 	Next  string // cursor of the next page; "" on the last
 	// Relaxed is set when no document held every word, and the hits hold some of them.
 	Relaxed bool
+	// Corrections are the words searched instead of words no document holds.
+	Corrections []Correction
 
 	more bool
 }
@@ -140,6 +149,30 @@ func (c cursor) encode() string {
 var ErrNotOpen = errors.New("the search index is not open yet; try again in a moment")
 
 func (x *Index) Search(ctx context.Context, r Request) (Result, error) {
+	res, err := x.searchPage(ctx, r)
+	switch {
+	case err == nil && res.Total > 0 && !res.Relaxed:
+		return res, nil
+	case err != nil && !(errors.Is(err, ErrInvalidCursor) && r.Cursor != ""):
+		return res, err
+	}
+	// Nothing, or only some of the words, found (or a cursor of a corrected search):
+	// words the index does not hold may be typing errors.
+	fixed, subs := x.correct(r.Query)
+	if len(subs) == 0 {
+		return res, err
+	}
+	fr := r
+	fr.Query = fixed
+	fres, ferr := x.searchPage(ctx, fr)
+	if ferr != nil || fres.Total == 0 || err == nil && res.Total > 0 && fres.Relaxed {
+		return res, err
+	}
+	fres.Corrections = subs
+	return fres, nil
+}
+
+func (x *Index) searchPage(ctx context.Context, r Request) (Result, error) {
 	var res Result
 	if r.Limit == 0 {
 		r.Limit = DefaultLimit
@@ -166,9 +199,21 @@ func (x *Index) Search(ctx context.Context, r Request) (Result, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, SearchTimeout)
 	defer cancel()
+	n := len(r.Query.Words) + len(r.Query.Phrases)
+	sentence := n >= rankedWords
 	relaxed := after != nil && after.Relaxed
-	res, err := x.search(ctx, r, after, relaxed)
-	if err == nil && res.Total == 0 && after == nil && len(r.Query.Words)+len(r.Query.Phrases) > 1 {
+	res, err := x.search(ctx, r, after, sentence || relaxed)
+	switch {
+	case err != nil:
+	case sentence && after != nil:
+		res.Relaxed = after.Relaxed
+	case sentence:
+		// Ranked as a sentence, every document holding some of the words matches: say
+		// whether any holds them all.
+		var all bool
+		all, err = x.holdsAll(ctx, r)
+		res.Relaxed = !all && res.Total > 0
+	case res.Total == 0 && after == nil && n > 1:
 		// No document holds every word: say so, and show those holding some.
 		res, err = x.search(ctx, r, nil, true)
 	}
@@ -187,8 +232,21 @@ func (x *Index) Search(ctx context.Context, r Request) (Result, error) {
 // at its end can be ordered by path without asking Bleve to sort by path.
 const tieSlack = 16
 
-func (x *Index) search(ctx context.Context, r Request, after *cursor, relaxed bool) (Result, error) {
-	q := x.build(r.Query, r.Folder, r.Scope, relaxed)
+// holdsAll reports whether some document in the request's scope holds every word.
+func (x *Index) holdsAll(ctx context.Context, r Request) (bool, error) {
+	req := bleve.NewSearchRequestOptions(x.build(r.Query, r.Folder, r.Scope, false), 0, 0, false)
+	sr, err := x.idx.SearchInContext(ctx, req)
+	if err != nil || ctx.Err() != nil {
+		return false, fmt.Errorf("%w: it matched too much to rank within %v; add rarer words or a folder", ErrTooBroad, SearchTimeout)
+	}
+	return sr.Total > 0, nil
+}
+
+// search runs one page; partial matches documents holding any of the words, ranked by
+// how many they hold.
+func (x *Index) search(ctx context.Context, r Request, after *cursor, partial bool) (Result, error) {
+	relaxed := partial
+	q := x.build(r.Query, r.Folder, r.Scope, partial)
 	if after == nil {
 		// Sorting by score alone lets Bleve skip loading the path of every matching
 		// document (for a word in every document, most of the time of a search); ties
@@ -275,6 +333,11 @@ func (x *Index) build(q Query, folder string, scope *Scope, relaxed bool) bq.Que
 	for _, w := range q.Optional {
 		top.AddShould(x.wordQuery(w, 0.2))
 	}
+	for _, p := range q.Pairs {
+		near := bq.NewPhraseQuery(p, fieldContent)
+		near.SetBoost(boostNear)
+		top.AddShould(near)
+	}
 	top.AddFilter(scopeQuery(folder, scope))
 	return top
 }
@@ -317,16 +380,18 @@ func term(field, t string, boost float64) bq.Query {
 // form of it (the indexed words of the same English stem), or, for a CJK word, a run of
 // bigrams.
 func (x *Index) wordQuery(w string, weight float64) bq.Query {
-	qs := []bq.Query{
-		term(fieldName, w, weight*boostName),
-		term(fieldContent, w, weight*boostContent),
+	var qs []bq.Query
+	for _, f := range rankedFields {
+		qs = append(qs, term(f.name, w, weight*f.boost))
 	}
 	if s := x.stem(w); s != "" {
-		for _, f := range x.forms(fieldName, w, s) {
-			qs = append(qs, term(fieldName, f, weight*boostName*boostForm))
+		for _, form := range x.forms(fieldName, w, s) {
+			qs = append(qs, term(fieldName, form, weight*boostName*boostForm))
 		}
-		for _, f := range x.forms(fieldContent, w, s) {
-			qs = append(qs, term(fieldContent, f, weight*boostContent*boostForm))
+		// Other forms are looked for in the content only: the Markdown fields rank the
+		// word itself, and each form searched there would cost a term look-up per field.
+		for _, form := range x.forms(fieldContent, w, s) {
+			qs = append(qs, term(fieldContent, form, weight*boostContent*boostForm))
 		}
 	}
 	if hasCJK(w) {

@@ -84,7 +84,7 @@ func TestSearchBadInput(t *testing.T) {
 		{"ErrOnlyPunctuation", `+-:^~*?"()!.,;`},
 		{"ErrOnlyStopWords", "the and of"},
 		{"ErrTooLong", strings.Repeat("dragon ", 200)},
-		{"ErrTooManyWords", strings.Repeat("a1 b2 c3 d4 ", 10)},
+		{"ErrTooManyWords", "a1 b2 c3 d4 e5 f6 g7 h8 i9 j10 k11 l12 m13 n14 o15 p16 q17 r18 s19 t20 u21 v22 w23 x24 y25 z26 aa bb cc dd ee ff gg"},
 		{"ErrInvalidUTF8", "drag\xffon"},
 	}
 	for _, c := range invalid {
@@ -196,4 +196,63 @@ func TestSearchPagination(t *testing.T) {
 		f := testkit.DecodeFailure(t, p.Call("search", map[string]any{"query": "glows", "cursor": r.NextCursor}))
 		testkit.Equal(t, f.ErrorType, string(query.ErrInvalidArgument), "error type")
 	})
+}
+
+// TestSearchSectionHit: a hit names the section that matches best — its heading and the
+// character offset where it starts — and view(path, offset) opens the document there.
+func TestSearchSectionHit(t *testing.T) {
+	root := t.TempDir()
+	testkit.WriteFile(t, root, "guides/archives.md", "# Archives — déjà vu\n\nHow we keep old files.\n\n"+
+		"## Listing\n\nShow what an archive holds.\n\n## Extracting\n\nUnpack a compressed archive into the current directory with tar.\n")
+	testkit.WriteFile(t, root, "notes.md", "A note with no headings about a compressed archive.\n")
+	p := testkit.NewPipeline(t, nil, root, "")
+	p.Reconcile()
+	r := search(t, p, map[string]any{"query": "extract a compressed archive into the current directory"})
+	if len(r.Hits) == 0 || r.Hits[0].Path != "guides/archives.md" {
+		t.Fatalf("hits %v", hitPaths(r))
+	}
+	sec := r.Hits[0].Section
+	if sec == nil || sec.Heading != "Extracting" || sec.Level != 2 {
+		t.Fatalf("section %+v", sec)
+	}
+	var v query.DocumentView
+	testkit.Decode(t, p.Call("view", map[string]any{"path": "guides/archives.md", "offset": sec.Offset}), &v)
+	if !strings.HasPrefix(v.Content, "## Extracting\n") {
+		t.Fatalf("view at offset %d starts %q", sec.Offset, v.Content[:min(40, len(v.Content))])
+	}
+	if !strings.Contains(r.Hits[0].Snippet, "**compressed** **archive**") {
+		t.Errorf("the snippet is not of the section: %q", r.Hits[0].Snippet)
+	}
+	for _, h := range r.Hits[1:] {
+		if h.Path == "notes.md" && h.Section != nil {
+			t.Errorf("a document without headings names a section: %+v", h.Section)
+		}
+	}
+}
+
+// TestSearchDidYouMean: a word of five letters or more that no document holds is searched
+// as the nearest word some document holds, within two edits, and the result says so;
+// shorter words, and words the index holds, are left as they are.
+func TestSearchDidYouMean(t *testing.T) {
+	root := testkit.CopyTree(t, "../../testdata/sample")
+	p := testkit.NewPipeline(t, nil, root, "")
+	p.Reconcile()
+	r := search(t, p, map[string]any{"query": "dragnos", "limit": 1})
+	testkit.Equal(t, r.DidYouMean, "dragons", "did you mean")
+	if r.Total == 0 || len(r.Corrections) != 1 || r.Corrections[0].From != "dragnos" || !strings.Contains(r.Message, `searched for "dragons" instead`) {
+		t.Fatalf("result %+v", r)
+	}
+	if r.NextCursor != "" {
+		next := search(t, p, map[string]any{"query": "dragnos", "limit": 1, "cursor": r.NextCursor})
+		if len(next.Hits) == 0 || next.Hits[0].Path == r.Hits[0].Path || next.DidYouMean != "dragons" {
+			t.Fatalf("next page %+v", next)
+		}
+	}
+	r = search(t, p, map[string]any{"query": "magik sysetm"})
+	testkit.Equal(t, r.DidYouMean, "magic system", "two words")
+	for _, q := range []string{"drgn", "dragon", "qqqqqqqqq"} {
+		if r := search(t, p, map[string]any{"query": q}); r.DidYouMean != "" {
+			t.Errorf("%q searched as %q", q, r.DidYouMean)
+		}
+	}
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/guide/guide/internal/index"
 	"github.com/guide/guide/internal/projection"
@@ -14,11 +16,13 @@ import (
 type SearchHit struct {
 	Path string `json:"path"`
 	*Origin
-	Name    string  `json:"name"`
-	Title   string  `json:"title,omitempty"`
-	Words   int     `json:"words"`
-	Score   float64 `json:"score"`
-	Snippet string  `json:"snippet,omitempty"`
+	Name  string  `json:"name"`
+	Title string  `json:"title,omitempty"`
+	Words int     `json:"words"`
+	Score float64 `json:"score"`
+	// Section is the part of the document that matches best, for view(path, offset).
+	Section *HitSection `json:"section,omitempty"`
+	Snippet string      `json:"snippet,omitempty"`
 }
 
 // SearchResult is what search returns: a page of hits, best first.
@@ -33,8 +37,12 @@ type SearchResult struct {
 	// Truncated is set when the response size bound cut the page short.
 	Truncated bool `json:"truncated,omitempty"`
 	// Relaxed is set when no document held every word, and the hits hold some of them.
-	Relaxed bool   `json:"relaxed,omitempty"`
-	Message string `json:"message,omitempty"`
+	Relaxed bool `json:"relaxed,omitempty"`
+	// DidYouMean, when set, is the query searched instead: words no document holds
+	// replaced by the nearest words that some do (Corrections lists them).
+	DidYouMean  string             `json:"did_you_mean,omitempty"`
+	Corrections []index.Correction `json:"corrections,omitempty"`
+	Message     string             `json:"message,omitempty"`
 	// Partial, when set, says the search index had not applied everything the catalog
 	// holds (it catches up a moment after view and tree): some documents may be missing.
 	Partial *SearchPartial `json:"partial,omitempty"`
@@ -149,13 +157,21 @@ func checkSearchFolder(snap *projection.Snapshot, folder string) *Error {
 // searchHits turns the index's hits into the result's, with metadata and snippets from the
 // catalog snapshot.
 func searchHits(snap *projection.Snapshot, x Searcher, a SearchArgs, folder string, q index.Query, req index.Request, res index.Result, l Limits) *SearchResult {
-	terms := q.Terms()
+	text := a.Query
+	if len(res.Corrections) > 0 {
+		text = corrected(a.Query, res.Corrections)
+		q, _ = index.ParseQuery(text)
+	}
+	terms, pairs := q.Terms(), queryPairs(text)
 	stems := make([]string, len(terms))
 	for i, t := range terms {
 		stems[i] = x.Stem(t)
 	}
 	out := &SearchResult{Query: a.Query, Folder: folder, Total: res.Total, Hits: []SearchHit{},
-		NextCursor: res.Next, Relaxed: res.Relaxed}
+		NextCursor: res.Next, Relaxed: res.Relaxed, Corrections: res.Corrections}
+	if len(res.Corrections) > 0 {
+		out.DidYouMean = text
+	}
 	size := 200 // the envelope
 	for i, h := range res.Hits {
 		var d *projection.Document
@@ -180,6 +196,10 @@ func searchHits(snap *projection.Snapshot, x Searcher, a SearchArgs, folder stri
 		}
 		if d.Readable() {
 			if b, err := snap.Content(d); err == nil {
+				if sec, start, end, ok := bestSection(b, terms, stems, pairs); ok {
+					hit.Section = &sec
+					b = b[start:end]
+				}
 				hit.Snippet = Snippet(b, terms, stems)
 			}
 		}
@@ -195,6 +215,11 @@ func searchHits(snap *projection.Snapshot, x Searcher, a SearchArgs, folder stri
 	}
 	switch {
 	case out.Message != "":
+	case out.DidYouMean != "":
+		out.Message = fmt.Sprintf("no document holds %s; searched for %q instead", unknownWords(res.Corrections), out.DidYouMean)
+		if res.Relaxed {
+			out.Message += ", and no document holds every word of it; these hold some of them"
+		}
 	case res.Total == 0:
 		out.Message = "no document matches; try fewer or other words, or a wider folder"
 	case res.Relaxed:
@@ -219,4 +244,32 @@ func searchError(err error) *Error {
 		return Internal(ErrIO, err, "search interrupted")
 	}
 	return Internal(ErrIO, err, "search failed")
+}
+
+// corrected rewrites a query's text with the corrections made to its words.
+func corrected(text string, subs []index.Correction) string {
+	to := map[string]string{}
+	for _, c := range subs {
+		to[c.From] = c.To
+	}
+	var b strings.Builder
+	last := 0
+	index.Words([]byte(text), func(s index.Span) bool {
+		if w, ok := to[index.FoldString(text[s.Start:s.End])]; ok {
+			b.WriteString(text[last:s.Start])
+			b.WriteString(w)
+			last = s.End
+		}
+		return true
+	})
+	b.WriteString(text[last:])
+	return b.String()
+}
+
+func unknownWords(subs []index.Correction) string {
+	var ws []string
+	for _, c := range subs {
+		ws = append(ws, strconv.Quote(c.From))
+	}
+	return strings.Join(ws, ", ")
 }

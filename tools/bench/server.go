@@ -8,28 +8,39 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/guide/guide/internal/owner"
 	"github.com/guide/guide/internal/query"
 )
 
 // server is an MCP server process driven by mcp-go's stdio client, the way a desktop MCP
-// client runs one.
+// client runs one. guide-mcp --root on stdio is a bridge to the project's owner daemon,
+// which holds the index: the server's memory is the owner's, and stopping or killing the
+// server stops or kills the owner too, so that each measure starts from what it says.
 type server struct {
-	c   *client.Client
-	cmd *exec.Cmd
+	c    *client.Client
+	cmd  *exec.Cmd
+	data string // guide-mcp --root: the project's data directory, where the owner is found
 }
 
 // spawn starts command with args and initializes an MCP session over its stdio. The
 // server's stderr goes to log.
 func spawn(ctx context.Context, log io.Writer, command string, args ...string) (*server, error) {
 	s := &server{}
+	if slices.Contains(args, "--root") {
+		if i := slices.Index(args, "--data"); i >= 0 && i+1 < len(args) {
+			s.data = args[i+1]
+		}
+	}
 	c, err := client.NewStdioMCPClientWithOptions(command, nil, args,
 		transport.WithCommandFunc(func(_ context.Context, command string, env, args []string) (*exec.Cmd, error) {
 			cmd := exec.Command(command, args...)
@@ -154,7 +165,20 @@ func (s *server) memory() (rss, peak int64, err error) {
 	if s.cmd == nil || s.cmd.Process == nil {
 		return 0, 0, errors.New("no process")
 	}
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(s.cmd.Process.Pid) + "/status")
+	pid := s.cmd.Process.Pid
+	if s.data != "" {
+		r, err := owner.Read(s.data)
+		if err != nil {
+			return 0, 0, fmt.Errorf("the owner's record: %w", err)
+		}
+		pid = r.PID
+	}
+	return memoryOf(pid)
+}
+
+// memoryOf reads a process's resident set and its peak, in bytes.
+func memoryOf(pid int) (rss, peak int64, err error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 	if err != nil {
 		return 0, 0, err
 	}
@@ -177,15 +201,33 @@ func (s *server) memory() (rss, peak int64, err error) {
 	return rss, peak, nil
 }
 
-// stop ends the session the way a client does: it closes stdin and waits.
-func (s *server) stop() { _ = s.c.Close() }
+// stop ends the session the way a client does: it closes stdin and waits; then it stops
+// the owner (SIGTERM) and waits until it has released the project.
+func (s *server) stop() {
+	_ = s.c.Close()
+	s.endOwner(syscall.SIGTERM)
+}
 
-// kill ends the process with SIGKILL, then releases the client.
+// kill ends the process with SIGKILL, then releases the client; the owner is killed too.
 func (s *server) kill() {
 	if s.cmd != nil && s.cmd.Process != nil {
 		_ = s.cmd.Process.Kill()
 	}
 	if s.c != nil {
 		_ = s.c.Close()
+	}
+	s.endOwner(syscall.SIGKILL)
+}
+
+// endOwner sends sig to the project's owner and waits until the project is free.
+func (s *server) endOwner(sig syscall.Signal) {
+	if s.data == "" {
+		return
+	}
+	if r, err := owner.Read(s.data); err == nil && owner.Held(s.data) {
+		_ = syscall.Kill(r.PID, sig)
+	}
+	for deadline := time.Now().Add(time.Minute); owner.Held(s.data) && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond) // polling the lock: a process that holds none has nothing to wait on
 	}
 }

@@ -53,6 +53,7 @@ type Restart struct {
 	What  string
 	Times []time.Duration
 	Err   string
+	Note  string // what else was measured on the way, such as memory
 }
 
 // Median of the times.
@@ -189,7 +190,7 @@ func (r *Result) Markdown() string {
 		if len(cr.Restarts) > 0 {
 			b.WriteString("**Restart to first answer**\n\n| what | runs | median | max | note |\n|---|---:|---:|---:|---|\n")
 			for _, rs := range cr.Restarts {
-				note := ""
+				note := rs.Note
 				if rs.Err != "" {
 					note = "failed: " + rs.Err
 				}

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/guide/guide/internal/mcpserver"
+	"github.com/guide/guide/internal/owner"
+)
+
+// raceWait is how long an owner daemon tries for the lock before it leaves the project to
+// the process holding it: a bridge checks the lock for a moment while it elects.
+const raceWait = time.Second
+
+// own takes the project's lock before anything opens its store. An owner daemon that finds
+// another owner leaves quietly (m.lock stays nil); --http fails and says what serves it.
+func (m *Main) own(ctx context.Context) error {
+	dir := m.dataDir()
+	deadline := time.Now().Add(raceWait)
+	for {
+		l, err := owner.Acquire(dir)
+		if err == nil {
+			m.lock = l
+			return nil
+		}
+		if !errors.Is(err, owner.ErrHeld) {
+			return err
+		}
+		if !m.Config.ServeOwner {
+			return fmt.Errorf("%w: %s is served on this machine already; stdio clients reach it with guide-mcp --root %s, or stop that process first",
+				err, m.Config.Root, m.Config.Root)
+		}
+		if time.Now().After(deadline) {
+			m.Logger.Info("the project has an owner already", "err", err)
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// bridge serves a stdio client through the project's owner, starting one if none runs.
+func (m *Main) bridge(ctx context.Context) error {
+	close(m.Ready)
+	// One message is bounded as the owner bounds a request body: a longer one is answered
+	// with a parse error, and never held whole in memory.
+	in := mcpserver.LimitLines(m.Stdin, m.Config.MaxBody, func() {
+		m.Logger.Warn("refused a stdio message larger than --max-body", "max_bytes", m.Config.MaxBody)
+	})
+	b := &owner.Bridge{Dir: m.dataDir(), Start: m.startOwner, In: in, Out: m.Stdout, Logger: m.Logger}
+	return b.Run(ctx)
+}
+
+// startOwner starts this program as the project's owner daemon: in a session of its own,
+// so that it outlives the client that started it, logging to a file in the data directory.
+func (m *Main) startOwner() error {
+	dir := m.dataDir()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	log, err := os.OpenFile(owner.Log(dir), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	defer log.Close()
+	cmd := exec.Command(exe, append([]string{"--serve-owner"}, m.Args...)...)
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	go func() { _ = cmd.Wait() }() // reaped here while the bridge lives, by init after
+	return nil
+}
+
+// serveSocket serves MCP Streamable HTTP to the bridges on the owner's unix socket, and
+// counts them by the request each holds open on /attach.
+func (m *Main) serveSocket(ctx context.Context, ln net.Listener) error {
+	mux := http.NewServeMux()
+	// Session ids are the registry's, recorded on the stream: a new owner accepts a bridge's
+	// id and restores its session.
+	mux.Handle("/mcp", m.srv.HTTPHandler(m.mcp, server.WithEndpointPath("/mcp"),
+		server.WithSessionIdleTTL(m.sessionTTL()), server.WithStreamableHTTPLogger(m.Logger)))
+	mux.HandleFunc("/attach", func(w http.ResponseWriter, r *http.Request) {
+		m.attached.Add(1)
+		defer m.attached.Add(-1)
+		w.Header().Set("Content-Type", "text/plain")
+		w.WriteHeader(http.StatusOK)
+		http.NewResponseController(w).Flush()
+		select {
+		case <-r.Context().Done():
+		case <-ctx.Done():
+		}
+	})
+	// A message larger than HTTP clients may send is refused here too (413).
+	hs := &http.Server{Handler: http.MaxBytesHandler(mux, m.Config.MaxBody), ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), m.Config.ShutdownWait)
+		defer cancel()
+		_ = hs.Shutdown(sctx)
+	}()
+	if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// exitWhenIdle ends the owner daemon once no bridge has been attached for IdleTimeout.
+func (m *Main) exitWhenIdle(ctx context.Context, stop context.CancelFunc) {
+	idle := m.Config.IdleTimeout
+	if idle <= 0 {
+		return
+	}
+	tick := time.NewTicker(min(idle/4, time.Second))
+	defer tick.Stop()
+	since := time.Now()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		if m.attached.Load() > 0 {
+			since = time.Now()
+		} else if time.Since(since) >= idle {
+			m.Logger.Info("no client for a while; the owner stops", "idle", idle)
+			stop()
+			return
+		}
+	}
+}

@@ -1,0 +1,113 @@
+package index
+
+import (
+	"cmp"
+	"slices"
+	"unicode/utf8"
+
+	bindex "github.com/blevesearch/bleve_index_api"
+)
+
+// Typo tolerance: a word of at least minTypoRunes letters that no document holds, in any
+// form, is replaced by the indexed word closest to it, within maxTypoEdits edits (fewest
+// edits first, then the word most documents hold).
+const (
+	minTypoRunes = 5
+	maxTypoEdits = 2
+)
+
+// Correction is a word of the query replaced by one the index holds.
+type Correction struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+// correct returns q with its unknown words corrected, and the corrections made.
+func (x *Index) correct(q Query) (Query, []Correction) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if x.idx == nil {
+		return q, nil
+	}
+	adv, err := x.idx.Advanced()
+	if err != nil {
+		return q, nil
+	}
+	r, err := adv.Reader()
+	if err != nil {
+		return q, nil
+	}
+	defer r.Close()
+	fz, ok := r.(bindex.IndexReaderFuzzy)
+	if !ok {
+		return q, nil
+	}
+	var subs []Correction
+	words := slices.Clone(q.Words)
+	for i, w := range words {
+		if utf8.RuneCountInString(w) < minTypoRunes || hasCJK(w) || x.known(w) {
+			continue
+		}
+		if to := closest(fz, w); to != "" {
+			words[i] = to
+			subs = append(subs, Correction{From: w, To: to})
+		}
+	}
+	if len(subs) == 0 {
+		return q, nil
+	}
+	q.Words = words
+	return q, subs
+}
+
+// known reports whether a document holds the word, or another form of it, in its name or
+// its content.
+func (x *Index) known(w string) bool {
+	for _, f := range []string{fieldContent, fieldName} {
+		d, err := x.idx.FieldDictRange(f, []byte(w), []byte(w))
+		if err != nil {
+			return true // in doubt, leave the word alone
+		}
+		e, _ := d.Next()
+		_ = d.Close()
+		if e != nil {
+			return true
+		}
+	}
+	s := x.stem(w)
+	return s != "" && (len(x.forms(fieldContent, w, s)) > 0 || len(x.forms(fieldName, w, s)) > 0)
+}
+
+// closest finds the indexed word nearest to w: fewest edits, then most documents, then
+// the first in order.
+func closest(fz bindex.IndexReaderFuzzy, w string) string {
+	type cand struct {
+		term  string
+		dist  uint8
+		count uint64
+	}
+	var cs []cand
+	for _, f := range []string{fieldContent, fieldName} {
+		d, a, err := fz.FieldDictFuzzyAutomaton(f, w, maxTypoEdits, "")
+		if err != nil {
+			continue
+		}
+		for n := 0; n < maxFormScan; n++ {
+			e, err := d.Next()
+			if err != nil || e == nil {
+				break
+			}
+			if ok, dist := a.MatchAndDistance(e.Term); ok && dist > 0 && utf8.RuneCountInString(e.Term) >= minTypoRunes-1 {
+				cs = append(cs, cand{e.Term, dist, e.Count})
+			}
+		}
+		_ = d.Close()
+	}
+	if len(cs) == 0 {
+		return ""
+	}
+	slices.SortFunc(cs, func(a, b cand) int {
+		return cmp.Or(cmp.Compare(a.dist, b.dist), cmp.Compare(b.count, a.count), cmp.Compare(a.term, b.term))
+	})
+	return cs[0].term
+}

@@ -1,0 +1,236 @@
+package index
+
+import (
+	"bytes"
+	"strings"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Bounds of what the Markdown fields hold: a field is ranked on a few words, whatever the
+// document.
+const (
+	maxFieldBytes    = 2000 // title, description and tags, lead paragraph
+	maxHeadingsBytes = 8000
+	maxFrontMatter   = 16 << 10
+)
+
+// Markdown is what a document's Markdown says about it, beyond its words: the fields
+// ranked above its body. A plain-text document has a lead paragraph and nothing else.
+type Markdown struct {
+	Title    string // front matter title, else the first heading
+	Headings string // every heading, one a line
+	Meta     string // front matter description (or summary) and tags (or keywords)
+	Lead     string // the first paragraph of prose, when more text follows it
+}
+
+// Section is a part of a document that starts at a heading; Start is the byte offset of
+// the heading's line. Text before the first heading is a section with Level 0.
+type Section struct {
+	Level   int
+	Heading string
+	Start   int
+}
+
+// ParseMarkdown derives a document's Markdown fields and sections in one pass over its
+// lines: front matter (YAML between "---" lines at the top), ATX headings outside fenced
+// code, and the first paragraph that is prose rather than badges, images or HTML.
+func ParseMarkdown(b []byte) (Markdown, []Section) {
+	var md Markdown
+	var secs []Section
+	body := 0
+	if fm, end, ok := frontMatter(b); ok {
+		md.Title, md.Meta = fm.fields()
+		body = end
+	}
+	secs = append(secs, Section{Start: 0})
+	var heads, para strings.Builder
+	fence := ""
+	leadDone, more := false, false
+	flush := func() {
+		if !leadDone && isProse(para.String()) {
+			md.Lead = clipBytes(para.String(), maxFieldBytes)
+			leadDone = true
+		}
+		para.Reset()
+	}
+	for off := body; off < len(b); {
+		end := bytes.IndexByte(b[off:], '\n')
+		if end < 0 {
+			end = len(b)
+		} else {
+			end += off
+		}
+		line := string(bytes.TrimSpace(b[off:end]))
+		start := off
+		off = end + 1
+		if leadDone && line != "" {
+			more = true
+		}
+		if fence != "" {
+			if strings.HasPrefix(line, fence) {
+				fence = ""
+			}
+			continue
+		}
+		if strings.HasPrefix(line, "```") || strings.HasPrefix(line, "~~~") {
+			flush()
+			fence = line[:3]
+			continue
+		}
+		if lvl, text, ok := atxHeading(line); ok {
+			flush()
+			if md.Title == "" {
+				md.Title = clipBytes(text, maxFieldBytes)
+			}
+			if heads.Len()+len(text) < maxHeadingsBytes {
+				heads.WriteString(text)
+				heads.WriteByte('\n')
+			}
+			secs = append(secs, Section{Level: lvl, Heading: text, Start: start})
+			continue
+		}
+		if line == "" {
+			flush()
+			continue
+		}
+		if !leadDone && para.Len() < maxFieldBytes {
+			para.WriteString(line)
+			para.WriteByte(' ')
+		}
+	}
+	flush()
+	if !more {
+		// The lead paragraph is the whole text: it is no opening to rank above the rest.
+		md.Lead = ""
+	}
+	md.Headings = heads.String()
+	if len(secs) > 1 && len(bytes.TrimSpace(b[body:secs[1].Start])) == 0 {
+		secs = secs[1:] // the document opens with a heading: no untitled section before it
+	}
+	return md, secs
+}
+
+// atxHeading reads a "# Heading" line: its level and text.
+func atxHeading(t string) (int, string, bool) {
+	if !strings.HasPrefix(t, "#") {
+		return 0, "", false
+	}
+	h := strings.TrimLeft(t, "#")
+	lvl := len(t) - len(h)
+	if lvl > 6 || h != "" && h[0] != ' ' && h[0] != '\t' {
+		return 0, "", false
+	}
+	h = strings.TrimSpace(strings.TrimRight(strings.TrimSpace(h), "#"))
+	if h == "" {
+		return 0, "", false
+	}
+	return lvl, h, true
+}
+
+// isProse reports a paragraph of at least three words once its HTML tags, images and
+// link targets are set aside: READMEs open with badges and logos, not with what they are.
+func isProse(p string) bool {
+	var b strings.Builder
+	depth := 0
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case c == '<':
+			depth++
+		case c == '>' && depth > 0:
+			depth--
+		case c == '!' && i+1 < len(p) && p[i+1] == '[':
+			// an image: skip to the end of its target
+			if j := strings.Index(p[i:], ")"); j > 0 {
+				i += j
+			}
+		case c == ']' && i+1 < len(p) && p[i+1] == '(':
+			if j := strings.Index(p[i:], ")"); j > 0 {
+				i += j
+			}
+		case depth == 0:
+			b.WriteByte(c)
+		}
+	}
+	n := 0
+	Words([]byte(b.String()), func(Span) bool { n++; return n < 3 })
+	return n >= 3
+}
+
+// front is the front matter fields that rank.
+type front struct {
+	Title       any `yaml:"title"`
+	Description any `yaml:"description"`
+	Summary     any `yaml:"summary"`
+	Tags        any `yaml:"tags"`
+	Keywords    any `yaml:"keywords"`
+}
+
+// frontMatter parses YAML front matter at the top of b, and returns where the body starts.
+// Front matter that is not YAML is the body's text, as it is to a reader.
+func frontMatter(b []byte) (front, int, bool) {
+	var f front
+	if !bytes.HasPrefix(b, []byte("---\n")) && !bytes.HasPrefix(b, []byte("---\r\n")) {
+		return f, 0, false
+	}
+	start := bytes.IndexByte(b, '\n') + 1
+	for off := start; off < len(b) && off-start < maxFrontMatter; {
+		end := bytes.IndexByte(b[off:], '\n')
+		if end < 0 {
+			end = len(b)
+		} else {
+			end += off
+		}
+		if t := string(bytes.TrimSpace(b[off:end])); t == "---" || t == "..." {
+			if yaml.Unmarshal(b[start:off], &f) != nil {
+				return front{}, 0, false
+			}
+			return f, min(end+1, len(b)), true
+		}
+		off = end + 1
+	}
+	return f, 0, false
+}
+
+// fields returns the title and the description and tags, as text.
+func (f front) fields() (title, meta string) {
+	var parts []string
+	for _, v := range []any{f.Description, f.Summary, f.Tags, f.Keywords} {
+		parts = append(parts, yamlText(v)...)
+	}
+	t := yamlText(f.Title)
+	return clipBytes(strings.Join(t, " "), maxFieldBytes), clipBytes(strings.Join(parts, "\n"), maxFieldBytes)
+}
+
+// yamlText flattens a YAML scalar or list to its strings.
+func yamlText(v any) []string {
+	switch v := v.(type) {
+	case string:
+		return []string{v}
+	case []any:
+		var out []string
+		for _, e := range v {
+			out = append(out, yamlText(e)...)
+		}
+		return out
+	case nil:
+		return nil
+	default:
+		if s, ok := v.(interface{ String() string }); ok {
+			return []string{s.String()}
+		}
+		return nil
+	}
+}
+
+// clipBytes shortens s to at most n bytes on a character boundary.
+func clipBytes(s string, n int) string {
+	if len(s) <= n {
+		return strings.TrimSpace(s)
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return strings.TrimSpace(s[:n])
+}

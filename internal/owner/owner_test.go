@@ -1,0 +1,220 @@
+package owner
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/guide/guide/internal/testkit"
+)
+
+// holdEnv makes the test binary a process that holds the lock of a directory until killed.
+const holdEnv = "GUIDE_OWNER_TEST_HOLD"
+
+func TestMain(m *testing.M) {
+	if dir := os.Getenv(holdEnv); dir != "" {
+		l, err := Acquire(dir)
+		if err != nil {
+			fmt.Println("error:", err)
+			os.Exit(1)
+		}
+		if err := l.Publish(Record{Role: "test"}); err != nil {
+			fmt.Println("error:", err)
+			os.Exit(1)
+		}
+		fmt.Println("held")
+		select {}
+	}
+	os.Exit(m.Run())
+}
+
+func TestAcquire(t *testing.T) {
+	dir := t.TempDir()
+	l, err := Acquire(dir)
+	testkit.NoErr(t, err, "acquire")
+	testkit.NoErr(t, l.Publish(Record{Role: "guide-mcp", NATSURL: "nats://127.0.0.1:1"}), "publish")
+
+	t.Run("ErrHeld", func(t *testing.T) {
+		_, err := Acquire(dir)
+		if !errors.Is(err, ErrHeld) || !strings.Contains(err.Error(), fmt.Sprintf("pid %d", os.Getpid())) {
+			t.Fatalf("second acquire: %v, want ErrHeld naming pid %d", err, os.Getpid())
+		}
+		testkit.Equal(t, Held(dir), true, "held")
+		r, err := Await(testkit.Context(t), dir)
+		testkit.NoErr(t, err, "await")
+		testkit.Equal(t, r.NATSURL, "nats://127.0.0.1:1", "the owner's record")
+	})
+	t.Run("PrivateFiles", func(t *testing.T) {
+		ln, err := l.Listen()
+		testkit.NoErr(t, err, "listen")
+		defer ln.Close()
+		for _, p := range []string{Socket(dir), dir + "/owner.json", dir + "/owner.lock"} {
+			st, err := os.Stat(p)
+			testkit.NoErr(t, err, "stat")
+			if st.Mode().Perm()&0o077 != 0 {
+				t.Errorf("%s: mode %v, want no access for group and others", p, st.Mode().Perm())
+			}
+		}
+	})
+	t.Run("Released", func(t *testing.T) {
+		testkit.NoErr(t, l.Release(), "release")
+		l2, err := Acquire(dir)
+		testkit.NoErr(t, err, "acquire after release")
+		_, err = Read(dir)
+		testkit.Equal(t, errors.Is(err, os.ErrNotExist), true, "the old owner's record is gone")
+		testkit.NoErr(t, l2.Release(), "release")
+		_, err = Await(testkit.Context(t), dir)
+		testkit.Equal(t, errors.Is(err, ErrNoOwner), true, "no owner")
+	})
+}
+
+// TestLockOfKilledOwnerTakenOver: a process that held the lock is killed with SIGKILL; its
+// lock file and record are left behind, and the next process owns the directory at once.
+func TestLockOfKilledOwnerTakenOver(t *testing.T) {
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), holdEnv+"="+dir)
+	out, err := cmd.StdoutPipe()
+	testkit.NoErr(t, err, "pipe")
+	testkit.NoErr(t, cmd.Start(), "start the holder")
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	line, _ := bufio.NewReader(out).ReadString('\n')
+	testkit.Equal(t, line, "held\n", "the holder's word")
+
+	_, err = Acquire(dir)
+	testkit.Equal(t, errors.Is(err, ErrHeld), true, "held by the other process")
+	testkit.NoErr(t, cmd.Process.Kill(), "kill -9")
+	_ = cmd.Wait()
+	if _, err := os.Stat(dir + "/owner.json"); err != nil {
+		t.Fatalf("the killed owner's record should be left behind: %v", err)
+	}
+	l, err := Acquire(dir)
+	testkit.NoErr(t, err, "acquire the killed owner's lock")
+	testkit.NoErr(t, l.Release(), "release")
+}
+
+// fakeOwner serves the MCP endpoint on dir's socket: it answers initialize with a session
+// id, and each call with the session it was sent under, as an event stream. drop makes it
+// cut the connection of the next call instead, as a killed owner does.
+type fakeOwner struct {
+	ln       net.Listener
+	mu       sync.Mutex
+	sessions []string // the session id of every call answered
+	ended    []string // the session ids DELETEd
+	drop     bool
+}
+
+func startFake(t *testing.T, dir string) *fakeOwner {
+	t.Helper()
+	ln, err := net.Listen("unix", Socket(dir))
+	testkit.NoErr(t, err, "listen")
+	f := &fakeOwner{ln: ln}
+	srv := &http.Server{Handler: http.HandlerFunc(f.serve)}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { srv.Close() })
+	return f
+}
+
+func (f *fakeOwner) serve(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/attach" {
+		<-r.Context().Done()
+		return
+	}
+	if r.Method == http.MethodDelete {
+		f.mu.Lock()
+		f.ended = append(f.ended, r.Header.Get("Mcp-Session-Id"))
+		f.mu.Unlock()
+		return
+	}
+	var msg struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	body, _ := io.ReadAll(r.Body)
+	_ = json.Unmarshal(body, &msg)
+	switch {
+	case msg.Method == "initialize":
+		w.Header().Set("Mcp-Session-Id", "mcp-session-1")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-06-18"}}`, msg.ID)
+	case msg.ID == nil:
+		w.WriteHeader(http.StatusAccepted)
+	default:
+		f.mu.Lock()
+		drop := f.drop
+		f.drop = false
+		if !drop {
+			f.sessions = append(f.sessions, r.Header.Get("Mcp-Session-Id"))
+		}
+		f.mu.Unlock()
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprintf(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\n")
+		w.(http.Flusher).Flush()
+		if drop { // the owner dies mid-answer
+			f.ln.Close()
+			conn, _, _ := http.NewResponseController(w).Hijack()
+			conn.Close()
+			return
+		}
+		fmt.Fprintf(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{}}\n\n", msg.ID)
+	}
+}
+
+// TestBridgeResendsToNewOwner: the owner dies while it answers a call; the bridge starts
+// another and resends the call under the same session id, and the client gets one answer.
+func TestBridgeResendsToNewOwner(t *testing.T) {
+	dir, err := os.MkdirTemp("", "own") // short: a unix socket's path is limited
+	testkit.NoErr(t, err, "temp dir")
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	first := startFake(t, dir)
+	var second *fakeOwner
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	b := &Bridge{Dir: dir, In: inR, Out: outW, Logger: testkit.Logger(),
+		Start: func() error { second = startFake(t, dir); return nil }}
+	ctx, cancel := context.WithCancel(testkit.Context(t))
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- b.Run(ctx) }()
+	out := bufio.NewReader(outR)
+	send := func(s string) { _, _ = io.WriteString(inW, s+"\n") }
+	read := func() string {
+		line, err := out.ReadString('\n')
+		testkit.NoErr(t, err, "read the bridge's output")
+		return strings.TrimSpace(line)
+	}
+
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`)
+	testkit.Equal(t, read(), `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18"}}`, "initialize")
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{}}`)
+	testkit.Equal(t, read(), `{"jsonrpc":"2.0","method":"notifications/progress"}`, "progress")
+	testkit.Equal(t, read(), `{"jsonrpc":"2.0","id":2,"result":{}}`, "answer")
+
+	first.mu.Lock()
+	first.drop = true
+	first.mu.Unlock()
+	send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{}}`)
+	testkit.Equal(t, read(), `{"jsonrpc":"2.0","method":"notifications/progress"}`, "progress before the owner died")
+	testkit.Equal(t, read(), `{"jsonrpc":"2.0","method":"notifications/progress"}`, "progress from the new owner")
+	testkit.Equal(t, read(), `{"jsonrpc":"2.0","id":3,"result":{}}`, "the answer, once")
+	if second == nil {
+		t.Fatal("no new owner was started")
+	}
+	testkit.Equal(t, second.sessions, []string{"mcp-session-1"}, "the new owner sees the same session")
+
+	inW.Close()
+	testkit.NoErr(t, <-done, "the bridge ends with its client")
+	second.mu.Lock()
+	defer second.mu.Unlock()
+	testkit.Equal(t, second.ended, []string{"mcp-session-1"}, "the bridge ends its session as it goes")
+}

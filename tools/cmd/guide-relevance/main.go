@@ -1,0 +1,179 @@
+// Command guide-relevance scores guide's search beside SQLite FTS5's BM25 on known-item
+// sets built from public text on this machine: npm packages' READMEs (installed with npm
+// ci from the pinned list in tools/relevance/npm) and the Go toolchain's package
+// documentation. It prints the figures and writes them as JSON; with -fixture it also
+// rewrites the small committed set that `make test` checks.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/guide/guide/tools/relevance"
+	"github.com/guide/guide/tools/report"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "guide-relevance:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	fs := flag.NewFlagSet("guide-relevance", flag.ContinueOnError)
+	dir := fs.String("dir", ".bench/relevance", "work directory: the npm packages and the projections")
+	npm := fs.Bool("npm", true, "build the npm set (installs the pinned packages with npm ci)")
+	goroot := fs.String("goroot", "", "Go root whose package docs make the Go sets (default: go env GOROOT; \"-\" for none)")
+	maxFunc := fs.Int("max-func", 400, "function queries of the go-func set")
+	out := fs.String("out", "testdata/relevance/public.json", "figures file to write (\"\" for none)")
+	fixture := fs.String("fixture", "", "also write the small fixture of the Go sets under this folder (testdata/relevance/known-item)")
+	misses := fs.Int("misses", 0, "print this many queries per set whose answer guide ranked below first")
+	only := fs.String("set", "", "only the sets of these names, comma-separated")
+	bench := fs.String("benchmarks", "BENCHMARKS.md", "refresh the relevance block of this file (\"\" for none)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	ctx := context.Background()
+	load := loadAvg()
+	var sets []*relevance.Set
+	if *npm {
+		cache := filepath.Join(*dir, "npm")
+		if err := relevance.InstallNPM(".", cache); err != nil {
+			return err
+		}
+		s, err := relevance.NPM(cache)
+		if err != nil {
+			return err
+		}
+		sets = append(sets, s)
+	}
+	if *goroot != "-" {
+		if *goroot == "" {
+			b, err := exec.Command("go", "env", "GOROOT").Output()
+			if err != nil {
+				return fmt.Errorf("go env GOROOT: %w", err)
+			}
+			*goroot = strings.TrimSpace(string(b))
+		}
+		syn, fn, err := relevance.GoDoc(*goroot, *maxFunc)
+		if err != nil {
+			return err
+		}
+		sets = append(sets, syn, fn)
+	}
+	if *only != "" {
+		names := strings.Split(*only, ",")
+		sets = slices.DeleteFunc(sets, func(s *relevance.Set) bool { return !slices.Contains(names, s.Name) })
+	}
+	if *fixture != "" {
+		// The Go sets share their documents: every fifth package.
+		var small []*relevance.Set
+		for _, s := range sets {
+			if strings.HasPrefix(s.Name, "go-") {
+				small = append(small, s.Subset(5))
+			}
+		}
+		if err := relevance.WriteFixture(filepath.Join(*fixture, "go"), small...); err != nil {
+			return err
+		}
+		var figs relevance.Figures
+		for _, s := range small {
+			f, _, err := relevance.Evaluate(ctx, s, filepath.Join(*dir, "data", "fixture-"+s.Name), relevance.HasFTS5())
+			if err != nil {
+				return err
+			}
+			figs.Sets = append(figs.Sets, f)
+		}
+		if err := write(filepath.Join(*fixture, "figures.json"), figs); err != nil {
+			return err
+		}
+	}
+	fts5 := relevance.HasFTS5()
+	if !fts5 {
+		fmt.Fprintln(os.Stderr, "guide-relevance: python3's sqlite3 has no FTS5 here; guide's figures only")
+	}
+	var figs relevance.Figures
+	fmt.Printf("%-12s %6s %7s  %-26s  %-26s\n", "set", "docs", "queries", "guide R@1 R@10 MRR@10", "FTS5 R@1 R@10 MRR@10")
+	for _, s := range sets {
+		f, ranked, err := relevance.Evaluate(ctx, s, filepath.Join(*dir, "data", s.Name), fts5)
+		if err != nil {
+			return err
+		}
+		figs.Sets = append(figs.Sets, f)
+		line := fmt.Sprintf("%-12s %6d %7d  %.3f %.3f %.3f", f.Name, f.Docs, f.Queries, f.Guide.RecallAt1, f.Guide.RecallAt10, f.Guide.MRR)
+		if f.FTS5 != nil {
+			line += fmt.Sprintf("         %.3f %.3f %.3f", f.FTS5.RecallAt1, f.FTS5.RecallAt10, f.FTS5.MRR)
+		}
+		if f.Sections != nil {
+			line += fmt.Sprintf("   sections named %.3f", *f.Sections)
+		}
+		fmt.Println(line)
+		shown := 0
+		for i, q := range s.Queries {
+			if shown >= *misses {
+				break
+			}
+			if r := slices.Index(ranked[i], q.Answer); r != 0 {
+				shown++
+				fmt.Printf("    miss %q → %s at %d; top %v\n", q.Text, q.Answer, r+1, ranked[i][:min(3, len(ranked[i]))])
+			}
+		}
+	}
+	if *out != "" {
+		if err := write(*out, figs); err != nil {
+			return err
+		}
+	}
+	if *bench != "" {
+		doc, err := os.ReadFile(*bench)
+		if err != nil && !os.IsNotExist(err) {
+			return err
+		}
+		about := fmt.Sprintf("`go run ./tools/cmd/guide-relevance` (in `make bench`), %s, %s, load average before %s. "+
+			"guide: the query layer's search (as the MCP tool runs it) over a catalog and a Bleve index built in-process; "+
+			"FTS5: python3's sqlite3 %s, `fts5(name, content, tokenize='porter unicode61')`, the path as name, "+
+			"`ORDER BY bm25(docs, 2.0, 1.0)`, the query's words OR'ed. R@k: share of queries whose document ranks in the "+
+			"first k; MRR@10: mean of 1/rank (0 past 10). Target: guide's error (1 − MRR@10) at most half of FTS5's, "+
+			"and recall@10 not below it. Sections named: share of go-func queries whose hit names the function's section.",
+			time.Now().UTC().Format("2006-01-02"), runtime.Version(), load, sqliteVersion())
+		blk := report.SpliceBlock(string(doc), report.Block{Name: "relevance", Markdown: relevance.Markdown(figs, about)})
+		if err := os.WriteFile(*bench, []byte(blk), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
+		return strings.Join(f[:3], ", ")
+	}
+	return "?"
+}
+
+func sqliteVersion() string {
+	b, err := exec.Command("python3", "-c", "import sqlite3; print(sqlite3.sqlite_version)").Output()
+	if err != nil {
+		return "?"
+	}
+	return "SQLite " + strings.TrimSpace(string(b))
+}
+
+func write(file string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(file, append(b, '\n'), 0o644)
+}

@@ -1,0 +1,89 @@
+package relevance_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/guide/guide/internal/testkit"
+	"github.com/guide/guide/tools/relevance"
+)
+
+const fixtureDir = "../../testdata/relevance/known-item"
+
+// TestKnownItem scores search on the committed known-item fixture (every fifth Go package's
+// documentation page, with the synopsis and function-sentence queries that name it) and
+// fails when a figure falls below the committed one, so that a change in ranking shows in
+// review. With -update it writes the figures measured, FTS5's beside them when python3's
+// sqlite3 has FTS5. `make bench` runs the full sets (tools/cmd/guide-relevance).
+func TestKnownItem(t *testing.T) {
+	sets, err := relevance.ReadFixture(filepath.Join(fixtureDir, "go"))
+	testkit.NoErr(t, err, "read fixture")
+	if len(sets) == 0 {
+		t.Fatal("no query sets in the fixture")
+	}
+	file := filepath.Join(fixtureDir, "figures.json")
+	var want relevance.Figures
+	if !testkit.Updating() {
+		b, err := os.ReadFile(file)
+		testkit.NoErr(t, err, "read committed figures (run with -update to create them)")
+		testkit.NoErr(t, json.Unmarshal(b, &want), "decode figures")
+	}
+	var got relevance.Figures
+	fts5 := testkit.Updating() && relevance.HasFTS5()
+	for _, s := range sets {
+		f, _, err := relevance.Evaluate(testkit.Context(t), s, t.TempDir(), fts5)
+		testkit.NoErr(t, err, "evaluate "+s.Name)
+		got.Sets = append(got.Sets, f)
+		t.Logf("%s: %d queries over %d documents: recall@1 %.3f, recall@10 %.3f, MRR@10 %.3f",
+			f.Name, f.Queries, f.Docs, f.Guide.RecallAt1, f.Guide.RecallAt10, f.Guide.MRR)
+	}
+	if testkit.Updating() {
+		b, _ := json.MarshalIndent(got, "", "  ")
+		testkit.NoErr(t, os.WriteFile(file, append(b, '\n'), 0o644), "write figures")
+		return
+	}
+	if len(got.Sets) != len(want.Sets) {
+		t.Fatalf("%d sets measured, %d committed: run with -update", len(got.Sets), len(want.Sets))
+	}
+	for i, g := range got.Sets {
+		w := want.Sets[i]
+		if g.Name != w.Name || g.Queries != w.Queries || g.Docs != w.Docs {
+			t.Errorf("set %s (%d queries, %d docs) was measured as %s (%d, %d): run with -update", g.Name, g.Queries, g.Docs, w.Name, w.Queries, w.Docs)
+			continue
+		}
+		for _, c := range []struct {
+			name      string
+			got, want float64
+		}{{"recall@1", g.Guide.RecallAt1, w.Guide.RecallAt1}, {"recall@10", g.Guide.RecallAt10, w.Guide.RecallAt10}, {"MRR@10", g.Guide.MRR, w.Guide.MRR}} {
+			if c.got < c.want {
+				t.Errorf("%s: %s fell to %.3f from the committed %.3f", g.Name, c.name, c.got, c.want)
+			} else if c.got > c.want {
+				t.Logf("%s: %s rose to %.3f from the committed %.3f: run with -update to commit it", g.Name, c.name, c.got, c.want)
+			}
+		}
+		if w.Sections != nil && (g.Sections == nil || *g.Sections < *w.Sections) {
+			t.Errorf("%s: fewer hits name the query's section than the committed %.3f", g.Name, *w.Sections)
+		}
+	}
+}
+
+// TestScore: recall and MRR at 10 from ranked lists.
+func TestScore(t *testing.T) {
+	qs := []relevance.Query{{Answer: "a"}, {Answer: "b"}, {Answer: "c"}, {Answer: "d"}}
+	ranked := [][]string{{"a", "x"}, {"x", "b"}, {"x", "x", "x", "x", "x", "x", "x", "x", "x", "x", "c"}, nil}
+	testkit.Equal(t, relevance.Score(qs, ranked), relevance.Scores{RecallAt1: 0.25, RecallAt10: 0.5, MRR: 0.375}, "scores")
+}
+
+// TestMarkdown: the BENCHMARKS.md block of a run.
+func TestMarkdown(t *testing.T) {
+	sec := 0.9
+	f := relevance.Figures{Sets: []relevance.SetFigures{
+		{Name: "a", About: "set a", Docs: 10, Queries: 20, Guide: relevance.Scores{RecallAt1: 0.9, RecallAt10: 1, MRR: 0.95},
+			FTS5: &relevance.Scores{RecallAt1: 0.8, RecallAt10: 1, MRR: 0.9}, Sections: &sec},
+		{Name: "b", About: "set b", Docs: 5, Queries: 5, Guide: relevance.Scores{RecallAt1: 0.5, RecallAt10: 0.8, MRR: 0.6},
+			FTS5: &relevance.Scores{RecallAt1: 0.6, RecallAt10: 0.9, MRR: 0.7}},
+	}}
+	testkit.Golden(t, "testdata/markdown.golden", []byte(relevance.Markdown(f, "Measured by a test.")))
+}
