@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
+	"github.com/nats-io/nats.go"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/guide/guide/internal/broker"
@@ -350,6 +351,10 @@ func (m *Main) connect(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// A NATS server away at start is an outage like any other: the projections on disk
+	// answer meanwhile, the status says the stream cannot be read, and the connection
+	// keeps trying, so the process catches up once the server is back.
+	opts = append(opts, nats.RetryOnFailedConnect(true))
 	b := &broker.Broker{URL: m.Config.NATSURL, Options: opts, Name: "guide-mcp", Logger: m.Logger}
 	if m.Config.Root != "" {
 		// The project's other processes (an indexer) publish through this server: on

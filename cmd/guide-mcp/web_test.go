@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/guide/guide/internal/testkit"
 )
@@ -22,8 +23,11 @@ func TestWebPage(t *testing.T) {
 				t.Fatalf("page lacks %q:\n%s", want, body)
 			}
 		}
-		code, _ = get(t, base+"/healthz", "")
-		testkit.Equal(t, code, http.StatusOK, "healthz still served")
+		// Ready once the search index has caught up with the catalog too.
+		testkit.Eventually(t, 30*time.Second, func() (bool, string) {
+			code, body := get(t, base+"/healthz", "")
+			return code == http.StatusOK, "healthz: " + body
+		})
 	})
 	t.Run("WithToken", func(t *testing.T) {
 		m := inProcess(t, "--root", root, "--data", t.TempDir(), "--http", "127.0.0.1:0", "--token-file", tokenFile(t, "s3cret"))

@@ -3,6 +3,7 @@ package events
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -32,6 +33,8 @@ func (s *Stream) Follow(ctx context.Context, project string, after uint64, maxBa
 	if err != nil {
 		return err
 	}
+	// The delivery's goroutines are this call's: they end before it returns, whatever the
+	// caller's context, so that a caller retrying through an outage leaves none behind.
 	defer stop()
 	for {
 		b, stopped, err := nextBatch(ctx, ch, maxBatch)
@@ -56,7 +59,8 @@ type delivery struct {
 // deliver starts an ordered consumer of project's events above after, and a reader
 // goroutine that turns its blocking iterator into a channel, so that a batch can take
 // whatever is already buffered without waiting for more. The channel closes after an
-// error or when ctx ends; stop releases the consumer.
+// error or when ctx ends; stop ends delivery, returns once both goroutines have ended,
+// and deletes the consumer.
 func (s *Stream) deliver(ctx context.Context, project string, after uint64, maxBatch int) (<-chan delivery, func(), error) {
 	cfg := jetstream.OrderedConsumerConfig{
 		FilterSubjects: []string{NewSubjects(project).All()},
@@ -74,9 +78,11 @@ func (s *Stream) deliver(ctx context.Context, project string, after uint64, maxB
 	if err != nil {
 		return nil, nil, fmt.Errorf("consume: %w", err)
 	}
-	go func() { <-ctx.Done(); it.Stop() }()
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() { <-ctx.Done(); it.Stop() })
 	ch := make(chan delivery, 2*maxBatch)
-	go func() {
+	wg.Go(func() {
 		defer close(ch)
 		for {
 			m, err := it.Next()
@@ -89,8 +95,20 @@ func (s *Stream) deliver(ctx context.Context, project string, after uint64, maxB
 				return
 			}
 		}
-	}()
-	return ch, it.Stop, nil
+	})
+	stop := func() {
+		cancel()
+		wg.Wait()
+		// An ordered consumer left behind lives on the server until its inactivity
+		// threshold: one per retry would add up. The consumer may have been recreated
+		// under another name since it started: delete the one it is now.
+		if ci := cons.CachedInfo(); ci != nil {
+			dctx, dcancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			defer dcancel()
+			_ = s.stream.DeleteConsumer(dctx, ci.Name)
+		}
+	}
+	return ch, stop, nil
 }
 
 // nextBatch waits for one event, then takes what follows it up to maxBatch (see more).

@@ -133,14 +133,14 @@ func (e *Event) State(seq uint64) DocState {
 func (s *Stream) Current(ctx context.Context, project string) (map[string]DocState, uint64, error) {
 	subj := NewSubjects(project)
 	out := make(map[string]DocState)
-	cons, err := s.stream.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
+	cons, release, err := s.headers(ctx, jetstream.ConsumerConfig{
 		FilterSubjects: []string{subj.Documents()},
 		DeliverPolicy:  jetstream.DeliverLastPerSubjectPolicy,
-		HeadersOnly:    true,
 	})
 	if err != nil {
 		return nil, 0, fmt.Errorf("read current state: %w", err)
 	}
+	defer release()
 	info := cons.CachedInfo()
 	if info == nil {
 		return nil, 0, fmt.Errorf("read current state: no consumer info")
@@ -176,6 +176,37 @@ func (s *Stream) Current(ctx context.Context, project string) (map[string]DocSta
 		}
 	}
 	return out, max(upTo, s.lastSeq(ctx)), nil
+}
+
+// headers creates a consumer for one read of event headers (no content, no acks), and
+// release, which deletes it. A consumer left for the server to expire would count against
+// the server's limit on consumers for minutes: a query process reading on every call
+// would reach the limit, and then no replica could create the consumer it follows with.
+// The inactivity threshold only bounds the life of one whose release never reached the
+// server.
+func (s *Stream) headers(ctx context.Context, cfg jetstream.ConsumerConfig) (jetstream.Consumer, func(), error) {
+	if len(cfg.FilterSubjects) == 1 {
+		// Older servers know one filter as FilterSubject only (with deliver-last-per-
+		// subject, they refuse FilterSubjects).
+		cfg.FilterSubject, cfg.FilterSubjects = cfg.FilterSubjects[0], nil
+	}
+	cfg.HeadersOnly = true
+	cfg.AckPolicy = jetstream.AckNonePolicy
+	cfg.MemoryStorage = true
+	cfg.Replicas = 1
+	cfg.InactiveThreshold = 30 * time.Second
+	cons, err := s.stream.CreateConsumer(ctx, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	name := cons.CachedInfo().Name
+	release := func() {
+		// The read's context may have ended: the deletion must still reach the server.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		_ = s.stream.DeleteConsumer(ctx, name)
+	}
+	return cons, release, nil
 }
 
 func (s *Stream) lastSeq(ctx context.Context) uint64 {
@@ -380,15 +411,15 @@ func (s *Stream) Unapplied(ctx context.Context, project string, after uint64, li
 		return out, true, nil
 	}
 	subj := NewSubjects(project)
-	cons, err := s.stream.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
+	cons, release, err := s.headers(ctx, jetstream.ConsumerConfig{
 		FilterSubjects: []string{subj.Documents(), subj.Sessions()},
 		DeliverPolicy:  jetstream.DeliverByStartSequencePolicy,
 		OptStartSeq:    after + 1,
-		HeadersOnly:    true,
 	})
 	if err != nil {
 		return nil, false, fmt.Errorf("read unapplied events: %w", err)
 	}
+	defer release()
 	ci := cons.CachedInfo()
 	if ci == nil {
 		return nil, false, fmt.Errorf("read unapplied events: no consumer info")

@@ -3,7 +3,9 @@ package mcpserver
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -70,17 +72,51 @@ func (s *Server) pending(ctx context.Context, id string) query.Pending {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	ev, complete, err := stream.Unapplied(ctx, s.Project, s.applied(), 2000)
+	ev, err := s.unapplied.read(ctx, stream, s.Project, s.applied(), s.Logger)
 	if err != nil {
 		// The stream is away: answer from the projections, as every tool does.
 		s.Logger.Debug("cannot read unapplied events", "err", err)
 		return p
 	}
-	if !complete {
-		s.Logger.Debug("more unapplied events than read; statuses of the rest show as applied", "read", len(ev))
-	}
 	p.Events = ev
 	return p
+}
+
+// unapplied is the process's one reader of unapplied events. Reading takes a consumer on
+// the server, which has a limit on them: calls take turns, so that however many arrive at
+// once the process holds at most one such consumer, and a call finds the answer of the
+// one before it when neither the stream's end nor the projections' checkpoint moved since.
+type unapplied struct {
+	mu          sync.Mutex
+	after, last uint64 // what the answer was read for: checkpoint, stream's last sequence
+	events      map[events.DocKey]events.DocState
+}
+
+// read returns the latest unapplied event per document above after. The map is shared
+// between calls: read it, never change it.
+func (u *unapplied) read(ctx context.Context, stream *events.Stream, project string, after uint64, logger *slog.Logger) (map[events.DocKey]events.DocState, error) {
+	info, err := stream.Info(ctx)
+	if err != nil {
+		return nil, err
+	}
+	last := info.State.LastSeq
+	if last <= after {
+		return nil, nil
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.events != nil && u.after == after && u.last == last {
+		return u.events, nil
+	}
+	ev, complete, err := stream.Unapplied(ctx, project, after, 2000)
+	if err != nil {
+		return nil, err
+	}
+	if !complete {
+		logger.Debug("more unapplied events than read; statuses of the rest show as applied", "read", len(ev))
+	}
+	u.after, u.last, u.events = after, last, ev
+	return ev, nil
 }
 
 func (s *Server) addContexts(m *server.MCPServer) {

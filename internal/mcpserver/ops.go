@@ -21,13 +21,13 @@ type Health struct {
 // Health judges the status: a query process is ready once it has caught up with the
 // stream, applied a complete scan, can read the stream, and lags by at most maxLag events.
 func (s *Server) Health(ctx context.Context, maxLag uint64) Health {
-	st := s.CurrentStatus(ctx)
+	st, following := s.freshness(ctx)
 	h := Health{Ready: true, Status: st}
 	_, runner := s.connection()
 	switch {
 	case runner == nil:
 		h.Ready, h.Reason = false, "not connected to NATS yet"
-	case !st.CaughtUp:
+	case !following && st.StreamError == "":
 		h.Ready, h.Reason = false, "catching up with the stream"
 	case !st.InitialScanDone:
 		h.Ready, h.Reason = false, "no complete scan of the project yet"

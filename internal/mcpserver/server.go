@@ -53,8 +53,9 @@ type Server struct {
 	PageSize int // default DefaultPageSize
 	Logger   *slog.Logger
 
-	connMu sync.Mutex // guards Stream and Runner, which Connect sets while serving
-	subs   *subscriptions
+	connMu    sync.Mutex // guards Stream and Runner, which Connect sets while serving
+	subs      *subscriptions
+	unapplied unapplied
 	// scanDeadline is when calls stop waiting for the first complete scan.
 	scanDeadline time.Time
 }
@@ -234,9 +235,12 @@ func (s *Server) search(ctx context.Context, req mcp.CallToolRequest) (*mcp.Call
 		// or scope "all" widens that, and each hit says which context it came from.
 		a.Scope = &query.Scope{Contexts: s.Sessions.Contexts(sessionID(ctx)), All: req.GetString("scope", "") == "all"}
 	}
-	return s.read(ctx, func(snap *projection.Snapshot) (any, *query.Error) {
-		return query.Search(ctx, snap, s.Index, a, s.Limits)
-	})
+	s.waitScanned(ctx)
+	res, qerr := query.Search(ctx, s.Catalog, s.Index, a, s.Limits)
+	if qerr != nil {
+		return toolError(qerr), nil
+	}
+	return toolResult(res)
 }
 
 // Connect hands the server the stream and the runner once the process has reached NATS;
@@ -261,8 +265,14 @@ func (s *Server) connection() (*events.Stream, *projection.Runner) {
 
 // CurrentStatus reports the projections' freshness.
 func (s *Server) CurrentStatus(ctx context.Context) query.Status {
+	st, _ := s.freshness(ctx)
+	return st
+}
+
+// freshness is the status, and whether the projections follow this stream at all (see
+// projection.Freshness): a process may be ready while it lags a little.
+func (s *Server) freshness(ctx context.Context) (st query.Status, following bool) {
 	stream, runner := s.connection()
-	var st query.Status
 	_ = s.Catalog.Read(func(snap *projection.Snapshot) error {
 		cs := snap.State()
 		st = query.Status{Project: s.Project, Documents: snap.Len(), AppliedSeq: cs.Seq,
@@ -289,11 +299,6 @@ func (s *Server) CurrentStatus(ctx context.Context) query.Status {
 		st.StreamError = "not connected to NATS yet"
 	}
 	if runner != nil {
-		select {
-		case <-runner.CaughtUp():
-			st.CaughtUp = true
-		default:
-		}
 		if err := runner.Err(); err != nil {
 			st.StreamError = err.Error()
 		}
@@ -303,22 +308,19 @@ func (s *Server) CurrentStatus(ctx context.Context) query.Status {
 		defer cancel()
 		if info, err := stream.Info(ctx); err == nil {
 			st.StreamLastSeq = info.State.LastSeq
-			// The consumer's pending count is as of the last delivery, and goes stale when
-			// the consumer is recreated (a NATS node fails over): nothing can be pending
-			// beyond the end of the stream.
-			behind := st.StreamLastSeq - min(st.StreamLastSeq, st.AppliedSeq)
-			st.Lag = min(st.Lag, behind)
-			if runner != nil && runner.Err() != nil {
-				// Not following: the last pending count says nothing of what came since.
-				// Count every event after the checkpoint (an upper bound when the stream
-				// holds other projects too).
-				st.Lag = behind
+			if runner != nil {
+				// Every projection counts: the catalog answers view, the index search.
+				f := runner.Freshness(projection.StreamID(info.Config.Name, info.Created), info.State.LastSeq)
+				st.Lag, st.CaughtUp, following = f.Lag, f.CaughtUp, f.Following
 			}
 		} else if st.StreamError == "" {
 			st.StreamError = err.Error()
 		}
 	}
-	return st
+	if st.StreamError != "" {
+		st.CaughtUp, following = false, false
+	}
+	return st, following
 }
 
 func (s *Server) status(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {

@@ -29,6 +29,11 @@ type subscriptions struct {
 	mu   sync.Mutex
 	subs map[string]map[string][32]byte // session id → URI → digest of the content last seen
 	docs int                            // documents after the last batch, to see some come or go
+	// Batches applied and not yet looked at: the runner only records them; one goroutine,
+	// started when there is work and ending when there is none, reads and notifies, so a
+	// slow resource or client never holds back the next batch. Batches that arrive while
+	// it works are looked at together, once.
+	dirty, deleted, notifying bool
 }
 
 // hooks records subscriptions as sessions make and drop them.
@@ -79,8 +84,8 @@ func (sb *subscriptions) digest(ctx context.Context, uri string) ([32]byte, erro
 	return sha256.Sum256(b), nil
 }
 
-// applied runs after the runner applies a batch: it sends list_changed when documents came
-// or went, and resources/updated to each session whose subscribed resource now differs.
+// applied runs on the runner's goroutine after the catalog applies a batch: it records
+// that something changed and leaves the reading and the notifying to notify.
 func (sb *subscriptions) applied(b events.Batch) {
 	changes, deleted := false, false
 	for _, e := range b.Events {
@@ -94,6 +99,34 @@ func (sb *subscriptions) applied(b events.Batch) {
 	if !changes {
 		return
 	}
+	sb.mu.Lock()
+	defer sb.mu.Unlock()
+	sb.dirty, sb.deleted = true, sb.deleted || deleted
+	if !sb.notifying {
+		sb.notifying = true
+		go sb.notify()
+	}
+}
+
+// notify looks at what changed until nothing new has, then ends.
+func (sb *subscriptions) notify() {
+	for {
+		sb.mu.Lock()
+		if !sb.dirty {
+			sb.notifying = false
+			sb.mu.Unlock()
+			return
+		}
+		deleted := sb.deleted
+		sb.dirty, sb.deleted = false, false
+		sb.mu.Unlock()
+		sb.changed(deleted)
+	}
+}
+
+// changed sends list_changed when documents came or went, and resources/updated to each
+// session whose subscribed resource now differs.
+func (sb *subscriptions) changed(deleted bool) {
 	var docs int
 	_ = sb.srv.Catalog.Read(func(s *projection.Snapshot) error { docs = s.Len(); return nil })
 	sb.mu.Lock()

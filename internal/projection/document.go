@@ -1,6 +1,26 @@
 // Package projection folds the event stream into the read models the queries use: the
 // catalog (path → metadata and content, the folder tree, the basename/template view), and
 // the runner that feeds every projection from the stream and records how far each got.
+//
+// # Lock order
+//
+// The query process's locks, written down once. A goroutine holding one of them takes only
+// locks further down the list, and waits on nothing slow (the network, a client, another
+// projection) while it holds one, except where the list says so.
+//
+//  1. mcpserver's unapplied reader (Server.unapplied.mu): held while it reads the stream
+//     (requests bounded by the call's timeout), so that calls take turns on one
+//     consumer; it takes no other lock.
+//  2. session.Registry.mu: released before the catalog is read.
+//  3. Catalog.mu (RWMutex), then a bbolt transaction inside it: Apply writes under it;
+//     Read holds it for the snapshot's whole life, so a reader must not wait under it for
+//     anything slow. Search reads the catalog before and after it searches the index,
+//     never during; subscriptions read resources on their own goroutine, not the runner's.
+//  4. index.Index.mu (RWMutex): guards the Bleve handle against Reset and Close; never
+//     taken under Catalog.mu by a query.
+//  5. Leaves, under which nothing else is taken: Runner.mu, Catalog.scanMu,
+//     mcpserver's Server.connMu and subscriptions.mu (released before any resource is read
+//     or any notification sent).
 package projection
 
 import (

@@ -43,6 +43,29 @@ type SearchResult struct {
 	DidYouMean  string             `json:"did_you_mean,omitempty"`
 	Corrections []index.Correction `json:"corrections,omitempty"`
 	Message     string             `json:"message,omitempty"`
+	// Partial, when set, says the search index had not applied everything the catalog
+	// holds (it catches up a moment after view and tree): some documents may be missing.
+	Partial *SearchPartial `json:"partial,omitempty"`
+}
+
+// SearchPartial says how much of the project a search behind the catalog covered.
+type SearchPartial struct {
+	Searchable uint64 `json:"searchable"` // documents in the search index
+	Documents  int    `json:"documents"`  // documents view and tree show
+	Note       string `json:"note"`
+}
+
+// Catalog gives consistent snapshots of the catalog (projection.Catalog).
+type Catalog interface {
+	Read(func(*projection.Snapshot) error) error
+}
+
+// Searcher ranks documents by their words (index.Index).
+type Searcher interface {
+	Search(context.Context, index.Request) (index.Result, error)
+	Stem(string) string
+	Checkpoint() uint64
+	State() index.State
 }
 
 // SearchArgs are the arguments of search.
@@ -59,8 +82,10 @@ type SearchArgs struct {
 
 // Search finds the documents whose name or content holds the query's words, in the
 // folder given ("" for everything), ranked by relevance, a page at a time. The index
-// ranks; the catalog snapshot supplies metadata and the text the snippets come from.
-func Search(ctx context.Context, snap *projection.Snapshot, x *index.Index, a SearchArgs, l Limits) (*SearchResult, *Error) {
+// ranks; the catalog supplies metadata and the text the snippets come from. The index is
+// searched between two reads of the catalog, never during one: a slow search must not
+// hold the catalog's lock, which the writer waits for and every reader after it.
+func Search(ctx context.Context, cat Catalog, x Searcher, a SearchArgs, l Limits) (*SearchResult, *Error) {
 	l = l.orDefault()
 	q, err := index.ParseQuery(a.Query)
 	if err != nil {
@@ -70,14 +95,15 @@ func Search(ctx context.Context, snap *projection.Snapshot, x *index.Index, a Se
 	if perr != nil {
 		return nil, perr
 	}
-	if folder != "" {
-		if _, ok := snap.Folder(folder); !ok {
-			if _, isDoc := snap.Document(folder); isDoc {
-				return nil, Errorf(ErrInvalidArgument, "folder %q is a document; pass the folder that holds it, or use view to read it", folder)
-			}
-			return nil, Errorf(ErrNotFound, "folder %q does not exist", folder).
-				WithInstruction("Use tree(\"\") to see the folders, then search again with one of them, or with folder \"\" for everything.")
-		}
+	var qerr *Error
+	if err := cat.Read(func(snap *projection.Snapshot) error {
+		qerr = checkSearchFolder(snap, folder)
+		return nil
+	}); err != nil {
+		return nil, Internal(ErrIO, err, "reading the catalog")
+	}
+	if qerr != nil {
+		return nil, qerr
 	}
 	req := index.Request{Query: q, Folder: folder, Limit: a.Limit, Cursor: a.Cursor}
 	if sc := a.Scope; sc != nil {
@@ -85,10 +111,52 @@ func Search(ctx context.Context, snap *projection.Snapshot, x *index.Index, a Se
 		f := sc.Filter()
 		req.Scope = &f
 	}
+	// What the index had applied when it was searched: everything up to it is in res.
+	searched := x.Checkpoint()
 	res, err := x.Search(ctx, req)
 	if err != nil {
 		return nil, searchError(err)
 	}
+	var out *SearchResult
+	behind, shown := false, 0
+	if err := cat.Read(func(snap *projection.Snapshot) error {
+		out = searchHits(snap, x, a, folder, q, req, res, l)
+		if behind = snap.State().Seq > searched; behind {
+			shown = snap.Len()
+			for _, tok := range snap.SessionTokens() {
+				shown += len(snap.SessionDocuments(tok))
+			}
+		}
+		return nil
+	}); err != nil {
+		return nil, Internal(ErrIO, err, "reading the catalog")
+	}
+	if behind {
+		n := x.State().Documents
+		out.Partial = &SearchPartial{Searchable: n, Documents: shown,
+			Note: fmt.Sprintf("partial: the search index is catching up (%d of %d documents searchable); search again in a moment for complete results", n, shown)}
+	}
+	return out, nil
+}
+
+// checkSearchFolder refuses a folder that is not one of the catalog's.
+func checkSearchFolder(snap *projection.Snapshot, folder string) *Error {
+	if folder == "" {
+		return nil
+	}
+	if _, ok := snap.Folder(folder); ok {
+		return nil
+	}
+	if _, isDoc := snap.Document(folder); isDoc {
+		return Errorf(ErrInvalidArgument, "folder %q is a document; pass the folder that holds it, or use view to read it", folder)
+	}
+	return Errorf(ErrNotFound, "folder %q does not exist", folder).
+		WithInstruction("Use tree(\"\") to see the folders, then search again with one of them, or with folder \"\" for everything.")
+}
+
+// searchHits turns the index's hits into the result's, with metadata and snippets from the
+// catalog snapshot.
+func searchHits(snap *projection.Snapshot, x Searcher, a SearchArgs, folder string, q index.Query, req index.Request, res index.Result, l Limits) *SearchResult {
 	text := a.Query
 	if len(res.Corrections) > 0 {
 		text = corrected(a.Query, res.Corrections)
@@ -157,7 +225,7 @@ func Search(ctx context.Context, snap *projection.Snapshot, x *index.Index, a Se
 	case res.Relaxed:
 		out.Message = "no document holds every word; these hold some of them"
 	}
-	return out, nil
+	return out
 }
 
 // searchError maps the index's errors to the client's error types.

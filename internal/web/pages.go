@@ -142,6 +142,19 @@ func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 // InitialWait passed): a new process's first pages do not say a folder is missing
 // because the first scan has not reached it yet.
 func (s *Server) read(ctx context.Context, fn func(*projection.Snapshot) *query.Error) *query.Error {
+	s.waitScanned(ctx)
+	var qerr *query.Error
+	if err := s.Catalog.Read(func(snap *projection.Snapshot) error {
+		qerr = fn(snap)
+		return nil
+	}); err != nil {
+		return query.Internal(query.ErrIO, err, "reading the catalog")
+	}
+	return qerr
+}
+
+// waitScanned waits, up to InitialWait, for a catalog that has never held a complete scan.
+func (s *Server) waitScanned(ctx context.Context) {
 	select {
 	case <-s.Catalog.Scanned():
 	default:
@@ -153,14 +166,6 @@ func (s *Server) read(ctx context.Context, fn func(*projection.Snapshot) *query.
 		}
 		t.Stop()
 	}
-	var qerr *query.Error
-	if err := s.Catalog.Read(func(snap *projection.Snapshot) error {
-		qerr = fn(snap)
-		return nil
-	}); err != nil {
-		return query.Internal(query.ErrIO, err, "reading the catalog")
-	}
-	return qerr
 }
 
 // viewHref is the address of a path of the tree, each segment escaped.
@@ -402,12 +407,9 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a.Scope = &query.Scope{Contexts: s.contexts(r), All: scope == "all"}
-	var res *query.SearchResult
-	qerr := s.read(r.Context(), func(snap *projection.Snapshot) *query.Error {
-		var qerr *query.Error
-		res, qerr = query.Search(r.Context(), snap, s.Index, a, s.Limits)
-		return qerr
-	})
+	// The search reads the catalog around the index's search, not during it.
+	s.waitScanned(r.Context())
+	res, qerr := query.Search(r.Context(), s.Catalog, s.Index, a, s.Limits)
 	if qerr != nil {
 		if qerr.Type == query.ErrInvalidArgument || qerr.Type == query.ErrNotReady {
 			// Show the message under the search box, which keeps the query to correct.

@@ -72,19 +72,14 @@ func OpenGuide(dir string, docs map[string]string) (*Guide, error) {
 // Search runs one query as the search tool does, for the first Depth hits. A query the
 // tool refuses (only common words) finds nothing.
 func (g *Guide) Search(ctx context.Context, q string) ([]query.SearchHit, error) {
-	var hits []query.SearchHit
-	err := g.cat.Read(func(s *projection.Snapshot) error {
-		res, qerr := query.Search(ctx, s, g.idx, query.SearchArgs{Query: q, Limit: Depth}, query.Limits{})
-		if qerr != nil {
-			if qerr.Type == query.ErrInvalidArgument {
-				return nil
-			}
-			return qerr
+	res, qerr := query.Search(ctx, g.cat, g.idx, query.SearchArgs{Query: q, Limit: Depth}, query.Limits{})
+	if qerr != nil {
+		if qerr.Type == query.ErrInvalidArgument {
+			return nil, nil
 		}
-		hits = res.Hits
-		return nil
-	})
-	return hits, err
+		return nil, qerr
+	}
+	return res.Hits, nil
 }
 
 // Rank runs every query and returns the paths ranked for each.
