@@ -71,7 +71,7 @@ func (x *Indexer) ReconcilePaths(ctx context.Context, paths []string) (Summary, 
 	if err := x.refresh(ctx); err != nil {
 		return Summary{}, err
 	}
-	files, deleted := x.compare(paths)
+	files, deleted := x.compare(x.withLinks(paths))
 	sum, err := x.publish(ctx, files, deleted, false)
 	sum.Duration = time.Since(start)
 	sum.Millis = sum.Duration.Milliseconds()

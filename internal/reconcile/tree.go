@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -104,6 +105,7 @@ func (x *Indexer) stat(rel string, info fs.FileInfo) (file, bool) {
 			return f, false
 		default:
 			f.target, f.size, f.mt, f.inode = target, ti.Size(), ti.ModTime().UTC(), inode(ti)
+			x.noteLink(rel)
 		}
 	case !info.Mode().IsRegular():
 		return f, false // sockets, pipes, devices: not documents
@@ -147,4 +149,36 @@ func inode(info fs.FileInfo) uint64 {
 		return st.Ino
 	}
 	return 0
+}
+
+// withLinks adds to paths every link known to show a file at or below one of them: when a
+// file changes or goes, so does each link's document that shows it. A link no longer a
+// link to a file is forgotten when it is compared again.
+func (x *Indexer) withLinks(paths []string) []string {
+	out := paths
+	x.linkTargets.Range(func(k, v any) bool {
+		link, target := k.(string), v.(string)
+		for _, p := range paths {
+			if target == p || strings.HasPrefix(target, p+"/") {
+				out = append(out, link)
+				x.linkTargets.Delete(link) // stat records it again if it still shows a file
+				break
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// noteLink records which file the link rel shows, by the path it resolves to in the
+// root (a relative link is read through the root under its own name, so its target is
+// found here).
+func (x *Indexer) noteLink(rel string) {
+	real, err := filepath.EvalSymlinks(filepath.Join(x.tree.Dir(), filepath.FromSlash(rel)))
+	if err != nil {
+		return
+	}
+	if target, ok := x.tree.Rel(real); ok {
+		x.linkTargets.Store(rel, target)
+	}
 }

@@ -1,0 +1,32 @@
+package reconcile_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/guide/guide/internal/testkit"
+)
+
+// TestWatchLinkFollowsItsTarget: a symbolic link to a file inside the root is a document
+// showing that file's bytes; when the file is written the link's document changes with it,
+// and when the file goes the link is listed as broken — while watching, not at the next
+// rescan.
+func TestWatchLinkFollowsItsTarget(t *testing.T) {
+	p := watching(t, nil)
+	testkit.WriteFile(t, p.Root, "linked/target.md", "first words")
+	testkit.NoErr(t, os.Symlink("linked/target.md", filepath.Join(p.Root, "alias.md")), "ln -s")
+	viewSays := func(want string) {
+		t.Helper()
+		testkit.Eventually(t, settle, func() (bool, string) {
+			got := testkit.Text(t, p.Call("view", map[string]any{"path": "alias.md"}))
+			return strings.Contains(got, want), "view(alias.md) = " + got
+		})
+	}
+	viewSays("first words")
+	testkit.WriteFile(t, p.Root, "linked/target.md", "second words")
+	viewSays("second words")
+	testkit.NoErr(t, os.Remove(filepath.Join(p.Root, "linked/target.md")), "rm target")
+	viewSays("broken symbolic link")
+}
