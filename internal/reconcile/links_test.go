@@ -30,3 +30,18 @@ func TestWatchLinkFollowsItsTarget(t *testing.T) {
 	testkit.NoErr(t, os.Remove(filepath.Join(p.Root, "linked/target.md")), "rm target")
 	viewSays("broken symbolic link")
 }
+
+// TestWatchLinkToFolderWhoseTargetGoes: a link to a folder inside the root is not a
+// document while the folder is there (the folder is indexed where it is); when the folder
+// goes, the link is listed as broken, while watching.
+func TestWatchLinkToFolderWhoseTargetGoes(t *testing.T) {
+	p := watching(t, nil)
+	testkit.WriteFile(t, p.Root, "shelf/book.md", "pages")
+	testkit.NoErr(t, os.Symlink("shelf", filepath.Join(p.Root, "shortcut")), "ln -s")
+	testkit.EventuallyMatchesDisk(t, p.Client, p.Root, settle)
+	testkit.NoErr(t, os.RemoveAll(filepath.Join(p.Root, "shelf")), "rm -r shelf")
+	testkit.Eventually(t, settle, func() (bool, string) {
+		got := testkit.Text(t, p.Call("view", map[string]any{"path": "shortcut"}))
+		return strings.Contains(got, "broken symbolic link"), "view(shortcut) = " + got
+	})
+}

@@ -102,6 +102,7 @@ func (x *Indexer) stat(rel string, info fs.FileInfo) (file, bool) {
 		case err != nil:
 			f.status, f.reason = events.StatusUnreadable, err.Error()
 		case ti.IsDir() || !ti.Mode().IsRegular():
+			x.noteLink(rel) // not a document while its target is there: listed when it goes
 			return f, false
 		default:
 			f.target, f.size, f.mt, f.inode = target, ti.Size(), ti.ModTime().UTC(), inode(ti)
