@@ -56,6 +56,11 @@ func stdioClient(t *testing.T, args ...string) *client.Client {
 	if err != nil {
 		t.Fatalf("start guide-mcp: %v", err)
 	}
+	for i, a := range args {
+		if a == "--data" && i+1 < len(args) {
+			t.Cleanup(func() { stopOwners(t, args[i+1]) }) // after Close, below
+		}
+	}
 	t.Cleanup(func() { _ = c.Close() })
 	initialize(t, c)
 	return c

@@ -41,6 +41,8 @@ func bridgedClient(t *testing.T, root, data string, extra ...string) *bridged {
 		}))
 	b.Client = client.NewClient(tr)
 	testkit.NoErr(t, b.Start(testkit.Context(t)), "start guide-mcp") // and hear its notifications
+	// Runs after the bridge is closed (cleanups run last first), before data is removed.
+	t.Cleanup(func() { stopOwners(t, data) })
 	t.Cleanup(func() { _ = b.Close() })
 	initialize(t, b.Client)
 	return b
@@ -67,6 +69,24 @@ func owners(t *testing.T, data string) []int {
 		}
 	}
 	return pids
+}
+
+// stopOwners kills the owner daemons running on data and waits until they are gone, so
+// that none writes into data while the test removes it. A closing bridge may have started
+// one more: that one is killed too.
+func stopOwners(t *testing.T, data string) {
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); <-tick.C {
+		pids := owners(t, data)
+		if len(pids) == 0 {
+			return
+		}
+		for _, pid := range pids {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+	t.Errorf("owner daemons still running on %s", data)
 }
 
 func zombie(pid int) bool {
