@@ -27,7 +27,7 @@ import (
 // MappingVersion changes whenever the mapping, an analyzer or the derivation of a field
 // changes. An index of another version is deleted and rebuilt from the stream rather than
 // searched with terms it was not built with.
-const MappingVersion = "index/4"
+const MappingVersion = "index/5"
 
 // Internal keys, written in the same batch as the documents they describe.
 var (
@@ -51,7 +51,6 @@ const (
 	fieldDir        = "dir"         // the folder holding the document ("." for the root)
 	fieldSession    = "session"     // a session document's session token; "-" for the tree
 	fieldExt        = "ext"         // the extension, lower case, without the dot
-	fieldWords      = "words"       // word count
 )
 
 // ErrLocked is returned when another process has the index open.
@@ -298,7 +297,6 @@ type document struct {
 	Dir        string   `json:"dir,omitempty"`
 	Session    string   `json:"session"`
 	Ext        string   `json:"ext,omitempty"`
-	Words      float64  `json:"words"`
 }
 
 // newDocument derives the indexed fields of an upserted file. A file without readable
@@ -322,7 +320,6 @@ func newDocument(e *events.Event) *document {
 		if hasCJK(d.Content) {
 			d.ContentCJK = d.Content
 		}
-		d.Words = float64(projection.CountWords(e.Content))
 		md, _ := ParseMarkdown(e.Content)
 		d.Title, d.Headings, d.Meta, d.Lead = md.Title, md.Headings, md.Meta, md.Lead
 	}
@@ -438,9 +435,6 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 	doc.AddFieldMappingsAt(fieldDir, text(keyword.Name, false))
 	doc.AddFieldMappingsAt(fieldSession, text(keyword.Name, false))
 	doc.AddFieldMappingsAt(fieldExt, text(keyword.Name, false))
-	words := bleve.NewNumericFieldMapping()
-	words.Store, words.IncludeInAll, words.DocValues = false, false, false
-	doc.AddFieldMappingsAt(fieldWords, words)
 	m.DefaultMapping = doc
 	return m, nil
 }

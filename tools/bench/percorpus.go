@@ -29,6 +29,7 @@ func measure(ctx context.Context, cfg Config, bin, fsScript string, c *report.Co
 
 	cold := cfg.has(ScenarioCold)
 	repeat := cfg.Repeat
+	var fts report.IndexRun
 	if cold {
 		// Baselines first: they also bring the tree into the page cache, so that every
 		// figure below is taken with a warm cache.
@@ -44,6 +45,11 @@ func measure(ctx context.Context, cfg Config, bin, fsScript string, c *report.Co
 			count.Bytes = c.Bytes
 			cr.Index = append(cr.Index, files, count)
 		}
+		cfg.logf("  baseline: SQLite FTS5 (porter, one thread)")
+		settle()
+		fts = fts5Baseline(ctx, c, filepath.Join(data, "fts5"))
+		cfg.logf("    %d documents in %s; %s", fts.Docs, report.FormatDuration(fts.Duration), fts.Note)
+		cr.Index = append(cr.Index, fts)
 	} else {
 		repeat = 1 // only to have an indexed server for the latency and restart steps
 	}
@@ -71,6 +77,12 @@ func measure(ctx context.Context, cfg Config, bin, fsScript string, c *report.Co
 	if cold {
 		cr.Index = append(cr.Index, medianRun(runs))
 		cr.ScanLog = reconciledLine(logPath)
+		all := caughtUp(ctx, s, c, filepath.Join(data, "guide"))
+		if fts.Err == "" && fts.Duration > 0 {
+			all.Note += fmt.Sprintf("; %.2f× the time of SQLite FTS5 in this run", all.Duration.Seconds()/fts.Duration.Seconds())
+		}
+		cfg.logf("    every projection caught up in %s; %s", report.FormatDuration(all.Duration), all.Note)
+		cr.Index = append(cr.Index, all)
 	}
 	cr.RSSIndex, _, _ = s.memory()
 	// The cold time stops when the catalog holds the scan (view and tree answer from it);

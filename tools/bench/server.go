@@ -27,9 +27,10 @@ import (
 // which holds the index: the server's memory is the owner's, and stopping or killing the
 // server stops or kills the owner too, so that each measure starts from what it says.
 type server struct {
-	c    *client.Client
-	cmd  *exec.Cmd
-	data string // guide-mcp --root: the project's data directory, where the owner is found
+	c       *client.Client
+	cmd     *exec.Cmd
+	data    string    // guide-mcp --root: the project's data directory, where the owner is found
+	started time.Time // when a cold run spawned it
 }
 
 // spawn starts command with args and initializes an MCP session over its stdio. The

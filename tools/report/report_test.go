@@ -47,6 +47,8 @@ func fullRun() *Result {
 					{What: "baseline: rg --files --no-ignore DIR", Docs: 10_000, Duration: 80 * ms, Note: "lists files, reads none"},
 					{What: "guide all-in-one: bin/guide-mcp --root, stdio, until the catalog applied the first scan", Docs: 10_000,
 						Bytes: 25_000_000, Duration: 2500 * ms, Note: "median of 3 runs: 2.40 s, 2.50 s, 2.90 s"},
+					{What: "baseline: SQLite FTS5 (porter, one thread, python3 sqlite3), spawn to committed", Docs: 10_000, Bytes: 25_000_000, Duration: 2 * time.Second},
+					{What: "guide all-in-one: spawn until every projection (catalog and search index) caught up", Docs: 10_000, Bytes: 25_000_000, Duration: 6 * time.Second},
 					{What: "guide pieces in-process: broker + Stream + Indexer.Reconcile + Catalog/Runner", Err: "context deadline exceeded"},
 				},
 				ScanLog: "10000 documents, 10000 read, 10000 published",
@@ -183,7 +185,7 @@ func TestMarkdown(t *testing.T) {
 
 func TestTargets(t *testing.T) {
 	ts := fullRun().Targets()
-	want := []string{"met", "met", "not met", "not met"}
+	want := []string{"met", "not met", "met", "not met", "not met"}
 	for i, tg := range ts {
 		if tg.Met != want[i] {
 			t.Errorf("%s: %s, want %s (measured %s)", tg.What, tg.Met, want[i], tg.Measured)
