@@ -2,6 +2,7 @@ package index
 
 import (
 	"bytes"
+	"github.com/guide/guide/internal/projection"
 	"strings"
 	"unicode/utf8"
 
@@ -13,7 +14,6 @@ import (
 const (
 	maxFieldBytes    = 2000 // title, description and tags, lead paragraph
 	maxHeadingsBytes = 8000
-	maxFrontMatter   = 16 << 10
 )
 
 // Markdown is what a document's Markdown says about it, beyond its words: the fields
@@ -79,7 +79,7 @@ func ParseMarkdown(b []byte) (Markdown, []Section) {
 			fence = line[:3]
 			continue
 		}
-		if lvl, text, ok := atxHeading(line); ok {
+		if lvl, text, ok := projection.ParseHeading(line); ok {
 			flush()
 			if md.Title == "" {
 				md.Title = clipBytes(text, maxFieldBytes)
@@ -110,23 +110,6 @@ func ParseMarkdown(b []byte) (Markdown, []Section) {
 		secs = secs[1:] // the document opens with a heading: no untitled section before it
 	}
 	return md, secs
-}
-
-// atxHeading reads a "# Heading" line: its level and text.
-func atxHeading(t string) (int, string, bool) {
-	if !strings.HasPrefix(t, "#") {
-		return 0, "", false
-	}
-	h := strings.TrimLeft(t, "#")
-	lvl := len(t) - len(h)
-	if lvl > 6 || h != "" && h[0] != ' ' && h[0] != '\t' {
-		return 0, "", false
-	}
-	h = strings.TrimSpace(strings.TrimRight(strings.TrimSpace(h), "#"))
-	if h == "" {
-		return 0, "", false
-	}
-	return lvl, h, true
 }
 
 // isProse reports a paragraph of at least three words once its HTML tags, images and
@@ -171,26 +154,11 @@ type front struct {
 // Front matter that is not YAML is the body's text, as it is to a reader.
 func frontMatter(b []byte) (front, int, bool) {
 	var f front
-	if !bytes.HasPrefix(b, []byte("---\n")) && !bytes.HasPrefix(b, []byte("---\r\n")) {
-		return f, 0, false
+	raw, body, ok := projection.FrontMatter(b)
+	if !ok || yaml.Unmarshal(raw, &f) != nil {
+		return front{}, 0, false
 	}
-	start := bytes.IndexByte(b, '\n') + 1
-	for off := start; off < len(b) && off-start < maxFrontMatter; {
-		end := bytes.IndexByte(b[off:], '\n')
-		if end < 0 {
-			end = len(b)
-		} else {
-			end += off
-		}
-		if t := string(bytes.TrimSpace(b[off:end])); t == "---" || t == "..." {
-			if yaml.Unmarshal(b[start:off], &f) != nil {
-				return front{}, 0, false
-			}
-			return f, min(end+1, len(b)), true
-		}
-		off = end + 1
-	}
-	return f, 0, false
+	return f, body, true
 }
 
 // fields returns the title and the description and tags, as text.

@@ -161,7 +161,7 @@ func Title(b []byte) string {
 			}
 			return true
 		}
-		if _, h, ok := heading(t); ok {
+		if _, h, ok := ParseHeading(t); ok {
 			title = h
 			return false
 		}
@@ -170,25 +170,50 @@ func Title(b []byte) string {
 	return title
 }
 
-// scanLines is the one reader of YAML front matter: it calls fn with every line of b, its
-// number (from 1) and whether it lies in front matter — between a "---" on the first line
-// and the next "---" or "...", the delimiters themselves not passed — until fn returns
-// false. It stops at a line longer than maxLine bytes.
+// MaxFrontMatter bounds the YAML front matter read at the top of a document.
+const MaxFrontMatter = 16 << 10
+
+// FrontMatter is the one reader of YAML front matter: the lines between a "---" first line
+// and the next "---" or "..." line, within MaxFrontMatter bytes. It returns them (without
+// the delimiters) and where the body starts; ok is false when b opens with none.
+func FrontMatter(b []byte) (yaml []byte, body int, ok bool) {
+	if !bytes.HasPrefix(b, []byte("---\n")) && !bytes.HasPrefix(b, []byte("---\r\n")) {
+		return nil, 0, false
+	}
+	start := bytes.IndexByte(b, '\n') + 1
+	for off := start; off < len(b) && off-start < MaxFrontMatter; {
+		end := bytes.IndexByte(b[off:], '\n')
+		if end < 0 {
+			end = len(b)
+		} else {
+			end += off
+		}
+		if t := string(bytes.TrimSpace(b[off:end])); t == "---" || t == "..." {
+			return b[start:off], min(end+1, len(b)), true
+		}
+		off = end + 1
+	}
+	return nil, 0, false
+}
+
+// scanLines calls fn with every line of b, its number (from 1) and whether it lies in
+// front matter (see FrontMatter; the delimiters themselves are not passed) until fn
+// returns false. It stops at a line longer than maxLine bytes.
 func scanLines(b []byte, maxLine int, fn func(n int, line string, front bool) bool) {
+	_, body, hasFront := FrontMatter(b)
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(make([]byte, 0, 4096), maxLine)
-	n, front := 0, false
+	n, off := 0, 0
 	for sc.Scan() {
 		line := sc.Text()
-		t := strings.TrimSpace(line)
 		n++
-		if n == 1 && t == "---" {
-			front = true
-			continue
-		}
-		if front && (t == "---" || t == "...") {
-			front = false
-			continue
+		lineStart := off
+		off += len(line) + 1
+		front := hasFront && lineStart < body
+		if front {
+			if t := strings.TrimSpace(line); n == 1 || off >= body && (t == "---" || t == "...") {
+				continue // a delimiter
+			}
 		}
 		if !fn(n, line, front) {
 			return
@@ -211,7 +236,7 @@ func Outline(b []byte) []Heading {
 		if inCode {
 			return true
 		}
-		if lvl, text, ok := heading(line); ok {
+		if lvl, text, ok := ParseHeading(line); ok {
 			out = append(out, Heading{Level: lvl, Text: clip(text, MaxHeadingLen)})
 		}
 		return len(out) < MaxOutline
@@ -238,7 +263,7 @@ func FirstParagraph(b []byte) string {
 		case t == "":
 			return len(para) == 0
 		}
-		if _, _, ok := heading(t); ok {
+		if _, _, ok := ParseHeading(t); ok {
 			return len(para) == 0
 		}
 		para = append(para, t)
@@ -270,7 +295,8 @@ func eachLine(b []byte, fn func(line string, inCode bool) bool) {
 	})
 }
 
-func heading(line string) (int, string, bool) {
+// ParseHeading reads an ATX heading line ("## Text"): its level and text.
+func ParseHeading(line string) (int, string, bool) {
 	t := strings.TrimSpace(line)
 	if !strings.HasPrefix(t, "#") {
 		return 0, "", false

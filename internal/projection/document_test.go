@@ -109,7 +109,8 @@ func TestTitle(t *testing.T) {
 		{"####### seven is not a heading", ""},
 		{"no heading at all", ""},
 		{"---\nauthor: x\n...\n# Closed by dots", "Closed by dots"},
-		{"---\n# Inside unclosed front matter", ""},
+		// Unclosed front matter is no front matter: a reader sees a rule, then the heading.
+		{"---\n# Inside unclosed front matter", "Inside unclosed front matter"},
 		{"\n---\ntitle: not front matter\n# Heading", "Heading"},
 		{strings.Repeat("line\n", 200) + "# Past line 200", ""},
 		{strings.Repeat("line\n", 199) + "# Line 200", "Line 200"},
