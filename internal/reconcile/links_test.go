@@ -45,3 +45,25 @@ func TestWatchLinkToFolderWhoseTargetGoes(t *testing.T) {
 		return strings.Contains(got, "broken symbolic link"), "view(shortcut) = " + got
 	})
 }
+
+// TestWatchLinkToALinkThatBecomesAFile: a link to a link that leaves the root is listed as
+// outside the root; when that second link is replaced by a file, the first shows the file,
+// while watching.
+func TestWatchLinkToALinkThatBecomesAFile(t *testing.T) {
+	p := watching(t, nil)
+	outsideFile := filepath.Join(t.TempDir(), "far.md")
+	testkit.NoErr(t, os.WriteFile(outsideFile, []byte("far away"), 0o644), "outside file")
+	testkit.NoErr(t, os.Symlink(outsideFile, filepath.Join(p.Root, "hop.md")), "ln -s outside")
+	testkit.NoErr(t, os.Symlink(filepath.Join(p.Root, "hop.md"), filepath.Join(p.Root, "alias.md")), "ln -s hop")
+	view := func(want string) {
+		t.Helper()
+		testkit.Eventually(t, settle, func() (bool, string) {
+			got := testkit.Text(t, p.Call("view", map[string]any{"path": "alias.md"}))
+			return strings.Contains(got, want), "view(alias.md) = " + got
+		})
+	}
+	view("leaves the project root")
+	testkit.NoErr(t, os.Remove(filepath.Join(p.Root, "hop.md")), "rm hop")
+	testkit.WriteFile(t, p.Root, "hop.md", "near words")
+	view("near words")
+}

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -93,6 +95,7 @@ func (x *Indexer) stat(rel string, info fs.FileInfo) (file, bool) {
 	case x.isConfig(rel):
 		return f, false // configuration, not a document
 	case info.Mode()&fs.ModeSymlink != 0:
+		x.noteLink(rel)
 		target, ti, err := x.tree.Target(rel)
 		switch {
 		case errors.Is(err, contentroot.ErrOutside):
@@ -102,11 +105,9 @@ func (x *Indexer) stat(rel string, info fs.FileInfo) (file, bool) {
 		case err != nil:
 			f.status, f.reason = events.StatusUnreadable, err.Error()
 		case ti.IsDir() || !ti.Mode().IsRegular():
-			x.noteLink(rel) // not a document while its target is there: listed when it goes
 			return f, false
 		default:
 			f.target, f.size, f.mt, f.inode = target, ti.Size(), ti.ModTime().UTC(), inode(ti)
-			x.noteLink(rel)
 		}
 	case !info.Mode().IsRegular():
 		return f, false // sockets, pipes, devices: not documents
@@ -152,18 +153,18 @@ func inode(info fs.FileInfo) uint64 {
 	return 0
 }
 
-// withLinks adds to paths every link known to show a file at or below one of them: when a
-// file changes or goes, so does each link's document that shows it. A link no longer a
-// link to a file is forgotten when it is compared again.
+// withLinks adds to paths every link that leads to a place at or below one of them: when
+// a file or folder changes or goes, so may each link's document that leads there. The
+// link is recorded again when it is compared.
 func (x *Indexer) withLinks(paths []string) []string {
 	out := paths
 	x.linkTargets.Range(func(k, v any) bool {
-		link, target := k.(string), v.(string)
-		for _, p := range paths {
-			if target == p || strings.HasPrefix(target, p+"/") {
+		link := k.(string)
+		for _, target := range v.([]string) {
+			if slices.ContainsFunc(paths, func(p string) bool { return target == p || strings.HasPrefix(target, p+"/") }) {
 				out = append(out, link)
-				x.linkTargets.Delete(link) // stat records it again if it still shows a file
-				break
+				x.linkTargets.Delete(link)
+				return true
 			}
 		}
 		return true
@@ -171,15 +172,28 @@ func (x *Indexer) withLinks(paths []string) []string {
 	return out
 }
 
-// noteLink records which file the link rel shows, by the path it resolves to in the
-// root (a relative link is read through the root under its own name, so its target is
-// found here).
+// noteLink records where the link rel leads, inside the root: the path it names (a link
+// to a link, or to what is not there yet, is compared again when that path changes) and
+// the path it resolves to in the end, when it does.
 func (x *Indexer) noteLink(rel string) {
-	real, err := filepath.EvalSymlinks(filepath.Join(x.tree.Dir(), filepath.FromSlash(rel)))
-	if err != nil {
-		return
+	abs := x.tree.Abs(rel)
+	var targets []string
+	if dest, err := os.Readlink(abs); err == nil {
+		if !filepath.IsAbs(dest) {
+			dest = filepath.Join(filepath.Dir(abs), dest)
+		}
+		if t, ok := x.tree.Rel(filepath.Clean(dest)); ok {
+			targets = append(targets, t)
+		}
 	}
-	if target, ok := x.tree.Rel(real); ok {
-		x.linkTargets.Store(rel, target)
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		if t, ok := x.tree.Rel(real); ok {
+			targets = append(targets, t)
+		}
+	}
+	if len(targets) > 0 {
+		x.linkTargets.Store(rel, targets)
+	} else {
+		x.linkTargets.Delete(rel)
 	}
 }
