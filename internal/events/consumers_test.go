@@ -1,11 +1,8 @@
 package events_test
 
 import (
-	"fmt"
 	"testing"
-	"time"
 
-	"github.com/guide/guide/internal/events"
 	"github.com/guide/guide/internal/testkit"
 )
 
@@ -16,15 +13,7 @@ func TestReadsLeaveNoConsumers(t *testing.T) {
 	b := testkit.NATS(t)
 	s := testkit.Stream(t, b)
 	ctx := testkit.Context(t)
-	pub := s.Publisher()
-	for i := range 20 {
-		c := fmt.Appendf(nil, "doc %d", i)
-		e := &events.Event{Op: events.OpUpsert, Project: "p", Path: fmt.Sprintf("d%d.md", i), Size: int64(len(c)),
-			Mtime: time.Unix(1700000000, 0).UTC(), Hash: events.HashContent(c), Status: events.StatusOK, Content: c}
-		testkit.NoErr(t, pub.Publish(ctx, e), "publish")
-	}
-	_, err := pub.Flush(ctx)
-	testkit.NoErr(t, err, "flush")
+	testkit.PublishDocs(t, s, "p", "d%d.md", "doc %d", 20)
 	for range 50 {
 		ev, complete, err := s.Unapplied(ctx, "p", 5, 2000)
 		testkit.NoErr(t, err, "unapplied")

@@ -19,15 +19,7 @@ func TestFollowEndsItsGoroutines(t *testing.T) {
 	b := testkit.NATS(t)
 	s := testkit.Stream(t, b)
 	ctx := testkit.Context(t)
-	pub := s.Publisher()
-	for i := range 5 {
-		c := fmt.Appendf(nil, "doc %d", i)
-		e := &events.Event{Op: events.OpUpsert, Project: "p", Path: fmt.Sprintf("d%d.md", i), Size: int64(len(c)),
-			Mtime: time.Unix(1700000000, 0).UTC(), Hash: events.HashContent(c), Status: events.StatusOK, Content: c}
-		testkit.NoErr(t, pub.Publish(ctx, e), "publish")
-	}
-	_, err := pub.Flush(ctx)
-	testkit.NoErr(t, err, "flush")
+	testkit.PublishDocs(t, s, "p", "d%d.md", "doc %d", 5)
 	failed := errors.New("apply failed")
 	follow := func() {
 		err := s.Follow(ctx, "p", 0, 10, func(events.Batch) error { return failed })

@@ -1,16 +1,13 @@
 package mcpserver_test
 
 import (
-	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/guide/guide/internal/events"
 	"github.com/guide/guide/internal/mcpserver"
 	"github.com/guide/guide/internal/query"
 	"github.com/guide/guide/internal/testkit"
@@ -23,15 +20,7 @@ func TestListWhileEventsPendingKeepsConsumersConstant(t *testing.T) {
 	b := testkit.NATS(t)
 	stream := testkit.Stream(t, b)
 	ctx := testkit.Context(t)
-	pub := stream.Publisher()
-	for i := range 30 {
-		c := fmt.Appendf(nil, "pending %d", i)
-		e := &events.Event{Op: events.OpUpsert, Project: "test", Path: fmt.Sprintf("p%d.md", i), Size: int64(len(c)),
-			Mtime: time.Unix(1700000000, 0).UTC(), Hash: events.HashContent(c), Status: events.StatusOK, Content: c}
-		testkit.NoErr(t, pub.Publish(ctx, e), "publish")
-	}
-	_, err := pub.Flush(ctx)
-	testkit.NoErr(t, err, "flush")
+	testkit.PublishDocs(t, stream, "test", "p%d.md", "pending %d", 30)
 	// No runner: what the stream holds stays unapplied for the whole test.
 	srv := &mcpserver.Server{Project: "test", Catalog: testkit.Catalog(t, map[string]string{"a.md": "applied"}),
 		Stream: stream, Logger: testkit.Logger()}

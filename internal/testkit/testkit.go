@@ -451,3 +451,19 @@ func NATSClientEventually(t testing.TB, url string, within time.Duration) *nats.
 	t.Cleanup(nc.Close)
 	return nc
 }
+
+// PublishDocs publishes n documents of project to s, the i-th at fmt.Sprintf(pathFmt, i)
+// holding fmt.Sprintf(contentFmt, i), and waits for the stream to acknowledge them.
+func PublishDocs(t testing.TB, s *events.Stream, project, pathFmt, contentFmt string, n int) {
+	t.Helper()
+	ctx := Context(t)
+	pub := s.Publisher()
+	for i := range n {
+		c := fmt.Appendf(nil, contentFmt, i)
+		e := &events.Event{Op: events.OpUpsert, Project: project, Path: fmt.Sprintf(pathFmt, i), Size: int64(len(c)),
+			Mtime: time.Unix(1700000000, 0).UTC(), Hash: events.HashContent(c), Status: events.StatusOK, Content: c}
+		NoErr(t, pub.Publish(ctx, e), "publish")
+	}
+	_, err := pub.Flush(ctx)
+	NoErr(t, err, "flush")
+}
