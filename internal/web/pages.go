@@ -232,6 +232,15 @@ func (s *Server) view(w http.ResponseWriter, r *http.Request) {
 	s.showPath(w, r, p)
 }
 
+// offset reads the page's offset argument; a bad one is answered with 400 and ok false.
+func (s *Server) offset(w http.ResponseWriter, r *http.Request) (int, bool) {
+	n, ok := offsetArg(r, "offset")
+	if !ok {
+		s.fail(w, r, http.StatusBadRequest, "offset must be a whole number, 0 or more.")
+	}
+	return n, ok
+}
+
 func offsetArg(r *http.Request, name string) (int, bool) {
 	v := r.URL.Query().Get(name)
 	if v == "" {
@@ -243,9 +252,8 @@ func offsetArg(r *http.Request, name string) (int, bool) {
 
 // showPath shows a folder or a document of the tree, as the view tool does.
 func (s *Server) showPath(w http.ResponseWriter, r *http.Request, p string) {
-	offset, ok := offsetArg(r, "offset")
+	offset, ok := s.offset(w, r)
 	if !ok {
-		s.fail(w, r, http.StatusBadRequest, "offset must be a whole number, 0 or more.")
 		return
 	}
 	pg := s.chrome(r, &page{})
@@ -340,9 +348,8 @@ func (s *Server) documentBody(v *query.DocumentView, href string) documentBody {
 
 func (s *Server) viewSession(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
-	offset, ok := offsetArg(r, "offset")
+	offset, ok := s.offset(w, r)
 	if !ok {
-		s.fail(w, r, http.StatusBadRequest, "offset must be a whole number, 0 or more.")
 		return
 	}
 	pg := s.chrome(r, &page{})
@@ -448,9 +455,8 @@ type availableBody struct {
 
 func (s *Server) available(w http.ResponseWriter, r *http.Request) {
 	folder := r.PathValue("path")
-	offset, ok := offsetArg(r, "offset")
+	offset, ok := s.offset(w, r)
 	if !ok {
-		s.fail(w, r, http.StatusBadRequest, "offset must be a whole number, 0 or more.")
 		return
 	}
 	pg := s.chrome(r, &page{})
