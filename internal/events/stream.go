@@ -10,6 +10,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nuid"
 
 	"github.com/guide/guide/internal/backoff"
 )
@@ -186,29 +187,38 @@ func (s *Stream) Current(ctx context.Context, project string) (map[string]DocSta
 // release, which deletes it. A consumer left for the server to expire would count against
 // the server's limit on consumers for minutes: a query process reading on every call
 // would reach the limit, and then no replica could create the consumer it follows with.
-// The inactivity threshold only bounds the life of one whose release never reached the
-// server.
+// So the consumer is named here, before it exists, and its creation is not cut short by
+// the caller's context: a caller that gives up while the server creates it (a client
+// timing out under load) would otherwise leave one whose name nobody knows. If creation
+// fails, the name is deleted all the same, in case the server made it. The inactivity
+// threshold only bounds the life of one whose release never reached the server.
 func (s *Stream) headers(ctx context.Context, cfg jetstream.ConsumerConfig) (jetstream.Consumer, func(), error) {
 	if len(cfg.FilterSubjects) == 1 {
 		// Older servers know one filter as FilterSubject only (with deliver-last-per-
 		// subject, they refuse FilterSubjects).
 		cfg.FilterSubject, cfg.FilterSubjects = cfg.FilterSubjects[0], nil
 	}
+	cfg.Name = "read-" + nuid.Next()
 	cfg.HeadersOnly = true
 	cfg.AckPolicy = jetstream.AckNonePolicy
 	cfg.MemoryStorage = true
 	cfg.Replicas = 1
 	cfg.InactiveThreshold = 30 * time.Second
-	cons, err := s.stream.CreateConsumer(ctx, cfg)
-	if err != nil {
-		return nil, nil, err
-	}
-	name := cons.CachedInfo().Name
 	release := func() {
 		// The read's context may have ended: the deletion must still reach the server.
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
-		_ = s.stream.DeleteConsumer(ctx, name)
+		_ = s.stream.DeleteConsumer(ctx, cfg.Name)
+	}
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	cons, err := s.stream.CreateConsumer(cctx, cfg)
+	if err == nil {
+		err = ctx.Err() // the caller gave up meanwhile: the consumer exists, release it
+	}
+	if err != nil {
+		release()
+		return nil, nil, err
 	}
 	return cons, release, nil
 }
