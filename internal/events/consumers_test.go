@@ -19,7 +19,7 @@ func TestReadsLeaveNoConsumers(t *testing.T) {
 	ctx := testkit.Context(t)
 	testkit.PublishDocs(t, s, "p", "d%d.md", "doc %d", 20)
 	for range 50 {
-		ev, complete, err := s.Unapplied(ctx, "p", 5, 2000)
+		ev, _, complete, err := s.Unapplied(ctx, "p", 5, 2000)
 		testkit.NoErr(t, err, "unapplied")
 		if len(ev) != 15 || !complete {
 			t.Fatalf("unapplied: %d events, complete %v; want 15, true", len(ev), complete)
@@ -50,7 +50,7 @@ func TestReadsCutShortLeaveNoConsumers(t *testing.T) {
 		// server creates the consumer, some during the fetch, some never.
 		cctx, cancel := context.WithTimeout(ctx, time.Duration(i%30)*100*time.Microsecond)
 		if i%2 == 0 {
-			_, _, _ = s.Unapplied(cctx, "p", 5, 2000)
+			_, _, _, _ = s.Unapplied(cctx, "p", 5, 2000)
 		} else {
 			_, _, _ = s.Current(cctx, "p")
 		}
