@@ -259,6 +259,9 @@ func List(s *projection.Snapshot, sc Scope, pend Pending, f ListFilter, lim Limi
 		}
 		sc.Folder = p
 	}
+	if res, ok := listFocusPage(s, sc, pend, f, lim); ok {
+		return res.result()
+	}
 	all := Available(s, sc, pend)
 	res := &ListResult{Focus: sc.Focus, Scope: sc.Name(), Folder: sc.Folder, Counts: map[string]int{}, Offset: f.Offset,
 		Documents: []ListEntry{}}
@@ -290,4 +293,153 @@ func List(s *projection.Snapshot, sc Scope, pend Pending, f ListFilter, lim Limi
 			f.Offset+1, end, len(match), end)
 	}
 	return res, nil
+}
+
+// focusPage is a page of the default listing of a focus, found without collecting every
+// document available: the counts come from the folders' counts, and the page is read in
+// listing order from where it starts, skipping whole folders before it. A listing of the
+// root of a large tree costs the page, not the tree.
+type focusPage struct {
+	res   *ListResult
+	total int
+	err   *Error
+}
+
+func (p focusPage) result() (*ListResult, *Error) { return p.res, p.err }
+
+// listFocusPage answers List as Available and the paging after it would, when nothing
+// narrows the listing and nothing is on its way (no pending event, no upload): then every
+// document of the catalog in the focus set is listed, with its catalog status.
+func listFocusPage(s *projection.Snapshot, sc Scope, pend Pending, f ListFilter, lim Limits) (focusPage, bool) {
+	if f.ContextType != "" || f.Status != "" || sc.Folder != "" || sc.All || len(pend.Events) > 0 || len(pend.Uploading) > 0 {
+		return focusPage{}, false
+	}
+	focus, ok := s.Folder(sc.Focus)
+	if !ok {
+		return focusPage{}, false
+	}
+	// Session documents first, by path, as Available orders them.
+	l := &listing{pend: pend, seen: map[events.DocKey]bool{}}
+	if sc.Session != "" {
+		for _, d := range s.SessionDocuments(sc.Session) {
+			l.add(d.Key(), d, sessionOrigin)
+		}
+		slices.SortFunc(l.out, func(a, b ListEntry) int { return strings.Compare(a.Path, b.Path) })
+	}
+	sessions := l.out
+	l.out = nil
+	var ancestors []*projection.Folder // nearest first: the deepest folder first, as Available orders them
+	nAncestors := 0
+	for _, a := range enclosingFolders(sc.Focus) {
+		if af, ok := s.Folder(a); ok {
+			ancestors = append(ancestors, af)
+			nAncestors += len(af.Docs())
+		}
+	}
+	nFocus := len(focus.Docs())
+	res := &ListResult{Focus: sc.Focus, Scope: sc.Name(), Counts: map[string]int{}, Offset: f.Offset, Documents: []ListEntry{}}
+	for t, n := range map[string]int{ContextSession: len(sessions), ContextFocus: nFocus, ContextAncestor: nAncestors,
+		ContextDescendant: focus.Documents - nFocus} {
+		if n > 0 {
+			res.Counts[t] = n
+		}
+	}
+	res.Total = len(sessions) + focus.Documents + nAncestors
+	if f.Offset > res.Total {
+		return focusPage{err: Errorf(ErrInvalidArgument, "offset %d is past the end (%d documents)", f.Offset, res.Total)}, true
+	}
+	budget := lim.MaxChars - 500
+	end := f.Offset
+	// take adds an entry to the page; false when the page is full.
+	take := func(e ListEntry) bool {
+		if end-f.Offset >= f.Limit {
+			return false
+		}
+		budget -= entrySize(e.Filename, e.Path, e.Title+e.Reason+e.ID) + 60
+		if budget < 0 {
+			return false
+		}
+		res.Documents = append(res.Documents, e)
+		end++
+		return true
+	}
+	skip := f.Offset
+	doc := func(d *projection.Document) bool {
+		if skip > 0 {
+			skip--
+			return true
+		}
+		l.add(d.Key(), d, sc.Origin(d.Path))
+		if len(l.out) == 0 {
+			return true
+		}
+		e := l.out[0]
+		l.out = l.out[:0]
+		return take(e)
+	}
+	more := true
+	for _, e := range sessions {
+		if skip > 0 {
+			skip--
+			continue
+		}
+		if more = take(e); !more {
+			break
+		}
+	}
+	for _, d := range focus.Docs() {
+		if !more {
+			break
+		}
+		more = doc(d)
+	}
+	for _, a := range ancestors {
+		for _, d := range a.Docs() {
+			if !more {
+				break
+			}
+			more = doc(d)
+		}
+	}
+	for _, sub := range focus.Folders() {
+		if !more {
+			break
+		}
+		more = eachDocByPath(sub, &skip, doc)
+	}
+	if end < res.Total {
+		res.Truncated, res.NextOffset = true, end
+		res.Message = fmt.Sprintf("showing %d to %d of %d documents; call list with offset %d for more, or narrow it with context_type, status or folder",
+			f.Offset+1, end, res.Total, end)
+	}
+	return focusPage{res: res}, true
+}
+
+// eachDocByPath calls fn for the documents in f and below it in the order of their paths
+// (a folder's documents and subfolders interleaved by name), after skipping the first
+// *skip of them, whole folders at a time; it stops, returning false, when fn does.
+func eachDocByPath(f *projection.Folder, skip *int, fn func(*projection.Document) bool) bool {
+	if *skip >= f.Documents {
+		*skip -= f.Documents
+		return true
+	}
+	docs, subs := f.Docs(), f.Folders()
+	for len(docs) > 0 || len(subs) > 0 {
+		// A document's path and a folder's documents' paths share everything up to the
+		// document's name and the folder's name with a slash: compare those.
+		if len(subs) == 0 || len(docs) > 0 && docs[0].Name() < subs[0].Name()+"/" {
+			if *skip > 0 {
+				*skip--
+			} else if !fn(docs[0]) {
+				return false
+			}
+			docs = docs[1:]
+			continue
+		}
+		if !eachDocByPath(subs[0], skip, fn) {
+			return false
+		}
+		subs = subs[1:]
+	}
+	return true
 }
