@@ -322,14 +322,21 @@ func (x *Index) build(q Query, folder string, scope *Scope, relaxed bool) bq.Que
 	for _, p := range q.Phrases {
 		required = append(required, x.phraseQuery(p))
 	}
-	var top *bq.BooleanQuery
-	if relaxed {
+	// Each level of Bleve's searchers costs a call per matching document: a conjunction of
+	// one query scores as that query (a sum of one score), so it is left out, and so is a
+	// filter that admits every document (Bleve then searches the required part alone).
+	var must bq.Query
+	switch {
+	case relaxed:
 		d := bq.NewDisjunctionQuery(required)
 		d.SetMin(1)
-		top = bq.NewBooleanQuery([]bq.Query{d}, nil, nil)
-	} else {
-		top = bq.NewBooleanQuery([]bq.Query{bq.NewConjunctionQuery(required)}, nil, nil)
+		must = d
+	case len(required) == 1:
+		must = required[0]
+	default:
+		must = bq.NewConjunctionQuery(required)
 	}
+	top := bq.NewBooleanQuery([]bq.Query{must}, nil, nil)
 	for _, w := range q.Optional {
 		top.AddShould(x.wordQuery(w, 0.2))
 	}
@@ -338,8 +345,39 @@ func (x *Index) build(q Query, folder string, scope *Scope, relaxed bool) bq.Que
 		near.SetBoost(boostNear)
 		top.AddShould(near)
 	}
-	top.AddFilter(scopeQuery(folder, scope))
+	if !x.admitsAll(folder, scope) {
+		top.AddFilter(scopeQuery(folder, scope))
+	}
 	return top
+}
+
+// admitsAll reports whether the scope of a search admits every document of the index: the
+// whole tree, and the index holds no session's documents but those of the scope's session.
+// Session documents whose removal is not yet merged away count as held.
+func (x *Index) admitsAll(folder string, sc *Scope) bool {
+	if sc == nil {
+		sc = &Scope{Subtree: folder}
+	}
+	if sc.Subtree != "" {
+		return false
+	}
+	d, err := x.idx.FieldDict(fieldSession)
+	if err != nil {
+		return false
+	}
+	defer d.Close()
+	for {
+		e, err := d.Next()
+		if err != nil {
+			return false
+		}
+		if e == nil {
+			return true
+		}
+		if e.Term != treeSession && (sc.Session == "" || e.Term != sc.Session) {
+			return false
+		}
+	}
 }
 
 // scopeQuery admits the documents a search covers: the tree below folder, or what a
