@@ -322,9 +322,11 @@ func (x *Index) build(q Query, folder string, scope *Scope, relaxed bool) bq.Que
 	for _, p := range q.Phrases {
 		required = append(required, x.phraseQuery(p))
 	}
-	// Each level of Bleve's searchers costs a call per matching document: a conjunction of
-	// one query scores as that query (a sum of one score), so it is left out, and so is a
-	// filter that admits every document (Bleve then searches the required part alone).
+	// Each level of Bleve's searchers costs a call per matching document. A conjunction of
+	// one query scores as that query (a sum of one score), so none is made: not around a
+	// single word, and not around the required part (NewBooleanQuery would wrap it in
+	// one). A filter that admits every document is left out too: a Boolean query of its
+	// required part alone is then searched as that part.
 	var must bq.Query
 	switch {
 	case relaxed:
@@ -336,7 +338,7 @@ func (x *Index) build(q Query, folder string, scope *Scope, relaxed bool) bq.Que
 	default:
 		must = bq.NewConjunctionQuery(required)
 	}
-	top := bq.NewBooleanQuery([]bq.Query{must}, nil, nil)
+	top := &bq.BooleanQuery{Must: must}
 	for _, w := range q.Optional {
 		top.AddShould(x.wordQuery(w, 0.2))
 	}
