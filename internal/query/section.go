@@ -49,11 +49,15 @@ func sectionScore(text []byte, terms, stems []string, pairs map[[2]string]bool) 
 	prevTok := ""
 	index.Words(text, func(s index.Span) bool {
 		tok := text[s.Start:s.End]
-		folded := index.FoldString(string(tok))
-		if pairs[[2]string{prevTok, folded}] {
-			near++
+		// Folding every word of the text is most of the cost; a query of one word has no
+		// pairs to look for.
+		if len(pairs) > 0 {
+			folded := index.FoldString(string(tok))
+			if pairs[[2]string{prevTok, folded}] {
+				near++
+			}
+			prevTok = folded
 		}
-		prevTok = folded
 		hit := -1
 		for i, t := range terms {
 			if bytes.EqualFold(tok, []byte(t)) || stemMatch(tok, stems[i]) {
