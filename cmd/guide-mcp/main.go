@@ -399,9 +399,13 @@ func (m *Main) connect(ctx context.Context) error {
 	return nil
 }
 
-// releaseEvery is how many events the projections apply before their garbage is handed
-// back to the system once they are idle again.
-const releaseEvery = 1000
+// The projections apply at least releaseEvery events before their garbage is handed back
+// to the system once they are idle again, and at most once every releaseGap: under a
+// steady churn, every second's batch would otherwise pay for a full collection.
+const (
+	releaseEvery = 1000
+	releaseGap   = 30 * time.Second
+)
 
 // releaseAfterCatchUp hands the memory a catch-up used back to the system once every
 // projection has applied everything it was sent. A cold index of 100k documents leaves
@@ -411,6 +415,7 @@ func releaseAfterCatchUp(ctx context.Context, r *projection.Runner) {
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
 	var released uint64
+	var at time.Time
 	for {
 		select {
 		case <-ctx.Done():
@@ -418,7 +423,7 @@ func releaseAfterCatchUp(ctx context.Context, r *projection.Runner) {
 		case <-t.C:
 		}
 		applied := r.Applied()
-		if applied < released+releaseEvery {
+		if applied < released+releaseEvery || time.Since(at) < releaseGap {
 			continue
 		}
 		idle := true
@@ -428,7 +433,7 @@ func releaseAfterCatchUp(ctx context.Context, r *projection.Runner) {
 		}
 		if idle {
 			debug.FreeOSMemory()
-			released = applied
+			released, at = applied, time.Now()
 		}
 	}
 }

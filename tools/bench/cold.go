@@ -140,9 +140,9 @@ func caughtUp(ctx context.Context, s *server, c *report.Corpus, data string) rep
 	rss, _, _ := s.memory()
 	size := dirSize(data)
 	// What the process keeps once it has settled (it hands back the garbage of the catch-up).
-	time.Sleep(time.Second)
+	time.Sleep(2 * time.Second)
 	settled, _, _ := s.memory()
-	r.Note = fmt.Sprintf("RSS then %.0f MB, %.0f MB a second later; data directory %.0f MB (%.2f× the text)",
+	r.Note = fmt.Sprintf("RSS then %.0f MB, %.0f MB two seconds later; data directory %.0f MB (%.2f× the text)",
 		float64(rss)/1e6, float64(settled)/1e6, float64(size)/1e6, float64(size)/float64(max(c.Bytes, 1)))
 	return r
 }
