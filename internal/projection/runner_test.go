@@ -98,3 +98,52 @@ func BenchmarkRunnerCatchUp(b *testing.B) {
 	}
 	b.ReportMetric(rate, "events/s")
 }
+
+// sized is a projection that takes batches of its own size, and records the largest.
+type sized struct {
+	*projection.Catalog
+	max     int
+	mu      sync.Mutex
+	largest int
+}
+
+func (s *sized) MaxBatch() int { return s.max }
+
+func (s *sized) Apply(b events.Batch) error {
+	s.mu.Lock()
+	s.largest = max(s.largest, len(b.Events))
+	s.mu.Unlock()
+	return s.Catalog.Apply(b)
+}
+
+// TestRunnerBatchesAsTheProjectionAsks: a projection that names its batch size gets
+// batches up to that size, larger or smaller than the runner's, and still applies every
+// event.
+func TestRunnerBatchesAsTheProjectionAsks(t *testing.T) {
+	s := testkit.Stream(t, testkit.NATS(t))
+	last := publishDocs(t, s, 600)
+	for _, size := range []int{50, 500} {
+		t.Run(fmt.Sprint(size), func(t *testing.T) {
+			c := &projection.Catalog{Dir: t.TempDir(), Logger: testkit.Logger()}
+			testkit.NoErr(t, c.Open(), "open catalog")
+			t.Cleanup(func() { _ = c.Close() })
+			p := &sized{Catalog: c, max: size}
+			r := &projection.Runner{Stream: s, Project: "p", Projections: []projection.Projection{p}, MaxBatch: 100, Logger: testkit.Logger()}
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan struct{})
+			go func() { defer close(done); _ = r.Run(ctx) }()
+			t.Cleanup(func() { cancel(); <-done })
+			testkit.Eventually(t, time.Minute, func() (bool, string) {
+				return c.Checkpoint() == last, fmt.Sprintf("checkpoint %d, want %d (runner: %v)", c.Checkpoint(), last, r.Err())
+			})
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			if p.largest > size {
+				t.Errorf("a batch of %d events for a projection that takes at most %d", p.largest, size)
+			}
+			if size > 100 && p.largest <= 100 {
+				t.Errorf("batches of at most %d events for a projection that takes %d: the runner's size won", p.largest, size)
+			}
+		})
+	}
+}
