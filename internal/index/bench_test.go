@@ -125,10 +125,9 @@ func buildBenchIndex(b *testing.B) benchIndex {
 		bench.paths, bench.contents = paths, contents
 		start, cpu := time.Now(), cpuTime()
 		var seq uint64
-		bs := x.MaxBatch() // as the runner feeds it while catching up
-		for i := 0; i < len(paths); i += bs {
+		for i := 0; i < len(paths); i += 1000 {
 			var batch events.Batch
-			for j := i; j < min(i+bs, len(paths)); j++ {
+			for j := i; j < min(i+1000, len(paths)); j++ {
 				seq++
 				batch.Events = append(batch.Events, events.Event{Op: events.OpUpsert, Path: paths[j], Seq: seq,
 					Status: events.StatusOK, Content: contents[j], Hash: events.HashContent(contents[j]),

@@ -350,14 +350,6 @@ func documentFolders(p string) []string {
 	return out
 }
 
-// MaxBatch is how many events the index takes at once (projection.Batcher). Scorch
-// builds one segment per batch: batches of 4,000 rather than the runner's 1,000 took 14%
-// less CPU to index 10k documents (BenchmarkIndexing, 5.6 against 6.5 cpu-s), as fewer
-// segments are built and merged. Once caught up, a batch holds what has arrived.
-func (x *Index) MaxBatch() int { return 4000 }
-
-var _ projection.Batcher = (*Index)(nil)
-
 // Apply folds a batch of events into the index, with the batch's last sequence as the new
 // checkpoint in the same Bleve batch. Events at or below the checkpoint are skipped.
 func (x *Index) Apply(b events.Batch) error {

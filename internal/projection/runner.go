@@ -26,13 +26,6 @@ type Projection interface {
 	Apply(events.Batch) error
 }
 
-// Batcher is a projection that takes batches of its own size rather than the runner's
-// MaxBatch: the full-text index builds one segment per batch, and fewer, larger segments
-// cost it less while it catches up.
-type Batcher interface {
-	MaxBatch() int
-}
-
 // Runner feeds each projection from its own consumer of the stream, starting after its
 // own checkpoint, so that a slow projection (the full-text index) never holds back a fast
 // one (the catalog, which answers view and tree).
@@ -40,7 +33,7 @@ type Runner struct {
 	Stream      *events.Stream
 	Project     string
 	Projections []Projection
-	MaxBatch    int // default 1000; a Batcher sets its own
+	MaxBatch    int // default 1000
 	Logger      *slog.Logger
 	// OnProgress, when set, hears how a catch-up goes: every ProgressEvery while the
 	// projections are behind the stream's end as it was when following began, and once
@@ -290,11 +283,7 @@ func (r *Runner) follow(ctx context.Context, p Projection, caughtUp func()) erro
 		caughtUp()
 	}
 	prog := r.newProgress(from, target)
-	maxBatch := r.MaxBatch
-	if b, ok := p.(Batcher); ok && b.MaxBatch() > 0 {
-		maxBatch = b.MaxBatch()
-	}
-	return r.Stream.Follow(ctx, r.Project, from, maxBatch, func(b events.Batch) error {
+	return r.Stream.Follow(ctx, r.Project, from, r.MaxBatch, func(b events.Batch) error {
 		if err := p.Apply(b); err != nil {
 			return fmt.Errorf("%s: %w", p.Name(), err)
 		}
