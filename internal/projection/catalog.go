@@ -61,10 +61,13 @@ type Catalog struct {
 
 	db *bolt.DB
 
-	// Lock order: mu, then a bbolt transaction.
-	mu   sync.RWMutex
-	docs map[string]*Document
-	tree *tree
+	// Lock order: applying, mu, then a bbolt transaction.
+	// applying is held while a batch is written and its references counted, so that the
+	// garbage collection never sees content written and not counted yet.
+	applying sync.Mutex
+	mu       sync.RWMutex
+	docs     map[string]*Document
+	tree     *tree
 	// sessions holds the session documents, by session token then file name; they are
 	// in no folder, so never in the tree.
 	sessions map[string]map[string]*Document
@@ -254,8 +257,10 @@ func (c *Catalog) collectGarbage() {
 	if len(stale) == 0 {
 		return
 	}
-	// Under the write lock, so that the writer cannot reference a hash between the check
-	// and the delete, and Close cannot run underneath.
+	// Between batches, so that a hash the writer has stored and not counted yet is not
+	// taken for garbage; under the write lock, so that Close cannot run underneath.
+	c.applying.Lock()
+	defer c.applying.Unlock()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.db == nil {
@@ -398,6 +403,8 @@ func (c *Catalog) Apply(b events.Batch) error {
 	if f.seq == c.state.Seq {
 		return nil
 	}
+	c.applying.Lock()
+	defer c.applying.Unlock()
 	delta := c.refDelta(f)
 	if err := c.write(f, delta); err != nil {
 		return fmt.Errorf("catalog: %w", err)
