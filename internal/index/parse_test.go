@@ -120,7 +120,15 @@ func TestParseMarkdown(t *testing.T) {
 			[]index.Section{{0, "", 0}, {2, "Real", 49}}},
 		{"OneParagraphHasNoLead", "Just one paragraph of words.\n", index.Markdown{}, []index.Section{{0, "", 0}}},
 		{"BrokenFrontMatterIsText", "---\n: [\n---\nWords after it here.\n\nMore.\n",
-			index.Markdown{Lead: "--- : [ --- Words after it here."}, []index.Section{{0, "", 0}}},
+			index.Markdown{Lead: "--- : --- Words after it here."}, []index.Section{{0, "", 0}}},
+		{"ReferenceBadgesAreNoLead", "# cookie-parser\n\n[![NPM Version][npm-image]][npm-url] [![Build][ci-image]][ci-url]\n\nParse `Cookie` header and populate [req.cookies](#x).\n\nMore.\n",
+			index.Markdown{Title: "cookie-parser", Headings: "cookie-parser\n", Lead: "Parse `Cookie` header and populate req.cookies ."},
+			[]index.Section{{1, "cookie-parser", 0}}},
+		{"TitleIsItsText", "# YAML <a href=\"https://x\"><img src=\"y.svg\" title=\"npm package\" /></a>\n\nA library for YAML, the data serialization standard.\n\nMore.\n",
+			index.Markdown{Title: "YAML", Headings: "YAML\n", Lead: "A library for YAML, the data serialization standard."},
+			[]index.Section{{1, `YAML <a href="https://x"><img src="y.svg" title="npm package" /></a>`, 0}}},
+		{"HTMLParagraphIsText", "<p align=\"center\"><img src=\"logo.svg\"></p>\n\n<p align=\"center\">Promise based HTTP client for the browser</p>\n\nMore.\n",
+			index.Markdown{Lead: "Promise based HTTP client for the browser"}, []index.Section{{0, "", 0}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

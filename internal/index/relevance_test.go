@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/guide/guide/internal/index"
@@ -143,3 +144,34 @@ func rank(t *testing.T, x *index.Index, q, folder string) []string {
 }
 
 func round(f float64) float64 { return float64(int(f*1000+0.5)) / 1000 }
+
+// TestLengthIsWeighedAgainstTheMean: BM25 weighs a document's length against the mean
+// length of the documents, so that a document that is about a word, longer than the
+// mean, outranks a short one that mentions it once. (Bleve's own mean was the number of
+// different words per document: in a tree of long texts over a small vocabulary, every
+// text seemed dozens of times too long, and the passing mention won.)
+func TestLengthIsWeighedAgainstTheMean(t *testing.T) {
+	x := openIndex(t, filepath.Join(t.TempDir(), "index"))
+	filler := strings.Fields("the road north and the rain on the bread of the sea with a song")
+	text := func(words int, mentions int) *string {
+		var b strings.Builder
+		for i := range words {
+			if mentions > 0 && i%(words/mentions) == 0 {
+				b.WriteString("griffin ")
+				continue
+			}
+			b.WriteString(filler[i%len(filler)] + " ")
+		}
+		s := b.String()
+		return &s
+	}
+	docs := map[string]*string{
+		"notes/bestiary.md": text(200, 20),
+		"notes/travel.md":   text(40, 1),
+	}
+	for i := range 8 {
+		docs[fmt.Sprintf("notes/day%d.md", i)] = text(120, 0)
+	}
+	(&feeder{x: x}).batch(t, docs)
+	testkit.Equal(t, rank(t, x, "griffin", ""), []string{"notes/bestiary.md", "notes/travel.md"}, "ranking")
+}
