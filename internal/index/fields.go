@@ -17,9 +17,10 @@ type rankedField struct {
 // looked up in their dictionaries.
 var rankedFields = []rankedField{
 	{fieldName, 2.0, true, false},
+	{fieldPath, 1.0, false, true},
 	{fieldTitle, 1.0, true, true},
 	{fieldMeta, 1.0, false, true},
 	{fieldHeadings, 0.5, false, true},
-	{fieldLead, 1.0, false, true},
+	{fieldLead, 2.0, false, true},
 	{fieldContent, 1.0, true, false},
 }

@@ -41,6 +41,7 @@ var (
 // rankedFields (fields.go).
 const (
 	fieldName       = "name"        // the file name less its extensions
+	fieldPath       = "path"        // the words of the folders holding the document
 	fieldTitle      = "title"       // front matter title, else the first heading
 	fieldHeadings   = "headings"    // every Markdown heading
 	fieldMeta       = "meta"        // front matter description and tags
@@ -293,6 +294,7 @@ func (x *Index) Reset(st projection.State) error {
 // second analysis and a second set of postings of every text.
 type document struct {
 	Name       string   `json:"name"`
+	Path       string   `json:"path,omitempty"`
 	Title      string   `json:"title,omitempty"`
 	Headings   string   `json:"headings,omitempty"`
 	Meta       string   `json:"meta,omitempty"`
@@ -320,6 +322,9 @@ func newDocument(e *events.Event) *document {
 		d.Session = e.Session // a session document belongs to no folder of the tree
 	} else {
 		d.Folders, d.Dir = documentFolders(e.Path), dirKey(path.Dir(e.Path))
+		if dir := path.Dir(e.Path); dir != "." {
+			d.Path = dir
+		}
 	}
 	if e.Status == events.StatusOK && events.HashContent(e.Content) == e.Hash {
 		d.Content = string(e.Content)

@@ -13,7 +13,7 @@ var keyLengths = []byte("guide.lengths")
 
 // lengthFields are the fields whose mean length BM25 is given: the text fields a word is
 // searched in.
-var lengthFields = []string{fieldName, fieldTitle, fieldHeadings, fieldMeta, fieldLead, fieldContent, fieldContentCJK}
+var lengthFields = []string{fieldName, fieldPath, fieldTitle, fieldHeadings, fieldMeta, fieldLead, fieldContent, fieldContentCJK}
 
 // fieldLength is the words of one field over every document indexed that has it.
 type fieldLength struct {
@@ -32,7 +32,7 @@ type lengths map[string]fieldLength
 
 // add counts the words of an indexed document's fields.
 func (l lengths) add(d *document) {
-	for f, text := range map[string]string{fieldName: d.Name, fieldTitle: d.Title, fieldHeadings: d.Headings,
+	for f, text := range map[string]string{fieldName: d.Name, fieldPath: d.Path, fieldTitle: d.Title, fieldHeadings: d.Headings,
 		fieldMeta: d.Meta, fieldLead: d.Lead, fieldContent: d.Content} {
 		if n := countWords(text); n > 0 {
 			l[f] = fieldLength{Words: l[f].Words + uint64(n), Docs: l[f].Docs + 1}

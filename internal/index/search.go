@@ -30,7 +30,7 @@ const (
 	boostContent    = 1.0
 	boostForm       = 0.5
 	boostContentCJK = 1.0
-	boostNear       = 8.0
+	boostNear       = 4.0
 )
 
 // rankedWords is how many words (and phrases) a query needs to be ranked as a sentence:
