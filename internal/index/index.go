@@ -446,7 +446,7 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 	for _, f := range rankedFields {
 		a := analyzerWord
 		if f.stemmed {
-			a = analyzerStem
+			a = analyzerParts
 		}
 		doc.AddFieldMappingsAt(f.name, text(a, f.positions))
 	}

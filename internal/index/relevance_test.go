@@ -175,3 +175,14 @@ func TestLengthIsWeighedAgainstTheMean(t *testing.T) {
 	(&feeder{x: x}).batch(t, docs)
 	testkit.Equal(t, rank(t, x, "griffin", ""), []string{"notes/bestiary.md", "notes/travel.md"}, "ranking")
 }
+
+// TestCamelCaseTitleIsFoundByItsWords: a title written in camel case is found, and
+// ranked, by the words it joins.
+func TestCamelCaseTitleIsFoundByItsWords(t *testing.T) {
+	x := openIndex(t, filepath.Join(t.TempDir(), "index"))
+	(&feeder{x: x}).batch(t, map[string]*string{
+		"a/internmap.md": str("# InternMap\n\nKeys by value, for dates used as keys.\n\nMore of it.\n"),
+		"b/other.md":     str("# Other\n\nA plan of the town.\n\nAn intern drew a map of it.\n"),
+	})
+	testkit.Equal(t, rank(t, x, "intern map", ""), []string{"a/internmap.md", "b/other.md"}, "ranking")
+}
