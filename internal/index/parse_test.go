@@ -30,6 +30,9 @@ func TestParseQuery(t *testing.T) {
 		{"snake_case foo.bar", "+snake_case +foo +bar"},
 		// A sentence of more than MaxQueryTerms words, fewer of them different.
 		{strings.Repeat("read it or write it ", 9), "+read +write ?it ?or"},
+		// A pasted paragraph: its common words do not count against MaxQueryTerms, and
+		// only the first MaxOptional of them rank.
+		{manyWords(index.MaxQueryTerms) + "a an and are as at be but by for", wordsQuery(index.MaxQueryTerms) + " ?a ?an ?and ?are ?as ?at ?be ?but"},
 	}
 	for _, c := range ok {
 		q, err := index.ParseQuery(c.in)
@@ -83,7 +86,7 @@ func FuzzParseQuery(f *testing.F) {
 			}
 			t.Fatalf("ParseQuery(%q): undocumented error %v", s, err)
 		}
-		if len(q.Terms()) > index.MaxQueryTerms || len(q.Words)+len(q.Phrases) == 0 {
+		if len(q.Terms()) > index.MaxQueryTerms+index.MaxOptional || len(q.Optional) > index.MaxOptional || len(q.Words)+len(q.Phrases) == 0 {
 			t.Fatalf("ParseQuery(%q) = %s", s, q)
 		}
 		for _, w := range q.Terms() {
@@ -154,6 +157,15 @@ func FuzzParseMarkdown(f *testing.F) {
 			prev = sec.Start
 		}
 	})
+}
+
+// wordsQuery is the canonical form of manyWords(n).
+func wordsQuery(n int) string {
+	var parts []string
+	for i := range n {
+		parts = append(parts, fmt.Sprintf("+w%d", i))
+	}
+	return strings.Join(parts, " ")
 }
 
 // manyWords returns n different words.
