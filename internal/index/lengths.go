@@ -90,11 +90,19 @@ func (l lengths) bm25Stats(docs uint64) *search.BM25Stats {
 	return st
 }
 
-// countWords counts the words of s as the index splits them.
+// countWords counts the words of s as the index splits them (ASCII a byte at a time).
 func countWords(s string) int {
 	n, in := 0, false
-	for _, r := range s {
-		w := r != utf8.RuneError && IsWordRune(r)
+	for i := 0; i < len(s); {
+		var w bool
+		if c := s[i]; c < utf8.RuneSelf {
+			w = asciiWord[c]
+			i++
+		} else {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			w = r != utf8.RuneError && IsWordRune(r)
+			i += size
+		}
 		if w && !in {
 			n++
 		}
@@ -102,3 +110,11 @@ func countWords(s string) int {
 	}
 	return n
 }
+
+// asciiWord marks the ASCII word characters.
+var asciiWord = func() (t [utf8.RuneSelf]bool) {
+	for c := range t {
+		t[c] = IsWordRune(rune(c))
+	}
+	return t
+}()
