@@ -151,7 +151,8 @@ func round(f float64) float64 { return float64(int(f*1000+0.5)) / 1000 }
 // different words per document: in a tree of long texts over a small vocabulary, every
 // text seemed dozens of times too long, and the passing mention won.)
 func TestLengthIsWeighedAgainstTheMean(t *testing.T) {
-	x := openIndex(t, filepath.Join(t.TempDir(), "index"))
+	dir := filepath.Join(t.TempDir(), "index")
+	x := openIndex(t, dir)
 	filler := strings.Fields("the road north and the rain on the bread of the sea with a song")
 	text := func(words int, mentions int) *string {
 		var b strings.Builder
@@ -173,7 +174,11 @@ func TestLengthIsWeighedAgainstTheMean(t *testing.T) {
 		docs[fmt.Sprintf("notes/day%d.md", i)] = text(120, 0)
 	}
 	(&feeder{x: x}).batch(t, docs)
-	testkit.Equal(t, rank(t, x, "griffin", ""), []string{"notes/bestiary.md", "notes/travel.md"}, "ranking")
+	want := []string{"notes/bestiary.md", "notes/travel.md"}
+	testkit.Equal(t, rank(t, x, "griffin", ""), want, "ranking")
+	// The lengths are kept with the index: opened again, it ranks the same.
+	testkit.NoErr(t, x.Close(), "close")
+	testkit.Equal(t, rank(t, openIndex(t, dir), "griffin", ""), want, "ranking after reopening")
 }
 
 // TestCamelCaseTitleIsFoundByItsWords: a title written in camel case is found, and
