@@ -157,7 +157,7 @@ func main() {
 func (m *Main) ParseFlags(args []string) error {
 	fs := flag.NewFlagSet("guide-mcp", flag.ContinueOnError)
 	c, d := &m.Config, DefaultConfig()
-	fs.StringVar(&c.Root, "root", "", "all-in-one: index this content tree in-process, with an embedded NATS server")
+	fs.StringVar(&c.Root, "root", "", "all-in-one: index this content tree in-process, with an embedded NATS server (over stdio, default: the first of the client's MCP roots)")
 	fs.StringVar(&c.ConfigFile, "config", "", "all-in-one: project configuration file (default: guide.yaml at the root, if present)")
 	fs.StringVar(&c.ToolPrefix, "tool-prefix", d.ToolPrefix, "prefix for every tool name, e.g. \"guide_\" (default: $MCP_TOOL_PREFIX, else none)")
 	fs.StringVar(&c.NATSURL, "nats", "", "follow the stream on this NATS server (comma-separated URLs)")
@@ -198,7 +198,8 @@ func (m *Main) ParseFlags(args []string) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	if c.Root == "" && c.NATSURL == "" {
+	if c.Root == "" && c.NATSURL == "" && (c.HTTPAddr != "" || c.ServeOwner) {
+		// Over stdio the folder may come from the client's roots; over HTTP nothing names it.
 		return errors.New("no folder to serve; name it with: guide-mcp --root /path/to/docs (or follow a stream with --nats URL)")
 	}
 	if c.Root != "" && c.NATSURL != "" {
@@ -234,6 +235,9 @@ func (m *Main) Run(ctx context.Context) error {
 	m.project = m.Config.Project
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	if m.Config.Root == "" && m.Config.NATSURL == "" && m.Config.HTTPAddr == "" && !m.Config.ServeOwner {
+		return m.serveRoots(ctx)
+	}
 	if m.Config.Root != "" && m.Config.HTTPAddr == "" && !m.Config.ServeOwner {
 		return m.bridge(ctx)
 	}
