@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+
+	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/guide/guide/internal/index"
 	"github.com/guide/guide/internal/mcpserver"
@@ -12,29 +15,58 @@ import (
 )
 
 // serveRoots serves a stdio client that named no folder: the client's roots name it (see
-// owner.Front). The handshake is answered by a server with the same tools as a project's,
-// built here; each root is served exactly as guide-mcp --root would serve it.
+// owner.Front); each root is served exactly as guide-mcp --root would serve it.
 func (m *Main) serveRoots(ctx context.Context) error {
 	close(m.Ready)
-	template := (&mcpserver.Server{Index: &index.Index{}, Logger: m.Logger, ToolPrefix: m.Config.ToolPrefix,
-		PageSize: m.Config.PageSize}).New()
+	h, err := m.handshake(ctx)
+	if err != nil {
+		return err
+	}
 	f := &owner.Front{
 		// One message is bounded as on the owner: a longer one is a parse error.
 		In: mcpserver.LimitLines(m.Stdin, m.Config.MaxBody, func() {
 			m.Logger.Warn("refused a stdio message larger than --max-body", "max_bytes", m.Config.MaxBody)
 		}),
-		Out:    m.Stdout,
-		Logger: m.Logger,
-		Answer: func(ctx context.Context, msg []byte) []byte {
-			b, err := json.Marshal(template.HandleMessage(ctx, msg))
-			if err != nil {
-				panic(err) // a message the server built
-			}
-			return b
-		},
-		Serve: m.serveRoot,
+		Out: m.Stdout, Logger: m.Logger, Handshake: h, Serve: m.serveRoot,
 	}
 	return f.Run(ctx)
+}
+
+// handshake is what this program's MCP server answers to initialize and tools/list, with
+// these flags, before any project is open.
+func (m *Main) handshake(ctx context.Context) (*owner.Handshake, error) {
+	srv := (&mcpserver.Server{Index: &index.Index{}, Logger: m.Logger, ToolPrefix: m.Config.ToolPrefix,
+		PageSize: 1 << 20}).New() // every tool on one page
+	ask := func(method mcp.MCPMethod, params any, into any) error {
+		req, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+		if err != nil {
+			return err
+		}
+		answer, err := json.Marshal(srv.HandleMessage(ctx, req))
+		if err != nil {
+			return err
+		}
+		var r struct {
+			Result json.RawMessage `json:"result"`
+		}
+		if err := json.Unmarshal(answer, &r); err != nil || r.Result == nil {
+			return fmt.Errorf("the server's %s: %s", method, answer)
+		}
+		return json.Unmarshal(r.Result, into)
+	}
+	h := &owner.Handshake{Versions: map[string]string{}, Latest: mcp.NegotiateLegacyVersion("unknown")}
+	for _, v := range append([]string{""}, mcp.ValidProtocolVersions...) {
+		h.Versions[v] = mcp.NegotiateLegacyVersion(v)
+	}
+	if err := ask(mcp.MethodInitialize, map[string]any{"protocolVersion": h.Latest, "capabilities": map[string]any{},
+		"clientInfo": map[string]any{"name": "guide-mcp", "version": mcpserver.Version}}, &h.Initialize); err != nil {
+		return nil, err
+	}
+	delete(h.Initialize, "protocolVersion")
+	if err := ask(mcp.MethodToolsList, map[string]any{}, &h.Tools); err != nil {
+		return nil, err
+	}
+	return h, nil
 }
 
 // serveRoot is guide-mcp --root root, with the rest of this command line, on in and out.

@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"net/url"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -15,6 +18,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/guide/guide/internal/datadir"
+	"github.com/guide/guide/internal/index"
+	"github.com/guide/guide/internal/mcpserver"
 	"github.com/guide/guide/internal/owner"
 	"github.com/guide/guide/internal/testkit"
 )
@@ -161,4 +166,34 @@ func toolNames(tools []mcp.Tool) []string {
 		names = append(names, tl.Name)
 	}
 	return names
+}
+
+// TestHandshakeAnswersAsTheServer: the handshake a front answers before it serves a root is
+// the one the MCP server answers, whatever protocol version the client asks for.
+func TestHandshakeAnswersAsTheServer(t *testing.T) {
+	m := &Main{Logger: testkit.Logger()}
+	testkit.NoErr(t, m.ParseFlags([]string{"--tool-prefix", "g_"}), "flags")
+	h, err := m.handshake(testkit.Context(t))
+	testkit.NoErr(t, err, "handshake")
+	srv := (&mcpserver.Server{Index: &index.Index{}, Logger: m.Logger, ToolPrefix: "g_"}).New()
+	for _, v := range append([]string{"", "1999-01-01"}, mcp.ValidProtocolVersions...) {
+		req := fmt.Sprintf(`{"jsonrpc":"2.0","id":"a","method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`, v)
+		want, err := json.Marshal(srv.HandleMessage(testkit.Context(t), []byte(req)))
+		testkit.NoErr(t, err, "marshal")
+		sameJSON(t, h.Answer(testkit.Context(t), []byte(req)), want, "initialize asking for "+v)
+	}
+	req := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/list"}`)
+	want, err := json.Marshal(srv.HandleMessage(testkit.Context(t), req))
+	testkit.NoErr(t, err, "marshal")
+	sameJSON(t, h.Answer(testkit.Context(t), req), want, "tools/list")
+}
+
+func sameJSON(t *testing.T, got, want []byte, what string) {
+	t.Helper()
+	var g, w any
+	testkit.NoErr(t, json.Unmarshal(got, &g), what)
+	testkit.NoErr(t, json.Unmarshal(want, &w), what)
+	if !reflect.DeepEqual(g, w) {
+		t.Errorf("%s:\n got %s\nwant %s", what, got, want)
+	}
 }

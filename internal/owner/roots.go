@@ -40,15 +40,15 @@ const (
 // serves the new first root, ending the session on the old one.
 //
 // A server may ask the client only once the handshake is over, so the answer to initialize
-// cannot come from a project's owner: Answer gives it, and the owner's own answer to the
+// cannot come from a project's owner: Handshake gives it, and the owner's own answer to the
 // handshake replayed to it is not the client's to see.
 type Front struct {
 	In     io.Reader // the client's messages, one a line
 	Out    io.Writer
 	Logger *slog.Logger
-	// Answer answers, in place of a project's server, the client's initialize and, while
-	// no folder is served, tools/list: the whole JSON-RPC answer to the request msg.
-	Answer func(ctx context.Context, msg []byte) []byte
+	// Handshake answers, in place of a project's server, the client's initialize and,
+	// while no folder is served, tools/list.
+	Handshake *Handshake
 	// Serve serves the folder root to a client whose messages it reads from in and answers
 	// on out, until in ends, as guide-mcp --root root would.
 	Serve func(ctx context.Context, root string, in io.Reader, out io.Writer) error
@@ -161,7 +161,7 @@ func (f *Front) dispatch(ctx context.Context, msg []byte) {
 		f.initReq, f.initNote, f.initID = msg, nil, h.ID
 		f.roots = h.Params.Capabilities.Roots != nil
 		if f.served == nil {
-			f.out.Send(f.Answer(ctx, msg))
+			f.out.Send(f.Handshake.Answer(ctx, msg))
 			return
 		}
 	case "notifications/initialized":
@@ -399,7 +399,7 @@ func (f *Front) answerWithoutRoot(ctx context.Context, msg, id json.RawMessage, 
 	empty := func(key string) []byte { return result(id, map[string]any{key: []any{}}) }
 	switch method {
 	case "tools/list":
-		f.out.Send(f.Answer(ctx, msg))
+		f.out.Send(f.Handshake.Answer(ctx, msg))
 	case "tools/call":
 		f.out.Send(result(id, map[string]any{"isError": true,
 			"content": []any{map[string]any{"type": "text", "text": f.noRoot}}}))
