@@ -28,6 +28,7 @@ import (
 	"github.com/guide/guide/internal/events"
 	"github.com/guide/guide/internal/httpserve"
 	"github.com/guide/guide/internal/index"
+	"github.com/guide/guide/internal/lineio"
 	"github.com/guide/guide/internal/logging"
 	"github.com/guide/guide/internal/mcpserver"
 	"github.com/guide/guide/internal/metrics"
@@ -141,6 +142,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "guide-mcp:", err)
 		os.Exit(2)
 	}
+	m.execBridge() // returns only when the bridge binary cannot run
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := m.Run(ctx)
 	stop()
@@ -234,7 +236,7 @@ func (m *Main) Run(ctx context.Context) error {
 	m.project = m.Config.Project
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	if m.Config.Root != "" && m.Config.HTTPAddr == "" && !m.Config.ServeOwner {
+	if m.bridges() {
 		return m.bridge(ctx)
 	}
 	if m.Config.Root != "" {
@@ -322,7 +324,7 @@ func (m *Main) Run(ctx context.Context) error {
 		go func() {
 			// One message is bounded like an HTTP request body: a longer one is answered
 			// with a parse error, and never held whole in memory.
-			in := mcpserver.LimitLines(m.Stdin, m.Config.MaxBody, func() {
+			in := lineio.LimitLines(m.Stdin, m.Config.MaxBody, func() {
 				m.Logger.Warn("refused a stdio message larger than --max-body", "max_bytes", m.Config.MaxBody)
 			})
 			err := stdio.Listen(ctx, in, m.Stdout)
