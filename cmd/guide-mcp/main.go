@@ -128,9 +128,11 @@ type Main struct {
 	mu       sync.Mutex // guards broker, stream and runner, set while serving
 	// indexOpen reports the background open of the index, once.
 	indexOpen chan error
-	metrics   *metrics.Metrics
-	lock      *owner.Lock  // the project's ownership, all-in-one
-	attached  atomic.Int64 // bridges attached to this owner
+	// connecting reports the owner's connect, begun as soon as it holds the lock.
+	connecting chan error
+	metrics    *metrics.Metrics
+	lock       *owner.Lock  // the project's ownership, all-in-one
+	attached   atomic.Int64 // bridges attached to this owner
 }
 
 func main() {
@@ -246,6 +248,10 @@ func (m *Main) Run(ctx context.Context) error {
 		if m.lock == nil {
 			return nil // another owner won the race to start
 		}
+		// The owner's NATS server recovers its stream while the catalog loads: a new owner
+		// restores its bridges' sessions from the stream, and answers them once both are done.
+		m.connecting = make(chan error, 1)
+		m.wg.Go(func() { m.connecting <- m.connect(ctx) })
 	}
 
 	// The projections answer on their own: open them first and serve at once, and reach
@@ -403,9 +409,15 @@ func (m *Main) connect(ctx context.Context) error {
 // follow connects, then feeds the projections from the stream (and, all-in-one, runs the
 // indexer) until ctx ends.
 func (m *Main) follow(ctx context.Context) error {
-	if err := m.connect(ctx); err != nil {
+	connected := m.connecting
+	if connected == nil {
+		connected = make(chan error, 1)
+		connected <- m.connect(ctx)
+	}
+	if err := <-connected; err != nil {
 		return err
 	}
+	m.srv.ConnectSessions(m.stream) // the index may take seconds to open
 	if err := <-m.indexOpen; err != nil {
 		return err
 	}
