@@ -1,6 +1,10 @@
 package events_test
 
 import (
+	"context"
+	"fmt"
+	"time"
+
 	"testing"
 
 	"github.com/guide/guide/internal/testkit"
@@ -15,7 +19,7 @@ func TestReadsLeaveNoConsumers(t *testing.T) {
 	ctx := testkit.Context(t)
 	testkit.PublishDocs(t, s, "p", "d%d.md", "doc %d", 20)
 	for range 50 {
-		ev, complete, err := s.Unapplied(ctx, "p", 5, 2000)
+		ev, _, complete, err := s.Unapplied(ctx, "p", 5, 2000)
 		testkit.NoErr(t, err, "unapplied")
 		if len(ev) != 15 || !complete {
 			t.Fatalf("unapplied: %d events, complete %v; want 15, true", len(ev), complete)
@@ -29,4 +33,36 @@ func TestReadsLeaveNoConsumers(t *testing.T) {
 	if n := info.State.Consumers; n > 0 {
 		t.Errorf("%d consumers left on the stream after 100 reads; want none", n)
 	}
+}
+
+// TestReadsCutShortLeaveNoConsumers: a read whose caller gives up at any moment — while
+// the server creates its consumer, or while it fetches — leaves no consumer behind either.
+// The server creates a consumer whose creation the caller stopped waiting for; one whose
+// name the reader never learnt would stay until the server expires it, and a query
+// process whose clients time out under load would fill the server's limit.
+func TestReadsCutShortLeaveNoConsumers(t *testing.T) {
+	b := testkit.NATS(t)
+	s := testkit.Stream(t, b)
+	ctx := testkit.Context(t)
+	testkit.PublishDocs(t, s, "p", "d%d.md", "doc %d", 200)
+	for i := range 300 {
+		// Deadlines from 0 to ~3 ms: some end before the request leaves, some while the
+		// server creates the consumer, some during the fetch, some never.
+		cctx, cancel := context.WithTimeout(ctx, time.Duration(i%30)*100*time.Microsecond)
+		if i%2 == 0 {
+			_, _, _, _ = s.Unapplied(cctx, "p", 5, 2000)
+		} else {
+			_, _, _ = s.Current(cctx, "p")
+		}
+		cancel()
+	}
+	// Deletions run after the read returns; they take well under the server's 30 s expiry.
+	testkit.Eventually(t, 10*time.Second, func() (bool, string) {
+		info, err := s.Info(ctx)
+		if err != nil {
+			return false, err.Error()
+		}
+		n := info.State.Consumers
+		return n == 0, fmt.Sprintf("%d consumers left on the stream after 300 reads cut short; want none", n)
+	})
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nuid"
 
 	"github.com/guide/guide/internal/backoff"
 )
@@ -186,29 +187,38 @@ func (s *Stream) Current(ctx context.Context, project string) (map[string]DocSta
 // release, which deletes it. A consumer left for the server to expire would count against
 // the server's limit on consumers for minutes: a query process reading on every call
 // would reach the limit, and then no replica could create the consumer it follows with.
-// The inactivity threshold only bounds the life of one whose release never reached the
-// server.
+// So the consumer is named here, before it exists, and its creation is not cut short by
+// the caller's context: a caller that gives up while the server creates it (a client
+// timing out under load) would otherwise leave one whose name nobody knows. If creation
+// fails, the name is deleted all the same, in case the server made it. The inactivity
+// threshold only bounds the life of one whose release never reached the server.
 func (s *Stream) headers(ctx context.Context, cfg jetstream.ConsumerConfig) (jetstream.Consumer, func(), error) {
 	if len(cfg.FilterSubjects) == 1 {
 		// Older servers know one filter as FilterSubject only (with deliver-last-per-
 		// subject, they refuse FilterSubjects).
 		cfg.FilterSubject, cfg.FilterSubjects = cfg.FilterSubjects[0], nil
 	}
+	cfg.Name = "read-" + nuid.Next()
 	cfg.HeadersOnly = true
 	cfg.AckPolicy = jetstream.AckNonePolicy
 	cfg.MemoryStorage = true
 	cfg.Replicas = 1
 	cfg.InactiveThreshold = 30 * time.Second
-	cons, err := s.stream.CreateConsumer(ctx, cfg)
-	if err != nil {
-		return nil, nil, err
-	}
-	name := cons.CachedInfo().Name
 	release := func() {
 		// The read's context may have ended: the deletion must still reach the server.
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
-		_ = s.stream.DeleteConsumer(ctx, name)
+		_ = s.stream.DeleteConsumer(ctx, cfg.Name)
+	}
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	cons, err := s.stream.CreateConsumer(cctx, cfg)
+	if err == nil {
+		err = ctx.Err() // the caller gave up meanwhile: the consumer exists, release it
+	}
+	if err != nil {
+		release()
+		return nil, nil, err
 	}
 	return cons, release, nil
 }
@@ -402,17 +412,18 @@ func ParseDocKey(id string) (DocKey, error) {
 
 // Unapplied reads, headers only, the document events of project above the sequence after
 // (what the stream holds that a projection at that checkpoint has not applied yet), and
-// returns the latest of them per document (operation, status and sequence). It reads at
-// most limit events; complete is false when more remained. It costs one round trip when
-// nothing is pending.
-func (s *Stream) Unapplied(ctx context.Context, project string, after uint64, limit int) (map[DocKey]DocState, bool, error) {
+// returns the latest of them per document (operation, status and sequence), and upTo, the
+// stream sequence the answer covers: every event of the project up to it was read. It
+// reads at most limit events; complete is false when more remained. It costs one round
+// trip when nothing is pending.
+func (s *Stream) Unapplied(ctx context.Context, project string, after uint64, limit int) (ev map[DocKey]DocState, upTo uint64, complete bool, err error) {
 	out := map[DocKey]DocState{}
 	info, err := s.stream.Info(ctx)
 	if err != nil {
-		return nil, false, err
+		return nil, 0, false, err
 	}
 	if info.State.LastSeq <= after {
-		return out, true, nil
+		return out, max(after, info.State.LastSeq), true, nil
 	}
 	subj := NewSubjects(project)
 	cons, release, err := s.headers(ctx, jetstream.ConsumerConfig{
@@ -421,43 +432,50 @@ func (s *Stream) Unapplied(ctx context.Context, project string, after uint64, li
 		OptStartSeq:    after + 1,
 	})
 	if err != nil {
-		return nil, false, fmt.Errorf("read unapplied events: %w", err)
+		return nil, 0, false, fmt.Errorf("read unapplied events: %w", err)
 	}
 	defer release()
 	ci := cons.CachedInfo()
 	if ci == nil {
-		return nil, false, fmt.Errorf("read unapplied events: no consumer info")
+		return nil, 0, false, fmt.Errorf("read unapplied events: no consumer info")
 	}
+	// The consumer was created after the stream's info was read: reading all it holds
+	// covers the stream up to that last sequence at least.
+	upTo = after
 	remaining := ci.NumPending
 	read := 0
 	for remaining > 0 && read < limit {
 		batch, err := cons.Fetch(int(min(remaining, uint64(limit-read), 500)), jetstream.FetchMaxWait(5*time.Second))
 		if err != nil {
-			return nil, false, fmt.Errorf("read unapplied events: %w", err)
+			return nil, 0, false, fmt.Errorf("read unapplied events: %w", err)
 		}
 		n := 0
 		for m := range batch.Messages() {
 			n++
 			md, err := m.Metadata()
 			if err != nil {
-				return nil, false, err
+				return nil, 0, false, err
 			}
 			e, err := Decode(m.Subject(), m.Headers(), nil)
 			if err != nil {
-				return nil, false, err
+				return nil, 0, false, err
 			}
 			out[DocKey{Session: e.Session, Path: e.Path}] = e.State(md.Sequence.Stream)
+			upTo = max(upTo, md.Sequence.Stream)
 			remaining = md.NumPending
 		}
 		read += n
 		if err := batch.Error(); err != nil {
-			return nil, false, fmt.Errorf("read unapplied events: %w", err)
+			return nil, 0, false, fmt.Errorf("read unapplied events: %w", err)
 		}
 		if n == 0 {
 			break
 		}
 	}
-	return out, remaining == 0, nil
+	if remaining == 0 {
+		upTo = max(upTo, info.State.LastSeq)
+	}
+	return out, upTo, remaining == 0, nil
 }
 
 // LatestSession returns the latest event of one session document, with its content.

@@ -68,8 +68,9 @@ func (v *streamView) consumers(ctx context.Context) []string {
 		if len(c.Config.FilterSubjects) > 0 {
 			filter = strings.Join(c.Config.FilterSubjects, ",")
 		}
-		out = append(out, fmt.Sprintf("%s filter=%s deliver=%s created=%s pending=%d",
-			c.Name, filter, c.Config.DeliverPolicy, c.Created.UTC().Format("15:04:05"), c.NumPending))
+		out = append(out, fmt.Sprintf("%s filter=%s deliver=%s start=%d headers_only=%t inactive=%s created=%s delivered=%d pending=%d waiting=%d",
+			c.Name, filter, c.Config.DeliverPolicy, c.Config.OptStartSeq, c.Config.HeadersOnly, c.Config.InactiveThreshold,
+			c.Created.UTC().Format("15:04:05.000"), c.Delivered.Stream, c.NumPending, c.NumWaiting))
 	}
 	sort.Strings(out)
 	return out

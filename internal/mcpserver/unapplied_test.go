@@ -1,0 +1,74 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"maps"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/guide/guide/internal/broker"
+	"github.com/guide/guide/internal/events"
+)
+
+// TestUnappliedBuildsOnItsAnswer: the reader of unapplied events keeps its answer and reads
+// only what the stream gained since, yet every answer equals a whole read from the
+// checkpoint, whatever the order of publishes, checkpoints that move on, and a checkpoint
+// that goes back (a projection rebuilt from nothing).
+func TestUnappliedBuildsOnItsAnswer(t *testing.T) {
+	// testkit serves this package's server to others: the test builds its parts itself.
+	b := &broker.Broker{StoreDir: t.TempDir(), Name: t.Name()}
+	if err := b.Open(); err != nil {
+		t.Fatalf("embedded NATS: %v", err)
+	}
+	t.Cleanup(func() { _ = b.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s := &events.Stream{Conn: b.Conn}
+	noErr(t, s.Open(ctx), "stream")
+	rng := rand.New(rand.NewPCG(1, 2))
+	var u unapplied
+	var after, last uint64
+	for round := range 200 {
+		for range rng.IntN(4) {
+			c := fmt.Appendf(nil, "round %d", round)
+			e := &events.Event{Op: events.OpUpsert, Project: "p", Path: fmt.Sprintf("d%d.md", rng.IntN(12)),
+				Size: int64(len(c)), Mtime: time.Unix(1700000000, 0).UTC(), Hash: events.HashContent(c),
+				Status: events.StatusOK, Content: c}
+			if rng.IntN(5) == 0 {
+				e = &events.Event{Op: events.OpDelete, Project: "p", Path: e.Path}
+			}
+			seq, err := s.PublishSync(ctx, e)
+			noErr(t, err, "publish")
+			last = seq
+		}
+		switch {
+		case rng.IntN(20) == 0:
+			after = 0 // rebuilt
+		case last > after:
+			after += uint64(rng.IntN(int(last-after) + 1))
+		}
+		got, err := u.read(ctx, s, "p", after, slog.Default())
+		noErr(t, err, "read")
+		want, _, complete, err := s.Unapplied(ctx, "p", after, unappliedLimit)
+		noErr(t, err, "whole read")
+		if !complete {
+			t.Fatalf("round %d: the whole read is incomplete", round)
+		}
+		if len(got) == 0 && len(want) == 0 {
+			continue
+		}
+		if !maps.Equal(got, want) {
+			t.Fatalf("round %d (after %d, last %d): the reader says\n%v\na whole read says\n%v", round, after, last, got, want)
+		}
+	}
+}
+
+func noErr(t *testing.T, err error, what string) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+}
