@@ -10,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/guide/guide/internal/index"
+	"github.com/guide/guide/internal/lineio"
 	"github.com/guide/guide/internal/mcpserver"
 	"github.com/guide/guide/internal/owner"
 )
@@ -24,7 +25,7 @@ func (m *Main) serveRoots(ctx context.Context) error {
 	}
 	f := &owner.Front{
 		// One message is bounded as on the owner: a longer one is a parse error.
-		In: mcpserver.LimitLines(m.Stdin, m.Config.MaxBody, func() {
+		In: lineio.LimitLines(m.Stdin, m.Config.MaxBody, func() {
 			m.Logger.Warn("refused a stdio message larger than --max-body", "max_bytes", m.Config.MaxBody)
 		}),
 		Out: m.Stdout, Logger: m.Logger, Handshake: h, Serve: m.serveRoot,

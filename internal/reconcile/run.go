@@ -73,20 +73,28 @@ func (x *Indexer) Run(ctx context.Context) error {
 }
 
 // watch starts the watcher, unless NoWatch, and returns the channel of its hints, which
-// it closes if the watcher stops early. Watching starts before the first scan, so that
-// nothing changed during it is missed.
+// it closes if the watcher stops early. It returns once every folder is watched (or the
+// watcher could not start), so that the first scan misses nothing changed during it: a
+// file the scan reads is then already watched.
 func (x *Indexer) watch(ctx context.Context) (<-chan watch.Batch, *watch.Watcher) {
 	hints := make(chan watch.Batch, 4)
 	if x.NoWatch {
 		return hints, nil
 	}
-	w := &watch.Watcher{Root: x.root, Tree: x.tree, Skip: x.skip, Logger: x.log}
+	ready, stopped := make(chan struct{}), make(chan struct{})
+	w := &watch.Watcher{Root: x.root, Tree: x.tree, Skip: x.skip, Logger: x.log, Ready: ready}
 	go func() {
+		defer close(stopped)
 		if err := w.Run(ctx, hints); err != nil && ctx.Err() == nil {
 			x.log.Error("watcher stopped; falling back to rescans", "err", err)
 			close(hints)
 		}
 	}()
+	select {
+	case <-ready:
+	case <-stopped:
+	case <-ctx.Done():
+	}
 	return hints, w
 }
 

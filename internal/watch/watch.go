@@ -53,6 +53,10 @@ type Watcher struct {
 	// so that memory stays bounded. Default 100,000.
 	MaxPending int
 	Logger     *slog.Logger
+	// Ready, when set, is closed once every folder of the tree is watched: a change made
+	// after it is delivered. A first scan must wait for it, else a file it reads before its
+	// folder is watched, and changed in between, keeps its old content until a rescan.
+	Ready chan struct{}
 
 	root string
 	tree *contentroot.Root
@@ -105,6 +109,9 @@ func (w *Watcher) Run(ctx context.Context, out chan<- Batch) error {
 	w.fw = fw
 	defer fw.Close()
 	w.addTree(w.root)
+	if w.Ready != nil {
+		close(w.Ready)
+	}
 
 	pending := map[string]struct{}{}
 	rescan, reason := false, ""
