@@ -239,7 +239,7 @@ func (m *Main) Run(ctx context.Context) error {
 	m.project = m.Config.Project
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	if m.Config.Root == "" && m.Config.NATSURL == "" && m.Config.HTTPAddr == "" && !m.Config.ServeOwner {
+	if m.servesRoots() {
 		return m.serveRoots(ctx)
 	}
 	if m.bridges() {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -53,8 +55,21 @@ func fileURI(path string) string { return (&url.URL{Scheme: "file", Path: path})
 // home is home; with roots set, the client offers them.
 func noRootClient(t *testing.T, home string, roots *clientRoots) *client.Client {
 	t.Helper()
+	c, _ := noRootClientOf(t, filepath.Join(binDir, "guide-mcp"), home, roots)
+	return c
+}
+
+// noRootClientOf is noRootClient of the program bin, with its process.
+func noRootClientOf(t *testing.T, bin, home string, roots *clientRoots) (*client.Client, *exec.Cmd) {
+	t.Helper()
 	env := []string{"HOME=" + home, "XDG_DATA_HOME=" + filepath.Join(home, "data")}
-	tr := transport.NewStdio(filepath.Join(binDir, "guide-mcp"), env, "--idle-timeout", "2s")
+	var cmd *exec.Cmd
+	tr := transport.NewStdioWithOptions(bin, env, []string{"--idle-timeout", "2s"},
+		transport.WithCommandFunc(func(_ context.Context, command string, env, args []string) (*exec.Cmd, error) {
+			cmd = exec.Command(command, args...)
+			cmd.Env = append(os.Environ(), env...)
+			return cmd, nil
+		}))
 	var opts []client.ClientOption
 	if roots != nil {
 		opts = append(opts, client.WithRootsHandler(roots))
@@ -63,7 +78,7 @@ func noRootClient(t *testing.T, home string, roots *clientRoots) *client.Client 
 	testkit.NoErr(t, c.Start(testkit.Context(t)), "start guide-mcp")
 	t.Cleanup(func() { _ = c.Close() })
 	initialize(t, c)
-	return c
+	return c, cmd
 }
 
 // projectData is the default data directory of the project at root for a user's home.
@@ -195,5 +210,28 @@ func sameJSON(t *testing.T, got, want []byte, what string) {
 	testkit.NoErr(t, json.Unmarshal(want, &w), what)
 	if !reflect.DeepEqual(g, w) {
 		t.Errorf("%s:\n got %s\nwant %s", what, got, want)
+	}
+}
+
+// TestNoRootRunsTheBridgeBinary: with no --root, guide-mcp replaces itself with the small
+// bridge binary too, which serves the client's roots; installed alone, guide-mcp serves
+// them in its own process.
+func TestNoRootRunsTheBridgeBinary(t *testing.T) {
+	alone := filepath.Join(t.TempDir(), "guide-mcp")
+	copyFile(t, filepath.Join(binDir, "guide-mcp"), alone, 0o755)
+	for _, tc := range []struct{ bin, runs string }{
+		{filepath.Join(binDir, "guide-mcp"), owner.BridgeBinary},
+		{alone, "guide-mcp"},
+	} {
+		t.Run(tc.runs, func(t *testing.T) {
+			home, root := t.TempDir(), testkit.CopyTree(t, "../../testdata/sample")
+			t.Cleanup(func() { stopOwners(t, datadir.Canonical(root)) })
+			roots := &clientRoots{}
+			roots.set(fileURI(root))
+			c, cmd := noRootClientOf(t, tc.bin, home, roots)
+			testkit.Equal(t, testkit.WaitCaughtUp(t, c).Project, datadir.ProjectName(root), "project of the root")
+			testkit.RequireMatchesDisk(t, c, root)
+			testkit.Equal(t, exeOf(t, cmd.Process.Pid), tc.runs, "the client's process runs")
+		})
 	}
 }
