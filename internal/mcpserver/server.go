@@ -243,6 +243,16 @@ func (s *Server) search(ctx context.Context, req mcp.CallToolRequest) (*mcp.Call
 	return toolResult(res)
 }
 
+// ConnectSessions hands the session registry the stream as soon as the process reaches
+// NATS, before the projections follow it (Connect): a session another process issued — a
+// bridge's, whose owner died — is restored from the session store without waiting for the
+// search index to open.
+func (s *Server) ConnectSessions(stream *events.Stream) {
+	if s.Sessions != nil {
+		s.Sessions.Connect(stream, s.applied)
+	}
+}
+
 // Connect hands the server the stream and the runner once the process has reached NATS;
 // until then it answers from its projections and says the stream is not connected.
 func (s *Server) Connect(stream *events.Stream, runner *projection.Runner) {
