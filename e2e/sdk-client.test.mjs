@@ -10,9 +10,11 @@ import { createServer } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const BIN = process.env.GUIDE_BIN ?? resolve('../bin');
 const ROOT = resolve('../testdata/content');
+const SAMPLE = resolve('../testdata/sample');
 const TOKEN = 'e2e-token';
 
 const freePort = () => new Promise((ok, fail) => {
@@ -171,6 +173,73 @@ suite('stdio', async () => {
   const client = new Client({ name: 'guide-e2e', version: '0' });
   await client.connect(transport);
   return { client, close: async () => rmSync(data, { recursive: true, force: true }) };
+});
+
+// guide-mcp with no --root, as a client configured with the command alone starts it: it
+// serves the first of the client's roots, in the user's default data directory.
+function rootsClient(home, roots) {
+  const transport = new StdioClientTransport({
+    command: join(BIN, 'guide-mcp'),
+    args: ['--log-level', 'warn', '--idle-timeout', '1s'],
+    env: { HOME: home, XDG_DATA_HOME: join(home, 'data') },
+    stderr: 'inherit',
+  });
+  const client = new Client({ name: 'guide-e2e', version: '0' },
+    roots ? { capabilities: { roots: { listChanged: true } } } : {});
+  if (roots) client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: roots.list }));
+  return { client, transport };
+}
+
+const fileURI = (path) => new URL(`file://${path}`).href;
+
+suite('stdio with the client\'s roots and no --root', async () => {
+  const home = mkdtempSync(join(tmpdir(), 'guide-e2e-'));
+  const { client, transport } = rootsClient(home, { list: [{ uri: fileURI(ROOT), name: 'content' }] });
+  await client.connect(transport);
+  return { client, close: async () => rmSync(home, { recursive: true, force: true }) };
+});
+
+describe('stdio roots', () => {
+  let home;
+  before(() => { home = mkdtempSync(join(tmpdir(), 'guide-e2e-')); });
+  after(() => rmSync(home, { recursive: true, force: true }));
+
+  test('the first root is served, and the new first one when the roots change', async () => {
+    const roots = { list: [{ uri: fileURI(ROOT), name: 'content' }, { uri: fileURI(SAMPLE), name: 'sample' }] };
+    const { client, transport } = rootsClient(home, roots);
+    await client.connect(transport);
+    try {
+      const st = await waitCaughtUp(client);
+      assert.match(st.project, /^content-[0-9a-f]{8}$/, JSON.stringify(st));
+      roots.list = [{ uri: fileURI(SAMPLE), name: 'sample' }];
+      await client.sendRootsListChanged();
+      let project;
+      for (let i = 0; i < 300 && !project?.startsWith('sample-'); i++) {
+        project = JSON.parse((await client.readResource({ uri: 'guide://_status' })).contents[0].text).project;
+        await sleep(100);
+      }
+      assert.match(project, /^sample-[0-9a-f]{8}$/);
+      await waitCaughtUp(client);
+      const r = json(await client.callTool({ name: 'view', arguments: { path: '' } }));
+      assert.ok(JSON.stringify(r).includes('Characters'), JSON.stringify(r));
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('a client without roots: every call names the --root fix', async () => {
+    const { client, transport } = rootsClient(home, null);
+    await client.connect(transport);
+    try {
+      const { tools } = await client.listTools();
+      assert.ok(tools.some((t) => t.name === 'search'));
+      const r = await client.callTool({ name: 'search', arguments: { query: 'python' } });
+      assert.equal(r.isError, true);
+      assert.match(r.content[0].text, /"args": \["--root", "\/path\/to\/docs"\]/);
+    } finally {
+      await client.close();
+    }
+  });
 });
 
 suite('streamable HTTP with a bearer token', async () => {

@@ -19,11 +19,12 @@ func TestDefaultConfig(t *testing.T) {
 	testkit.Equal(t, m.Config, want, "config")
 }
 
-// TestNoRootNamesTheFix: with neither --root nor --nats, the error is the command line
-// that works.
+// TestNoRootNamesTheFix: over HTTP with neither --root nor --nats, the error is the command
+// line that works; over stdio the folder may come from the client's roots.
 func TestNoRootNamesTheFix(t *testing.T) {
 	m := &Main{Logger: testkit.Logger()}
-	err := m.ParseFlags(nil)
+	testkit.NoErr(t, m.ParseFlags(nil), "stdio with no --root")
+	err := m.ParseFlags([]string{"--http", "127.0.0.1:0"})
 	if err == nil || !strings.Contains(err.Error(), "guide-mcp --root /path/to/docs") {
 		t.Fatalf("err = %v; want one that shows guide-mcp --root /path/to/docs", err)
 	}

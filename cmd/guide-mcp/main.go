@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -28,6 +29,7 @@ import (
 	"github.com/guide/guide/internal/events"
 	"github.com/guide/guide/internal/httpserve"
 	"github.com/guide/guide/internal/index"
+	"github.com/guide/guide/internal/lineio"
 	"github.com/guide/guide/internal/logging"
 	"github.com/guide/guide/internal/mcpserver"
 	"github.com/guide/guide/internal/metrics"
@@ -127,9 +129,11 @@ type Main struct {
 	mu       sync.Mutex // guards broker, stream and runner, set while serving
 	// indexOpen reports the background open of the index, once.
 	indexOpen chan error
-	metrics   *metrics.Metrics
-	lock      *owner.Lock  // the project's ownership, all-in-one
-	attached  atomic.Int64 // bridges attached to this owner
+	// connecting reports the owner's connect, begun as soon as it holds the lock.
+	connecting chan error
+	metrics    *metrics.Metrics
+	lock       *owner.Lock  // the project's ownership, all-in-one
+	attached   atomic.Int64 // bridges attached to this owner
 }
 
 func main() {
@@ -141,6 +145,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "guide-mcp:", err)
 		os.Exit(2)
 	}
+	m.execBridge() // returns only when the bridge binary cannot run
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := m.Run(ctx)
 	stop()
@@ -157,7 +162,7 @@ func main() {
 func (m *Main) ParseFlags(args []string) error {
 	fs := flag.NewFlagSet("guide-mcp", flag.ContinueOnError)
 	c, d := &m.Config, DefaultConfig()
-	fs.StringVar(&c.Root, "root", "", "all-in-one: index this content tree in-process, with an embedded NATS server")
+	fs.StringVar(&c.Root, "root", "", "all-in-one: index this content tree in-process, with an embedded NATS server (over stdio, default: the first of the client's MCP roots)")
 	fs.StringVar(&c.ConfigFile, "config", "", "all-in-one: project configuration file (default: guide.yaml at the root, if present)")
 	fs.StringVar(&c.ToolPrefix, "tool-prefix", d.ToolPrefix, "prefix for every tool name, e.g. \"guide_\" (default: $MCP_TOOL_PREFIX, else none)")
 	fs.StringVar(&c.NATSURL, "nats", "", "follow the stream on this NATS server (comma-separated URLs)")
@@ -198,7 +203,8 @@ func (m *Main) ParseFlags(args []string) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	if c.Root == "" && c.NATSURL == "" {
+	if c.Root == "" && c.NATSURL == "" && (c.HTTPAddr != "" || c.ServeOwner) {
+		// Over stdio the folder may come from the client's roots; over HTTP nothing names it.
 		return errors.New("no folder to serve; name it with: guide-mcp --root /path/to/docs (or follow a stream with --nats URL)")
 	}
 	if c.Root != "" && c.NATSURL != "" {
@@ -234,7 +240,10 @@ func (m *Main) Run(ctx context.Context) error {
 	m.project = m.Config.Project
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	if m.Config.Root != "" && m.Config.HTTPAddr == "" && !m.Config.ServeOwner {
+	if m.servesRoots() {
+		return m.serveRoots(ctx)
+	}
+	if m.bridges() {
 		return m.bridge(ctx)
 	}
 	if m.Config.Root != "" {
@@ -244,6 +253,10 @@ func (m *Main) Run(ctx context.Context) error {
 		if m.lock == nil {
 			return nil // another owner won the race to start
 		}
+		// The owner's NATS server recovers its stream while the catalog loads: a new owner
+		// restores its bridges' sessions from the stream, and answers them once both are done.
+		m.connecting = make(chan error, 1)
+		m.wg.Go(func() { m.connecting <- m.connect(ctx) })
 	}
 
 	// The projections answer on their own: open them first and serve at once, and reach
@@ -322,7 +335,7 @@ func (m *Main) Run(ctx context.Context) error {
 		go func() {
 			// One message is bounded like an HTTP request body: a longer one is answered
 			// with a parse error, and never held whole in memory.
-			in := mcpserver.LimitLines(m.Stdin, m.Config.MaxBody, func() {
+			in := lineio.LimitLines(m.Stdin, m.Config.MaxBody, func() {
 				m.Logger.Warn("refused a stdio message larger than --max-body", "max_bytes", m.Config.MaxBody)
 			})
 			err := stdio.Listen(ctx, in, m.Stdout)
@@ -398,12 +411,57 @@ func (m *Main) connect(ctx context.Context) error {
 	return nil
 }
 
+// The projections apply at least releaseEvery events before their garbage is handed back
+// to the system once they are idle again, and at most once every releaseGap: under a
+// steady churn, every second's batch would otherwise pay for a full collection.
+const (
+	releaseEvery = 1000
+	releaseGap   = 30 * time.Second
+)
+
+// releaseAfterCatchUp hands the memory a catch-up used back to the system once every
+// projection has applied everything it was sent. A cold index of 100k documents leaves
+// hundreds of megabytes the runtime would otherwise keep for a long time; what stays
+// resident is what following the stream needs.
+func releaseAfterCatchUp(ctx context.Context, r *projection.Runner) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	var released uint64
+	var at time.Time
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		applied := r.Applied()
+		if applied < released+releaseEvery || time.Since(at) < releaseGap {
+			continue
+		}
+		idle := true
+		for _, p := range r.Projections {
+			pending, _ := r.Lag(p)
+			idle = idle && pending == 0 && p.Checkpoint() == applied
+		}
+		if idle {
+			debug.FreeOSMemory()
+			released, at = applied, time.Now()
+		}
+	}
+}
+
 // follow connects, then feeds the projections from the stream (and, all-in-one, runs the
 // indexer) until ctx ends.
 func (m *Main) follow(ctx context.Context) error {
-	if err := m.connect(ctx); err != nil {
+	connected := m.connecting
+	if connected == nil {
+		connected = make(chan error, 1)
+		connected <- m.connect(ctx)
+	}
+	if err := <-connected; err != nil {
 		return err
 	}
+	m.srv.ConnectSessions(m.stream) // the index may take seconds to open
 	if err := <-m.indexOpen; err != nil {
 		return err
 	}
@@ -415,6 +473,7 @@ func (m *Main) follow(ctx context.Context) error {
 	m.srv.Connect(m.stream, runner) // and the session registry with it
 	var wg sync.WaitGroup
 	wg.Go(func() { m.sessions.Run(ctx, runner.CaughtUp()) })
+	wg.Go(func() { releaseAfterCatchUp(ctx, runner) })
 	wg.Go(func() {
 		if err := runner.Run(ctx); err != nil {
 			m.Logger.Error("projections stopped", "err", err)

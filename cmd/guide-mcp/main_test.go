@@ -25,7 +25,7 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	cmd := exec.Command("go", "build", "-o", dir, "./cmd/guide-mcp", "./cmd/indexer")
+	cmd := exec.Command("go", "build", "-o", dir, "./cmd/guide-mcp", "./cmd/guide-bridge", "./cmd/indexer")
 	cmd.Dir = "../.."
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Run(); err != nil {

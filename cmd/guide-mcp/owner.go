@@ -7,13 +7,11 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
-	"syscall"
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/guide/guide/internal/mcpserver"
+	"github.com/guide/guide/internal/lineio"
 	"github.com/guide/guide/internal/owner"
 )
 
@@ -56,37 +54,20 @@ func (m *Main) bridge(ctx context.Context) error {
 	close(m.Ready)
 	// One message is bounded as the owner bounds a request body: a longer one is answered
 	// with a parse error, and never held whole in memory.
-	in := mcpserver.LimitLines(m.Stdin, m.Config.MaxBody, func() {
+	in := lineio.LimitLines(m.Stdin, m.Config.MaxBody, func() {
 		m.Logger.Warn("refused a stdio message larger than --max-body", "max_bytes", m.Config.MaxBody)
 	})
 	b := &owner.Bridge{Dir: m.dataDir(), Start: m.startOwner, In: in, Out: m.Stdout, Logger: m.Logger}
 	return b.Run(ctx)
 }
 
-// startOwner starts this program as the project's owner daemon: in a session of its own,
-// so that it outlives the client that started it, logging to a file in the data directory.
+// startOwner starts this program as the project's owner daemon, with the client's flags.
 func (m *Main) startOwner() error {
-	dir := m.dataDir()
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
 	exe, err := os.Executable()
 	if err != nil {
 		return err
 	}
-	log, err := os.OpenFile(owner.Log(dir), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
-	if err != nil {
-		return err
-	}
-	defer log.Close()
-	cmd := exec.Command(exe, append([]string{"--serve-owner"}, m.Args...)...)
-	cmd.Stdout, cmd.Stderr = log, log
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	go func() { _ = cmd.Wait() }() // reaped here while the bridge lives, by init after
-	return nil
+	return owner.StartDaemon(m.dataDir(), exe, append([]string{"--serve-owner"}, m.Args...))
 }
 
 // serveSocket serves MCP Streamable HTTP to the bridges on the owner's unix socket, and

@@ -31,8 +31,14 @@ type bridged struct {
 // bridgedClient starts guide-mcp --root over stdio, as an editor would, and initializes it.
 func bridgedClient(t *testing.T, root, data string, extra ...string) *bridged {
 	t.Helper()
+	return bridgedClientOf(t, filepath.Join(binDir, "guide-mcp"), root, data, extra...)
+}
+
+// bridgedClientOf is bridgedClient of the guide-mcp binary at exe.
+func bridgedClientOf(t *testing.T, exe, root, data string, extra ...string) *bridged {
+	t.Helper()
 	b := &bridged{}
-	tr := transport.NewStdioWithOptions(filepath.Join(binDir, "guide-mcp"), []string{"HOME=" + t.TempDir()},
+	tr := transport.NewStdioWithOptions(exe, []string{"HOME=" + t.TempDir()},
 		append([]string{"--root", root, "--data", data, "--idle-timeout", "1m"}, extra...),
 		transport.WithCommandFunc(func(_ context.Context, command string, env, args []string) (*exec.Cmd, error) {
 			b.cmd = exec.Command(command, args...)

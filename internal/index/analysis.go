@@ -20,6 +20,8 @@ const (
 	analyzerWord  = "guide_word"
 	analyzerStem  = "guide_stem"
 	analyzerCJK   = "guide_cjk"
+	analyzerParts = "guide_parts"
+	filterParts   = "guide_camel_parts"
 	tokenizerWord = "guide_word"
 	tokenizerCJK  = "guide_cjk_bigram"
 	filterFold    = "guide_fold"
@@ -35,6 +37,9 @@ func init() {
 	registry.RegisterTokenFilter(filterFold, func(map[string]any, *registry.Cache) (analysis.TokenFilter, error) {
 		return foldFilter{}, nil
 	})
+	registry.RegisterTokenFilter(filterParts, func(map[string]any, *registry.Cache) (analysis.TokenFilter, error) {
+		return camelParts{}, nil
+	})
 }
 
 func addAnalyzers(m *mapping.IndexMappingImpl) error {
@@ -48,6 +53,13 @@ func addAnalyzers(m *mapping.IndexMappingImpl) error {
 	if err := m.AddCustomAnalyzer(analyzerCJK, map[string]any{
 		"type":      custom.Name,
 		"tokenizer": tokenizerCJK,
+	}); err != nil {
+		return err
+	}
+	if err := m.AddCustomAnalyzer(analyzerParts, map[string]any{
+		"type":          custom.Name,
+		"tokenizer":     tokenizerWord,
+		"token_filters": []any{filterParts, filterFold, porter.Name},
 	}); err != nil {
 		return err
 	}
@@ -211,4 +223,57 @@ func (cjkTokenizer) Tokenize(b []byte) analysis.TokenStream {
 	}
 	flush()
 	return out
+}
+
+// camelParts adds the parts of a word written in camel case ("InternMap" → intern, map;
+// "parseHTTPHeader" → parse, http, header) after the word itself, at its position: a
+// title or a folder named so is found by the words it joins.
+type camelParts struct{}
+
+func (camelParts) Filter(in analysis.TokenStream) analysis.TokenStream {
+	var out analysis.TokenStream
+	for _, t := range in {
+		out = append(out, t)
+		parts := camelSplit(t.Term)
+		if len(parts) < 2 {
+			continue
+		}
+		for _, p := range parts {
+			out = append(out, &analysis.Token{Term: p, Start: t.Start, End: t.End, Position: t.Position, Type: t.Type})
+		}
+	}
+	return out
+}
+
+// camelSplit splits an ASCII word at its case changes and at its digits, or returns nil.
+func camelSplit(w []byte) [][]byte {
+	var parts [][]byte
+	start := 0
+	class := func(c byte) int {
+		switch {
+		case c >= 'a' && c <= 'z':
+			return 1
+		case c >= 'A' && c <= 'Z':
+			return 2
+		case c >= '0' && c <= '9':
+			return 3
+		}
+		return 0
+	}
+	for i := 1; i < len(w); i++ {
+		a, b := class(w[i-1]), class(w[i])
+		if a == 0 || b == 0 {
+			return nil
+		}
+		split := a == 1 && b == 2 || a != 3 && b == 3 || a == 3 && b != 3 ||
+			a == 2 && b == 2 && i+1 < len(w) && class(w[i+1]) == 1
+		if split {
+			parts = append(parts, w[start:i])
+			start = i
+		}
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	return append(parts, w[start:])
 }

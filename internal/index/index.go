@@ -27,7 +27,7 @@ import (
 // MappingVersion changes whenever the mapping, an analyzer or the derivation of a field
 // changes. An index of another version is deleted and rebuilt from the stream rather than
 // searched with terms it was not built with.
-const MappingVersion = "index/5"
+const MappingVersion = "index/6"
 
 // Internal keys, written in the same batch as the documents they describe.
 var (
@@ -41,6 +41,7 @@ var (
 // rankedFields (fields.go).
 const (
 	fieldName       = "name"        // the file name less its extensions
+	fieldPath       = "path"        // the words of the folders holding the document
 	fieldTitle      = "title"       // front matter title, else the first heading
 	fieldHeadings   = "headings"    // every Markdown heading
 	fieldMeta       = "meta"        // front matter description and tags
@@ -69,6 +70,7 @@ type Index struct {
 	// Written by the applying goroutine; read by anyone.
 	seq      atomic.Uint64
 	identity atomic.Pointer[[2]string]
+	lengths  atomic.Pointer[lengths] // of the documents applied, for BM25
 	// disk is what scorch has persisted of the open Bleve index (one per open/create,
 	// so that a callback of an index already replaced cannot touch it).
 	disk *persistence
@@ -143,6 +145,7 @@ func (x *Index) create(st projection.State) error {
 	b.SetInternal(keyStream, []byte(st.StreamID))
 	b.SetInternal(keyProject, []byte(st.Project))
 	b.SetInternal(keySeq, seqBytes(0))
+	b.SetInternal(keyLengths, lengths{}.encode())
 	x.disk = newPersistence(false)
 	x.onPersisted(b, 0)
 	if err := idx.Batch(b); err != nil {
@@ -151,6 +154,7 @@ func (x *Index) create(st projection.State) error {
 	}
 	x.idx = idx
 	x.seq.Store(0)
+	x.lengths.Store(&lengths{})
 	x.identity.Store(&[2]string{st.StreamID, st.Project})
 	return nil
 }
@@ -167,6 +171,9 @@ func (x *Index) load() error {
 	if len(v) == 8 {
 		x.seq.Store(binary.BigEndian.Uint64(v))
 	}
+	lb, _ := x.idx.GetInternal(keyLengths)
+	l := decodeLengths(lb)
+	x.lengths.Store(&l)
 	x.disk = newPersistence(true)
 	x.disk.seq.Store(x.seq.Load())
 	x.identity.Store(&[2]string{get(keyStream), get(keyProject)})
@@ -287,6 +294,7 @@ func (x *Index) Reset(st projection.State) error {
 // second analysis and a second set of postings of every text.
 type document struct {
 	Name       string   `json:"name"`
+	Path       string   `json:"path,omitempty"`
 	Title      string   `json:"title,omitempty"`
 	Headings   string   `json:"headings,omitempty"`
 	Meta       string   `json:"meta,omitempty"`
@@ -314,6 +322,9 @@ func newDocument(e *events.Event) *document {
 		d.Session = e.Session // a session document belongs to no folder of the tree
 	} else {
 		d.Folders, d.Dir = documentFolders(e.Path), dirKey(path.Dir(e.Path))
+		if dir := path.Dir(e.Path); dir != "." {
+			d.Path = dir
+		}
 	}
 	if e.Status == events.StatusOK && events.HashContent(e.Content) == e.Hash {
 		d.Content = string(e.Content)
@@ -356,6 +367,7 @@ func (x *Index) Apply(b events.Batch) error {
 	seq := x.seq.Load()
 	batch := x.idx.NewBatch()
 	applied := seq
+	lens := x.lengths.Load().clone()
 	for i := range b.Events {
 		e := &b.Events[i]
 		if e.Seq <= seq {
@@ -364,7 +376,9 @@ func (x *Index) Apply(b events.Batch) error {
 		applied = e.Seq
 		switch e.Op {
 		case events.OpUpsert:
-			if err := batch.Index(events.DocKey{Session: e.Session, Path: e.Path}.ID(), newDocument(e)); err != nil {
+			d := newDocument(e)
+			lens.add(d)
+			if err := batch.Index(events.DocKey{Session: e.Session, Path: e.Path}.ID(), d); err != nil {
 				return fmt.Errorf("index %q: %w", e.Path, err)
 			}
 		case events.OpDelete:
@@ -375,10 +389,12 @@ func (x *Index) Apply(b events.Batch) error {
 		return nil
 	}
 	batch.SetInternal(keySeq, seqBytes(applied))
+	batch.SetInternal(keyLengths, lens.encode())
 	x.onPersisted(batch, applied)
 	if err := x.idx.Batch(batch); err != nil {
 		return fmt.Errorf("index batch up to %d: %w", applied, err)
 	}
+	x.lengths.Store(&lens)
 	x.seq.Store(applied)
 	return nil
 }
@@ -428,7 +444,11 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 	}
 	doc := bleve.NewDocumentStaticMapping()
 	for _, f := range rankedFields {
-		doc.AddFieldMappingsAt(f.name, text(analyzerWord, f.positions))
+		a := analyzerWord
+		if f.stemmed {
+			a = analyzerParts
+		}
+		doc.AddFieldMappingsAt(f.name, text(a, f.positions))
 	}
 	doc.AddFieldMappingsAt(fieldContentCJK, text(analyzerCJK, true))
 	doc.AddFieldMappingsAt(fieldFolders, text(keyword.Name, false))

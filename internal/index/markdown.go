@@ -49,8 +49,8 @@ func ParseMarkdown(b []byte) (Markdown, []Section) {
 	fence := ""
 	leadDone, more := false, false
 	flush := func() {
-		if !leadDone && isProse(para.String()) {
-			md.Lead = clipBytes(para.String(), maxFieldBytes)
+		if p := plainText(para.String()); !leadDone && isProse(p) {
+			md.Lead = clipBytes(p, maxFieldBytes)
 			leadDone = true
 		}
 		para.Reset()
@@ -81,6 +81,8 @@ func ParseMarkdown(b []byte) (Markdown, []Section) {
 		}
 		if lvl, text, ok := projection.ParseHeading(line); ok {
 			flush()
+			sec := Section{Level: lvl, Heading: text, Start: start}
+			text = plainText(text)
 			if md.Title == "" {
 				md.Title = clipBytes(text, maxFieldBytes)
 			}
@@ -88,7 +90,7 @@ func ParseMarkdown(b []byte) (Markdown, []Section) {
 				heads.WriteString(text)
 				heads.WriteByte('\n')
 			}
-			secs = append(secs, Section{Level: lvl, Heading: text, Start: start})
+			secs = append(secs, sec)
 			continue
 		}
 		if line == "" {
@@ -112,33 +114,86 @@ func ParseMarkdown(b []byte) (Markdown, []Section) {
 	return md, secs
 }
 
-// isProse reports a paragraph of at least three words once its HTML tags, images and
-// link targets are set aside: READMEs open with badges and logos, not with what they are.
+// isProse reports a paragraph of at least three words (of its plain text): READMEs open
+// with badges and logos, not with what they are.
 func isProse(p string) bool {
+	n := 0
+	Words([]byte(p), func(Span) bool { n++; return n < 3 })
+	return n >= 3
+}
+
+// plainText is the text a reader sees of a line of Markdown: HTML tags, images and
+// badges left out, a link's text kept and its target left out. A title such as
+// "YAML <a href=…><img src=…/></a>" ranks as "YAML", and a paragraph of badges has no
+// words at all.
+func plainText(p string) string {
 	var b strings.Builder
-	depth := 0
 	for i := 0; i < len(p); i++ {
-		switch c := p[i]; {
+		c := p[i]
+		switch {
 		case c == '<':
-			depth++
-		case c == '>' && depth > 0:
-			depth--
+			// an HTML tag or comment: skip to its end
+			j := strings.IndexByte(p[i:], '>')
+			if j < 0 {
+				i = len(p)
+				break
+			}
+			i += j
+			b.WriteByte(' ')
 		case c == '!' && i+1 < len(p) && p[i+1] == '[':
-			// an image: skip to the end of its target
-			if j := strings.Index(p[i:], ")"); j > 0 {
-				i += j
-			}
-		case c == ']' && i+1 < len(p) && p[i+1] == '(':
-			if j := strings.Index(p[i:], ")"); j > 0 {
-				i += j
-			}
-		case depth == 0:
+			// an image, or a badge (an image inside a link): no text of the reader's
+			i = skipLinkTail(p, closeBracket(p, i+1))
+			b.WriteByte(' ')
+		case c == ']':
+			// the end of a link's text: skip its target, "(url)" or "[ref]"
+			i = skipLinkTail(p, i)
+			b.WriteByte(' ')
+		case c == '[':
+			b.WriteByte(' ')
+		default:
 			b.WriteByte(c)
 		}
 	}
-	n := 0
-	Words([]byte(b.String()), func(Span) bool { n++; return n < 3 })
-	return n >= 3
+	return strings.Join(strings.Fields(b.String()), " ")
+}
+
+// closeBracket returns the index of the "]" that closes the "[" at i, counting nested
+// brackets, or len(p)-1 when there is none.
+func closeBracket(p string, i int) int {
+	depth := 0
+	for j := i; j < len(p); j++ {
+		switch p[j] {
+		case '[':
+			depth++
+		case ']':
+			depth--
+			if depth == 0 {
+				return j
+			}
+		}
+	}
+	return len(p) - 1
+}
+
+// skipLinkTail returns the index of the last byte of a link's target that follows the
+// "]" at i: "(…)" or "[…]", or i when none follows.
+func skipLinkTail(p string, i int) int {
+	if i+1 >= len(p) {
+		return i
+	}
+	var end byte
+	switch p[i+1] {
+	case '(':
+		end = ')'
+	case '[':
+		end = ']'
+	default:
+		return i
+	}
+	if j := strings.IndexByte(p[i+2:], end); j >= 0 {
+		return i + 2 + j
+	}
+	return i
 }
 
 // front is the front matter fields that rank.

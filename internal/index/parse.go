@@ -11,7 +11,11 @@ import (
 // Limits of a query: they bound the work one search can ask for.
 const (
 	MaxQueryChars = 1000 // characters of query text
-	MaxQueryTerms = 32   // different words, and every word inside phrases
+	MaxQueryTerms = 32   // different uncommon words, and every word inside phrases
+	// MaxOptional is how many different common words outside quotes rank a query; those
+	// after them are left out, and common words never count against MaxQueryTerms, so
+	// that a pasted paragraph is searched rather than refused for its "the" and "of".
+	MaxOptional = 8
 )
 
 // Errors of ParseQuery. They are the user's to correct.
@@ -169,7 +173,7 @@ func ParseQuery(s string) (Query, error) {
 			n += len(words)
 		} else {
 			for _, w := range words {
-				if !counted[w] {
+				if !counted[w] && !stopWords[w] {
 					counted[w] = true
 					n++
 				}
@@ -208,7 +212,7 @@ func ParseQuery(s string) (Query, error) {
 		}
 		return Query{}, fmt.Errorf("%w: %q has no letters or digits", ErrNothingToFind, s)
 	}
-	q.Optional = stops
+	q.Optional = stops[:min(len(stops), MaxOptional)]
 	return q, nil
 }
 

@@ -30,6 +30,9 @@ func TestParseQuery(t *testing.T) {
 		{"snake_case foo.bar", "+snake_case +foo +bar"},
 		// A sentence of more than MaxQueryTerms words, fewer of them different.
 		{strings.Repeat("read it or write it ", 9), "+read +write ?it ?or"},
+		// A pasted paragraph: its common words do not count against MaxQueryTerms, and
+		// only the first MaxOptional of them rank.
+		{manyWords(index.MaxQueryTerms) + "a an and are as at be but by for", wordsQuery(index.MaxQueryTerms) + " ?a ?an ?and ?are ?as ?at ?be ?but"},
 	}
 	for _, c := range ok {
 		q, err := index.ParseQuery(c.in)
@@ -83,7 +86,7 @@ func FuzzParseQuery(f *testing.F) {
 			}
 			t.Fatalf("ParseQuery(%q): undocumented error %v", s, err)
 		}
-		if len(q.Terms()) > index.MaxQueryTerms || len(q.Words)+len(q.Phrases) == 0 {
+		if len(q.Terms()) > index.MaxQueryTerms+index.MaxOptional || len(q.Optional) > index.MaxOptional || len(q.Words)+len(q.Phrases) == 0 {
 			t.Fatalf("ParseQuery(%q) = %s", s, q)
 		}
 		for _, w := range q.Terms() {
@@ -120,7 +123,15 @@ func TestParseMarkdown(t *testing.T) {
 			[]index.Section{{0, "", 0}, {2, "Real", 49}}},
 		{"OneParagraphHasNoLead", "Just one paragraph of words.\n", index.Markdown{}, []index.Section{{0, "", 0}}},
 		{"BrokenFrontMatterIsText", "---\n: [\n---\nWords after it here.\n\nMore.\n",
-			index.Markdown{Lead: "--- : [ --- Words after it here."}, []index.Section{{0, "", 0}}},
+			index.Markdown{Lead: "--- : --- Words after it here."}, []index.Section{{0, "", 0}}},
+		{"ReferenceBadgesAreNoLead", "# cookie-parser\n\n[![NPM Version][npm-image]][npm-url] [![Build][ci-image]][ci-url]\n\nParse `Cookie` header and populate [req.cookies](#x).\n\nMore.\n",
+			index.Markdown{Title: "cookie-parser", Headings: "cookie-parser\n", Lead: "Parse `Cookie` header and populate req.cookies ."},
+			[]index.Section{{1, "cookie-parser", 0}}},
+		{"TitleIsItsText", "# YAML <a href=\"https://x\"><img src=\"y.svg\" title=\"npm package\" /></a>\n\nA library for YAML, the data serialization standard.\n\nMore.\n",
+			index.Markdown{Title: "YAML", Headings: "YAML\n", Lead: "A library for YAML, the data serialization standard."},
+			[]index.Section{{1, `YAML <a href="https://x"><img src="y.svg" title="npm package" /></a>`, 0}}},
+		{"HTMLParagraphIsText", "<p align=\"center\"><img src=\"logo.svg\"></p>\n\n<p align=\"center\">Promise based HTTP client for the browser</p>\n\nMore.\n",
+			index.Markdown{Lead: "Promise based HTTP client for the browser"}, []index.Section{{0, "", 0}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -146,6 +157,15 @@ func FuzzParseMarkdown(f *testing.F) {
 			prev = sec.Start
 		}
 	})
+}
+
+// wordsQuery is the canonical form of manyWords(n).
+func wordsQuery(n int) string {
+	var parts []string
+	for i := range n {
+		parts = append(parts, fmt.Sprintf("+w%d", i))
+	}
+	return strings.Join(parts, " ")
 }
 
 // manyWords returns n different words.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/guide/guide/internal/index"
@@ -143,3 +144,50 @@ func rank(t *testing.T, x *index.Index, q, folder string) []string {
 }
 
 func round(f float64) float64 { return float64(int(f*1000+0.5)) / 1000 }
+
+// TestLengthIsWeighedAgainstTheMean: BM25 weighs a document's length against the mean
+// length of the documents, so that a document that is about a word, longer than the
+// mean, outranks a short one that mentions it once. (Bleve's own mean was the number of
+// different words per document: in a tree of long texts over a small vocabulary, every
+// text seemed dozens of times too long, and the passing mention won.)
+func TestLengthIsWeighedAgainstTheMean(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "index")
+	x := openIndex(t, dir)
+	filler := strings.Fields("the road north and the rain on the bread of the sea with a song")
+	text := func(words int, mentions int) *string {
+		var b strings.Builder
+		for i := range words {
+			if mentions > 0 && i%(words/mentions) == 0 {
+				b.WriteString("griffin ")
+				continue
+			}
+			b.WriteString(filler[i%len(filler)] + " ")
+		}
+		s := b.String()
+		return &s
+	}
+	docs := map[string]*string{
+		"notes/bestiary.md": text(200, 20),
+		"notes/travel.md":   text(40, 1),
+	}
+	for i := range 8 {
+		docs[fmt.Sprintf("notes/day%d.md", i)] = text(120, 0)
+	}
+	(&feeder{x: x}).batch(t, docs)
+	want := []string{"notes/bestiary.md", "notes/travel.md"}
+	testkit.Equal(t, rank(t, x, "griffin", ""), want, "ranking")
+	// The lengths are kept with the index: opened again, it ranks the same.
+	testkit.NoErr(t, x.Close(), "close")
+	testkit.Equal(t, rank(t, openIndex(t, dir), "griffin", ""), want, "ranking after reopening")
+}
+
+// TestCamelCaseTitleIsFoundByItsWords: a title written in camel case is found, and
+// ranked, by the words it joins.
+func TestCamelCaseTitleIsFoundByItsWords(t *testing.T) {
+	x := openIndex(t, filepath.Join(t.TempDir(), "index"))
+	(&feeder{x: x}).batch(t, map[string]*string{
+		"a/internmap.md": str("# InternMap\n\nKeys by value, for dates used as keys.\n\nMore of it.\n"),
+		"b/other.md":     str("# Other\n\nA plan of the town.\n\nAn intern drew a map of it.\n"),
+	})
+	testkit.Equal(t, rank(t, x, "intern map", ""), []string{"a/internmap.md", "b/other.md"}, "ranking")
+}

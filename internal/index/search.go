@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search"
 	bq "github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/guide/guide/internal/events"
@@ -29,7 +30,7 @@ const (
 	boostContent    = 1.0
 	boostForm       = 0.5
 	boostContentCJK = 1.0
-	boostNear       = 8.0
+	boostNear       = 4.0
 )
 
 // rankedWords is how many words (and phrases) a query needs to be ranked as a sentence:
@@ -265,6 +266,12 @@ func (x *Index) search(ctx context.Context, r Request, after *cursor, partial bo
 // the first limit+1 hits are those an ordering by path would give.
 func (x *Index) run(ctx context.Context, q bq.Query, n int, after *cursor, relaxed, byPath bool) (Result, func(int) bool, error) {
 	req := bleve.NewSearchRequestOptions(q, n, 0, false)
+	// BM25 with the mean length of each field (see lengths).
+	if docs, err := x.idx.DocCount(); err == nil {
+		if st := x.lengths.Load().bm25Stats(docs); st != nil {
+			req.PreSearchData = map[string]any{search.BM25PreSearchDataKey: st}
+		}
+	}
 	if byPath {
 		req.SortBy([]string{"-_score", "_id"})
 	}
@@ -421,10 +428,15 @@ func term(field, t string, boost float64) bq.Query {
 // bigrams.
 func (x *Index) wordQuery(w string, weight float64) bq.Query {
 	var qs []bq.Query
+	s := x.stem(w)
 	for _, f := range rankedFields {
-		qs = append(qs, term(f.name, w, weight*f.boost))
+		t := w
+		if f.stemmed && s != "" {
+			t = s
+		}
+		qs = append(qs, term(f.name, t, weight*f.boost))
 	}
-	if s := x.stem(w); s != "" {
+	if s != "" {
 		for _, form := range x.forms(fieldName, w, s) {
 			qs = append(qs, term(fieldName, form, weight*boostName*boostForm))
 		}

@@ -122,7 +122,7 @@ func (s *Server) New() *server.MCPServer {
 				"(case-insensitive, any language; English words also match their other forms), "+
 				"\"quoted words\" must occur together as a phrase; no other character is special. "+
 				"Common words like \"the\" only rank unless quoted. Matches are marked **like this** in snippets."),
-			mcp.WithString("query", mcp.Required(), mcp.Description("Words to find, e.g. dragon, or \"magic system\" for a phrase; at most 1000 characters and 32 words")),
+			mcp.WithString("query", mcp.Required(), mcp.Description("Words to find, e.g. dragon, or \"magic system\" for a phrase; at most 1000 characters and 32 different words besides common ones")),
 			mcp.WithString("folder", mcp.Description("Search only below this folder, relative to the project root; \"\" for the whole project. Example: \"Worldbuilding\""), mcp.DefaultString("")),
 			mcp.WithInteger("limit", mcp.Description("Hits per page, 1 to 100"), mcp.Min(1), mcp.Max(index.MaxLimit), mcp.DefaultNumber(index.DefaultLimit)),
 			mcp.WithString("cursor", mcp.Description("next_cursor from a previous response with the same query and folder, for the next page")),
@@ -241,6 +241,16 @@ func (s *Server) search(ctx context.Context, req mcp.CallToolRequest) (*mcp.Call
 		return toolError(qerr), nil
 	}
 	return toolResult(res)
+}
+
+// ConnectSessions hands the session registry the stream as soon as the process reaches
+// NATS, before the projections follow it (Connect): a session another process issued — a
+// bridge's, whose owner died — is restored from the session store without waiting for the
+// search index to open.
+func (s *Server) ConnectSessions(stream *events.Stream) {
+	if s.Sessions != nil {
+		s.Sessions.Connect(stream, s.applied)
+	}
 }
 
 // Connect hands the server the stream and the runner once the process has reached NATS;

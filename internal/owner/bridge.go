@@ -3,6 +3,7 @@ package owner
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,8 +12,11 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -39,6 +43,8 @@ type Bridge struct {
 	Election time.Duration
 
 	client  *http.Client
+	polled  func()        // tests: called each time an election looks for the owner
+	restart time.Duration // tests: restartAfter
 	outMu   sync.Mutex
 	electMu sync.Mutex
 
@@ -321,21 +327,35 @@ func (b *Bridge) elect(ctx context.Context) error {
 	b.electMu.Lock()
 	defer b.electMu.Unlock()
 	deadline := time.Now().Add(b.Election)
+	after := cmp.Or(b.restart, restartAfter)
 	var started time.Time
+	var starting *os.File // held until the owner this bridge started answers, or for after
+	defer func() { starting.Close() }()
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
 	for {
+		if b.polled != nil {
+			b.polled()
+		}
 		if c, err := net.Dial("unix", Socket(b.Dir)); err == nil {
 			c.Close()
 			b.client.CloseIdleConnections() // those were to the owner that went away
 			return nil
 		}
-		if time.Since(started) > restartAfter && !Held(b.Dir) {
-			b.Logger.Info("starting the project's owner", "data", b.Dir, "log", Log(b.Dir))
-			if err := b.Start(); err != nil {
-				return fmt.Errorf("start the project's owner: %w", err)
+		if starting != nil && time.Since(started) > after {
+			starting.Close()
+			starting = nil
+		}
+		if time.Since(started) > after && !Held(b.Dir) {
+			// One bridge starts the owner; the others wait for it, rather than start
+			// owners that lose the race and take the CPU the winner needs.
+			if starting = startLock(b.Dir); starting != nil {
+				b.Logger.Info("starting the project's owner", "data", b.Dir, "log", Log(b.Dir))
+				if err := b.Start(); err != nil {
+					return fmt.Errorf("start the project's owner: %w", err)
+				}
+				started = time.Now()
 			}
-			started = time.Now()
 		}
 		if time.Now().After(deadline) {
 			return b.noOwner()
@@ -346,6 +366,23 @@ func (b *Bridge) elect(ctx context.Context) error {
 		case <-tick.C:
 		}
 	}
+}
+
+// startLock takes the lock a bridge holds while it starts dir's owner, without waiting:
+// nil when another bridge holds it. The kernel releases it if that bridge dies.
+func startLock(dir string) *os.File {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil
+	}
+	f, err := os.OpenFile(filepath.Join(dir, startFile), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return nil
+	}
+	return f
 }
 
 func (b *Bridge) noOwner() error {

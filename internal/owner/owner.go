@@ -29,6 +29,7 @@ const (
 	recordFile = "owner.json"
 	socketFile = "owner.sock"
 	logFile    = "owner.log"
+	startFile  = "start.lock"
 )
 
 // ErrHeld is returned by Acquire when another live process owns the directory.

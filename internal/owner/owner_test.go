@@ -13,7 +13,9 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/guide/guide/internal/testkit"
 )
@@ -217,4 +219,29 @@ func TestBridgeResendsToNewOwner(t *testing.T) {
 	second.mu.Lock()
 	defer second.mu.Unlock()
 	testkit.Equal(t, second.ended, []string{"mcp-session-1"}, "the bridge ends its session as it goes")
+}
+
+// TestOneBridgeStartsTheOwner: bridges that find no owner at once start one between them,
+// not one each; the others wait for it.
+func TestOneBridgeStartsTheOwner(t *testing.T) {
+	dir, err := os.MkdirTemp("", "own") // short: a unix socket's path is limited
+	testkit.NoErr(t, err, "temp dir")
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	ctx, cancel := context.WithCancel(testkit.Context(t))
+	var starts atomic.Int32
+	var polls [3]atomic.Int32
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer cancel()
+	for i := range polls {
+		// The owner started never comes: every bridge goes on looking for it.
+		b := &Bridge{Dir: dir, Logger: testkit.Logger(), Election: time.Hour, client: &http.Client{}, restart: time.Hour,
+			Start: func() error { starts.Add(1); return nil }, polled: func() { polls[i].Add(1) }}
+		wg.Go(func() { _ = b.elect(ctx) })
+	}
+	testkit.Eventually(t, 30*time.Second, func() (bool, string) {
+		least := min(polls[0].Load(), polls[1].Load(), polls[2].Load())
+		return least >= 10, fmt.Sprintf("the bridges looked for the owner at least %d times each", least)
+	})
+	testkit.Equal(t, starts.Load(), int32(1), "owners started")
 }

@@ -40,7 +40,7 @@ type Config struct {
 
 	// Scenarios to run (see AllScenarios); empty is every one.
 	Scenarios []string
-	// SearchDocs is the generated corpus of the search, content and once scenarios;
+	// SearchDocs is the generated corpus of the search, content, web, once and clients scenarios;
 	// search also runs on GOROOT when GoRoot is set.
 	SearchDocs   int
 	SearchReps   int // searches of each word
@@ -52,6 +52,7 @@ type Config struct {
 	Rescans      int // indexer --once baselines of the fresh scenario
 	OnceRuns     int
 	WebCalls     int // requests of each kind of web page
+	ClientRuns   int // clients: second clients spawned, and owner kills
 	ChurnRate    int // writes per second
 	ChurnFor     time.Duration
 }
@@ -95,6 +96,9 @@ func (c *Config) defaults() {
 	}
 	if c.WebCalls <= 0 {
 		c.WebCalls = 200
+	}
+	if c.ClientRuns <= 0 {
+		c.ClientRuns = 10
 	}
 	if c.ChurnRate <= 0 {
 		c.ChurnRate = 1000

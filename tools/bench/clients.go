@@ -4,116 +4,178 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/guide/guide/internal/owner"
 	"github.com/guide/guide/tools/report"
-	"github.com/guide/guide/tools/stats"
 )
 
-// clientsOfOwner measures several clients on one project, beside s (a client of the
-// indexed project's owner): n times a second client from spawn to its first tree answer;
-// the memory of a bridge and of five clients against one; and n times the owner killed
-// with three clients attached, until each of them answers again. It leaves s and the
-// owner running.
-func clientsOfOwner(ctx context.Context, bin string, c *report.Corpus, data string, s *server, n int, log io.Writer) (second, killed report.Restart) {
-	second.What = "guide: a second client of the running owner, spawn to first tree(\"\", 2) answer"
-	killed.What = "guide: owner killed (SIGKILL) with 3 clients attached, until each answers tree again"
+// attachedClients is how many clients are attached while the owner is killed.
+const attachedClients = 3
+
+// measureClients runs several stdio clients of bin/guide-mcp --root on c, the way several
+// assistants share one folder: a first client starts the project's owner (on data, indexed
+// already when an earlier scenario left it so) and waits until its search index has caught
+// up. Then, cfg.ClientRuns times each: a second client from spawn to its first tree answer,
+// with its bridge's memory, and the same through a guide-mcp installed without
+// guide-bridge; the memory of one client against five; the owner killed with three clients
+// attached, until every one answers again. It stops the owner when done.
+func measureClients(ctx context.Context, cfg Config, bin string, c *report.Corpus, data string, log io.Writer) (r report.ClientsResult) {
+	r = report.ClientsResult{Corpus: c, Attached: attachedClients, Load: report.Load{Before: loadAvg()}}
+	defer func() { r.Load.After = loadAvg() }()
+	fail := func(what string, err error) report.ClientsResult {
+		r.Err = fmt.Sprintf("%s: %v (log: the owner's in %s)", what, err, owner.Log(data))
+		return r
+	}
+	settle()
+	first, _, _, _, err := spawnIndexed(ctx, bin, c, data, log)
+	if err != nil {
+		return fail("the first client", err)
+	}
+	defer first.stop() // and the owner with it
+	cfg.logf("    owner indexed; %d second clients", cfg.ClientRuns)
+
 	tree := map[string]any{"folder": "", "depth": 2}
-	open := func() (*server, error) {
+	// open spawns a client of exe and times it to its first tree answer; the caller
+	// closes it (never stops it: that would stop the owner).
+	open := func(exe string) (*server, time.Duration, error) {
 		cctx, cancel := context.WithTimeout(ctx, time.Minute)
 		defer cancel()
-		b, err := spawn(cctx, log, bin, "--root", c.Root, "--data", data)
+		start := time.Now()
+		b, err := spawn(cctx, log, exe, "--root", c.Root, "--data", data)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		if _, err := b.call(cctx, "tree", tree); err != nil {
-			b.c.Close()
-			return nil, err
+			_ = b.c.Close()
+			return nil, 0, err
 		}
-		return b, nil
+		return b, time.Since(start), nil
 	}
-
-	for range n {
-		start := time.Now()
-		b, err := open()
-		if err != nil {
-			second.Err = err.Error()
-			return second, killed
-		}
-		second.Times = append(second.Times, time.Since(start))
-		_ = b.c.Close() // the client goes; the owner stays
-	}
-
-	// Memory: the owner and one client, then the owner and five.
+	bridgeRSS := func(b *server) int64 { rss, _, _ := memoryOf(b.cmd.Process.Pid); return rss }
 	ownerRSS := func() int64 {
-		r, err := owner.Read(data)
+		o, err := owner.Read(data)
 		if err != nil {
 			return 0
 		}
-		rss, _, _ := memoryOf(r.PID)
+		rss, _, _ := memoryOf(o.PID)
 		return rss
 	}
-	bridgeRSS := func(b *server) int64 { rss, _, _ := memoryOf(b.cmd.Process.Pid); return rss }
-	one := ownerRSS() + bridgeRSS(s)
-	bridges := []*server{s}
+
+	for range cfg.ClientRuns {
+		settle()
+		b, d, err := open(bin)
+		if err != nil {
+			return fail("a second client", err)
+		}
+		r.Second = append(r.Second, d)
+		r.BridgeRSS = append(r.BridgeRSS, bridgeRSS(b))
+		_ = b.c.Close()
+	}
+
+	// The baseline: guide-mcp alone in a folder, as a user who copied only it has it.
+	alone := filepath.Join(cfg.Dir, "work", "alone", "guide-mcp")
+	if err := copyFile(bin, alone); err != nil {
+		return fail("copy guide-mcp alone", err)
+	}
+	for range cfg.ClientRuns {
+		settle()
+		b, d, err := open(alone)
+		if err != nil {
+			return fail("a client of guide-mcp alone", err)
+		}
+		r.Alone = append(r.Alone, d)
+		r.AloneRSS = max(r.AloneRSS, bridgeRSS(b))
+		_ = b.c.Close()
+	}
+
+	// Memory: the owner and one client, then the owner and five.
+	r.OneRSS = ownerRSS() + bridgeRSS(first)
+	clients := []*server{first}
 	defer func() {
-		for _, b := range bridges[1:] {
+		for _, b := range clients[1:] {
 			_ = b.c.Close()
 		}
 	}()
 	for range 4 {
-		b, err := open()
+		b, _, err := open(bin)
 		if err != nil {
-			second.Err = err.Error()
-			return second, killed
+			return fail("five clients", err)
 		}
-		bridges = append(bridges, b)
+		clients = append(clients, b)
 	}
-	five := ownerRSS()
-	var bridgeMax int64
-	for _, b := range bridges {
-		rss := bridgeRSS(b)
-		five += rss
-		bridgeMax = max(bridgeMax, rss)
+	r.FiveRSS = ownerRSS()
+	for _, b := range clients {
+		r.FiveRSS += bridgeRSS(b)
 	}
-	second.Note = fmt.Sprintf("a bridge's VmRSS at most %s; 5 clients %s in all (owner and bridges), 1 client %s: %.2f×",
-		report.FormatMB(bridgeMax), report.FormatMB(five), report.FormatMB(one), float64(five)/float64(max(one, 1)))
+	for _, b := range clients[attachedClients:] {
+		_ = b.c.Close()
+	}
+	clients = clients[:attachedClients]
+	cfg.logf("    memory: 1 client %s, 5 clients %s; now the owner killed %d times", report.FormatMB(r.OneRSS), report.FormatMB(r.FiveRSS), cfg.ClientRuns)
 
-	attached := bridges[:3]
-	for range n {
-		actx, cancel := context.WithTimeout(ctx, time.Minute)
-		r, err := owner.Await(actx, data) // the owner of the last round publishes it as it opens NATS
+	for range cfg.ClientRuns {
+		// Each kill is of a settled owner: its record published (NATS up) and its search
+		// index caught up, as after the previous kill's election.
+		wctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+		o, err := owner.Await(wctx, data)
+		if err == nil {
+			_, _, err = first.waitSearchable(wctx, 100*time.Millisecond)
+		}
 		cancel()
 		if err != nil {
-			killed.Err = err.Error()
-			return second, killed
+			return fail("waiting for the owner", err)
 		}
+		settle()
 		start := time.Now()
-		_ = syscall.Kill(r.PID, syscall.SIGKILL)
+		if err := syscall.Kill(o.PID, syscall.SIGKILL); err != nil {
+			return fail("kill the owner", err)
+		}
 		var mu sync.Mutex
+		var errs []error
+		var times []time.Duration
 		var wg sync.WaitGroup
-		for _, b := range attached {
+		for _, b := range clients {
 			wg.Go(func() {
 				cctx, cancel := context.WithTimeout(ctx, time.Minute)
 				defer cancel()
 				_, err := b.call(cctx, "tree", tree)
+				d := time.Since(start)
 				mu.Lock()
 				defer mu.Unlock()
-				if err != nil {
-					killed.Err = err.Error()
-					return
-				}
-				killed.Times = append(killed.Times, time.Since(start))
+				errs = append(errs, err)
+				times = append(times, d)
 			})
 		}
 		wg.Wait()
-		if killed.Err != "" {
-			return second, killed
+		for _, err := range errs {
+			if err != nil {
+				return fail("a client after the owner was killed", err)
+			}
 		}
+		r.Answers = append(r.Answers, times...)
+		r.Recovered = append(r.Recovered, slices.Max(times))
+		cfg.logf("    owner killed: every client answered after %s", report.FormatDuration(slices.Max(times)))
 	}
-	killed.Note = fmt.Sprintf("p95 %s over %d answers", report.FormatDuration(stats.Percentile(killed.Times, 95)), len(killed.Times))
-	return second, killed
+	return r
+}
+
+// copyFile copies the program at from to to, creating its folder.
+func copyFile(from, to string) error {
+	b, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		return err
+	}
+	if err := os.Remove(to); err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	return os.WriteFile(to, b, 0o755)
 }

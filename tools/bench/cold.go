@@ -139,8 +139,11 @@ func caughtUp(ctx context.Context, s *server, c *report.Corpus, data string) rep
 	}
 	rss, _, _ := s.memory()
 	size := dirSize(data)
-	r.Note = fmt.Sprintf("RSS then %.0f MB; data directory %.0f MB (%.2f× the text)",
-		float64(rss)/1e6, float64(size)/1e6, float64(size)/float64(max(c.Bytes, 1)))
+	// What the process keeps once it has settled (it hands back the garbage of the catch-up).
+	time.Sleep(2 * time.Second)
+	settled, _, _ := s.memory()
+	r.Note = fmt.Sprintf("RSS then %.0f MB, %.0f MB two seconds later; data directory %.0f MB (%.2f× the text)",
+		float64(rss)/1e6, float64(settled)/1e6, float64(size)/1e6, float64(size)/float64(max(c.Bytes, 1)))
 	return r
 }
 
@@ -213,9 +216,21 @@ func coldInProcess(ctx context.Context, c *report.Corpus, data, cpuprofile strin
 	}
 	r.Duration = time.Since(start)
 	r.Docs = sum.Documents
-	r.Note = fmt.Sprintf("reconcile (walk, read, hash, publish, acks) %s; catalog caught up %s later; search index %s after the catalog",
-		sum.Duration.Round(time.Millisecond), (catalog - published).Round(time.Millisecond), (r.Duration - catalog).Round(time.Millisecond))
 	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	mb := func(n int64) string { return fmt.Sprintf("%.0f MB", float64(n)/1e6) }
+	queryDir := filepath.Join(data, "query")
+	r.Note = fmt.Sprintf("reconcile (walk, read, hash, publish, acks) %s; catalog caught up %s later; search index %s after the catalog; data: stream %s, catalog %s, index %s; Go heap in use after GC %s",
+		sum.Duration.Round(time.Millisecond), (catalog - published).Round(time.Millisecond), (r.Duration - catalog).Round(time.Millisecond),
+		mb(dirSize(filepath.Join(data, "nats"))), mb(dirSize(queryDir)-dirSize(idx.Dir)), mb(dirSize(idx.Dir)), mb(int64(ms.HeapInuse)))
+	if cpuprofile != "" {
+		// The heap as it stands once every projection has caught up, beside the CPU profile.
+		if f, err := os.Create(cpuprofile + ".heap"); err == nil {
+			_ = pprof.WriteHeapProfile(f)
+			_ = f.Close()
+		}
+	}
 	return r, nil
 }
 

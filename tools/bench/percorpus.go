@@ -110,11 +110,8 @@ func measure(ctx context.Context, cfg Config, bin, fsScript string, c *report.Co
 	if cfg.has(ScenarioRestart) {
 		cfg.logf("  restart to first answer, %d times after SIGKILL and %d after a clean stop", cfg.Restarts, cfg.Restarts)
 		settle()
-		cfg.logf("  several clients of one owner: a second client %d times, memory of 5 clients, the owner killed %d times", cfg.Restarts, cfg.Restarts)
-		second, ownerKilled := clientsOfOwner(ctx, bin, c, filepath.Join(data, "guide"), s, cfg.Restarts, logFile)
-		settle()
 		killed, stopped := restarts(ctx, bin, c, filepath.Join(data, "guide"), s, cfg.Restarts, logFile)
-		cr.Restarts = append(cr.Restarts, killed, stopped, second, ownerKilled)
+		cr.Restarts = append(cr.Restarts, killed, stopped)
 	} else {
 		s.stop()
 	}

@@ -18,11 +18,12 @@ const (
 	ScenarioOnce    = "once"    // indexer --once with nothing changed
 	ScenarioChurn   = "churn"   // split mode: sustained writes, lag sampled
 	ScenarioWeb     = "web"     // the web page: each kind of page's answer time
+	ScenarioClients = "clients" // several stdio clients of one owner: spawn, memory, the owner killed
 )
 
 // AllScenarios is every scenario, in the order they run.
 var AllScenarios = []string{ScenarioCold, ScenarioLatency, ScenarioRestart, ScenarioSearch,
-	ScenarioContent, ScenarioWeb, ScenarioFresh, ScenarioOnce, ScenarioChurn}
+	ScenarioContent, ScenarioWeb, ScenarioFresh, ScenarioOnce, ScenarioClients, ScenarioChurn}
 
 // ParseScenarios reads a comma-separated list of scenario names; "all" is every one.
 func ParseScenarios(s string) ([]string, error) {

@@ -10,10 +10,11 @@ import (
 )
 
 // runScenarios runs the scenarios that pick their own corpus: search and get_content on the
-// SearchDocs corpus (search also on GOROOT), the web page and indexer --once on the same,
+// SearchDocs corpus (search also on GOROOT), the web page, indexer --once and several
+// clients of one owner on the same,
 // and the split-mode freshness and churn scenarios on a copy of the FreshDocs corpus.
 func runScenarios(ctx context.Context, cfg Config, res *report.Result, bin, fsScript string, goroot *report.Corpus) error {
-	if cfg.has(ScenarioSearch, ScenarioContent, ScenarioWeb, ScenarioOnce) {
+	if cfg.has(ScenarioSearch, ScenarioContent, ScenarioWeb, ScenarioOnce, ScenarioClients) {
 		big, err := generated(cfg.Dir, cfg.SearchDocs, cfg.Seed, cfg.logf)
 		if err != nil {
 			return fmt.Errorf("corpus of %d: %w", cfg.SearchDocs, err)
@@ -71,6 +72,12 @@ func runScenarios(ctx context.Context, cfg Config, res *report.Result, bin, fsSc
 			cfg.logf("once on %s: indexer --once with nothing changed, %d runs", big.Name, cfg.OnceRuns)
 			or := measureOnce(ctx, cfg, bin, big, natsDir, store, logFile)
 			res.Once = &or
+		}
+		if cfg.has(ScenarioClients) {
+			cfg.logf("clients on %s: a second client %d times, 1 and 5 clients' memory, the owner killed %d times with %d clients attached",
+				big.Name, cfg.ClientRuns, cfg.ClientRuns, attachedClients)
+			cr := measureClients(ctx, cfg, bin, big, data, logFile)
+			res.Clients = &cr
 		}
 		_ = os.RemoveAll(data)
 		_ = os.RemoveAll(filepath.Join(cfg.Dir, "data", "once"))

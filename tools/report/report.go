@@ -33,6 +33,7 @@ type Result struct {
 	Once    *OnceResult
 	Churn   *ChurnResult
 	Web     *WebResult
+	Clients *ClientsResult
 	// SplitErr says why the split-mode scenarios did not run.
 	SplitErr string
 }
@@ -87,6 +88,9 @@ func (r *Result) Blocks() []Block {
 	}
 	if r.Web != nil {
 		out = append(out, Block{Name: "web", Markdown: r.webMarkdown()})
+	}
+	if r.Clients != nil {
+		out = append(out, Block{Name: "clients", Markdown: r.clientsMarkdown()})
 	}
 	return out
 }

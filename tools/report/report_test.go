@@ -151,6 +151,18 @@ func fullRun() *Result {
 			CatchUp:    700 * ms,
 			Load:       Load{Before: "1.30, 1.00, 0.90", After: "1.90, 1.20, 1.00"},
 		},
+		Clients: &ClientsResult{
+			Corpus:    big,
+			Second:    []time.Duration{60 * ms, 70 * ms, 65 * ms, 310 * ms},
+			Alone:     []time.Duration{80 * ms, 90 * ms},
+			BridgeRSS: []int64{8_300_000, 8_500_000, 8_400_000},
+			AloneRSS:  29_000_000,
+			OneRSS:    600_000_000, FiveRSS: 640_000_000,
+			Attached:  3,
+			Recovered: []time.Duration{900 * ms, 1100 * ms, 1000 * ms},
+			Answers:   []time.Duration{800 * ms, 850 * ms, 900 * ms, 1000 * ms, 1050 * ms, 1100 * ms, 950 * ms, 980 * ms, 1000 * ms},
+			Load:      Load{Before: "1.00, 1.00, 1.00", After: "1.10, 1.00, 1.00"},
+		},
 	}
 	return r
 }
@@ -165,6 +177,7 @@ func failedRun() *Result {
 		Churn:    &ChurnResult{Corpus: big, Rate: 100, For: 10 * time.Second, CatchUpErr: "not caught up 2 minutes after the last write", Load: Load{Before: "0.30, 0.10, 0.10", After: "0.40, 0.10, 0.10"}},
 		SplitErr: "indexer exited before listening on 127.0.0.1:4222",
 		Web:      &WebResult{Corpus: big, Err: "guide-mcp --http not ready after 30m0s", Load: Load{Before: "0.40, 0.10, 0.10", After: "0.40, 0.10, 0.10"}},
+		Clients:  &ClientsResult{Corpus: big, Second: []time.Duration{50 * ms}, Err: "spawn a client: initialize: EOF", Load: Load{Before: "0.40, 0.10, 0.10", After: "0.40, 0.10, 0.10"}},
 	}
 }
 

@@ -64,8 +64,8 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.BoolVar(&c.InProcess, "inprocess", true, "also time the cold index with the pieces in this process")
 	fs.StringVar(&c.CPUProfile, "cpuprofile", "", "write a CPU profile of the in-process cold index of the largest generated corpus")
 	scenarios := fs.String("scenarios", strings.Join(bench.AllScenarios, ","), "scenarios to run, comma-separated: "+strings.Join(bench.AllScenarios, ", ")+", or all")
-	quick := fs.Bool("quick", false, "a quick run (a few minutes): 1k corpus for cold/latency/restart, 10k for search/content/once, 1k for fresh/churn, fewer calls, 10 s of churn; explicit flags still win; writes no file unless --out is given")
-	fs.IntVar(&c.SearchDocs, "search-docs", 100_000, "generated corpus of the search, content and once scenarios, in documents")
+	quick := fs.Bool("quick", false, "a quick run (a few minutes): 1k corpus for cold/latency/restart, 10k for search/content/web/once/clients, 1k for fresh/churn, fewer calls, 10 s of churn; explicit flags still win; writes no file unless --out is given")
+	fs.IntVar(&c.SearchDocs, "search-docs", 100_000, "generated corpus of the search, content, web, once and clients scenarios, in documents")
 	fs.IntVar(&c.SearchReps, "search-reps", 10, "searches of each word")
 	fs.IntVar(&c.ContentCalls, "content-calls", 200, "get_content calls, and as many on the reference server")
 	fs.IntVar(&c.FreshDocs, "fresh-docs", 10_000, "generated corpus of the fresh and churn scenarios (a copy is written to)")
@@ -73,6 +73,7 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.IntVar(&c.Rescans, "rescans", 3, "indexer --once re-scans timed as the fresh scenario's baseline")
 	fs.IntVar(&c.OnceRuns, "once-runs", 3, "indexer --once runs with nothing changed")
 	fs.IntVar(&c.WebCalls, "web-calls", 200, "web: requests of each kind of page")
+	fs.IntVar(&c.ClientRuns, "client-runs", 10, "clients: second clients spawned (through guide-bridge, and as many through guide-mcp alone), and owner kills")
 	fs.IntVar(&c.ChurnRate, "churn-rate", 1000, "churn: file writes per second")
 	fs.DurationVar(&c.ChurnFor, "churn-for", time.Minute, "churn: for how long")
 	fs.StringVar(&m.Out, "out", "BENCHMARKS.md", "refresh the measured part of this file (\"\" for stdout only)")
@@ -90,7 +91,7 @@ func (m *Main) ParseFlags(args []string) error {
 		set := map[string]bool{}
 		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 		quickly := map[string]string{"sizes": "1000", "goroot": "false", "calls": "200", "trees": "50", "restarts": "1",
-			"repeat": "1", "inprocess": "false", "search-docs": "10000", "search-reps": "3", "content-calls": "50", "web-calls": "50",
+			"repeat": "1", "inprocess": "false", "search-docs": "10000", "search-reps": "3", "content-calls": "50", "web-calls": "50", "client-runs": "3",
 			"fresh-docs": "1000", "fresh-samples": "20", "rescans": "1", "once-runs": "1", "churn-for": "10s",
 			// A quick run's figures must not replace a full run's unless asked to.
 			"out": ""}

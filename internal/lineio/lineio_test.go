@@ -1,4 +1,4 @@
-package mcpserver_test
+package lineio_test
 
 import (
 	"io"
@@ -6,7 +6,7 @@ import (
 	"testing"
 	"testing/iotest"
 
-	"github.com/guide/guide/internal/mcpserver"
+	"github.com/guide/guide/internal/lineio"
 	"github.com/guide/guide/internal/testkit"
 )
 
@@ -27,7 +27,7 @@ func TestLimitLines(t *testing.T) {
 			// One byte a read too: the bound holds across reads.
 			for _, r := range []io.Reader{strings.NewReader(tc.in), iotest.OneByteReader(strings.NewReader(tc.in))} {
 				long = 0
-				b, err := io.ReadAll(mcpserver.LimitLines(r, 4, func() { long++ }))
+				b, err := io.ReadAll(lineio.LimitLines(r, 4, func() { long++ }))
 				testkit.NoErr(t, err, "read")
 				testkit.Equal(t, string(b), tc.want, "passed on")
 				testkit.Equal(t, long, tc.long, "lines too long")

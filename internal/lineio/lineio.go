@@ -1,4 +1,6 @@
-package mcpserver
+// Package lineio bounds the messages of a line-framed stream, as the MCP stdio transport
+// frames them. It imports only the standard library: the stdio bridge links it.
+package lineio
 
 import "io"
 

@@ -1,0 +1,120 @@
+package index
+
+import (
+	"encoding/json"
+	"math"
+	"unicode/utf8"
+
+	"github.com/blevesearch/bleve/v2/search"
+)
+
+// keyLengths holds the field lengths, written in the same batch as the documents counted.
+var keyLengths = []byte("guide.lengths")
+
+// lengthFields are the fields whose mean length BM25 is given: the text fields a word is
+// searched in.
+var lengthFields = []string{fieldName, fieldPath, fieldTitle, fieldHeadings, fieldMeta, fieldLead, fieldContent, fieldContentCJK}
+
+// fieldLength is the words of one field over every document indexed that has it.
+type fieldLength struct {
+	Words uint64 `json:"w"`
+	Docs  uint64 `json:"d"`
+}
+
+// lengths are the field lengths of every document indexed since the index was created,
+// so that BM25 weighs a field's length against the mean length of that field. Bleve's
+// own BM25 takes the number of different words of a field for its total length (the
+// mean of a README's text came out as 27 words), which made every long document rank as
+// if it were fifty times the mean and a passing mention in a short one outrank it. A
+// document indexed again is counted again, and a deleted one stays counted: the mean is
+// of the documents indexed, which is what a mean length needs to be.
+type lengths map[string]fieldLength
+
+// add counts the words of an indexed document's fields.
+func (l lengths) add(d *document) {
+	for f, text := range map[string]string{fieldName: d.Name, fieldPath: d.Path, fieldTitle: d.Title, fieldHeadings: d.Headings,
+		fieldMeta: d.Meta, fieldLead: d.Lead, fieldContent: d.Content} {
+		if n := countWords(text); n > 0 {
+			l[f] = fieldLength{Words: l[f].Words + uint64(n), Docs: l[f].Docs + 1}
+		}
+	}
+	if d.ContentCJK != "" {
+		n := 0
+		for _, r := range d.ContentCJK {
+			if isCJK(r) {
+				n++ // a bigram starts at nearly every CJK character
+			}
+		}
+		l[fieldContentCJK] = fieldLength{Words: l[fieldContentCJK].Words + uint64(n), Docs: l[fieldContentCJK].Docs + 1}
+	}
+}
+
+func (l lengths) clone() lengths {
+	out := make(lengths, len(l))
+	for k, v := range l {
+		out[k] = v
+	}
+	return out
+}
+
+func (l lengths) encode() []byte {
+	b, _ := json.Marshal(l)
+	return b
+}
+
+func decodeLengths(b []byte) lengths {
+	l := lengths{}
+	if len(b) > 0 {
+		_ = json.Unmarshal(b, &l) // unreadable: counted afresh, the ranking degrades gently
+	}
+	return l
+}
+
+// bm25Stats are the statistics BM25 scores with: the number of documents, and per field
+// a "cardinality" Bleve divides by that number to get the field's mean length (it rounds
+// up). A field without counts (a keyword field, or one no document has yet) is given a
+// mean of one word; so is "*", the field of the unscored disjunctions Bleve merges a
+// filter's terms into.
+func (l lengths) bm25Stats(docs uint64) *search.BM25Stats {
+	if docs == 0 || len(l) == 0 {
+		return nil
+	}
+	st := &search.BM25Stats{DocCount: float64(docs), FieldCardinality: map[string]int{}}
+	for _, f := range append(lengthFields, fieldFolders, fieldDir, fieldSession, fieldExt, "*") {
+		mean := 1.0
+		if c := l[f]; c.Docs > 0 {
+			mean = max(1, float64(c.Words)/float64(c.Docs))
+		}
+		st.FieldCardinality[f] = int(math.Round(mean * float64(docs)))
+	}
+	return st
+}
+
+// countWords counts the words of s as the index splits them (ASCII a byte at a time).
+func countWords(s string) int {
+	n, in := 0, false
+	for i := 0; i < len(s); {
+		var w bool
+		if c := s[i]; c < utf8.RuneSelf {
+			w = asciiWord[c]
+			i++
+		} else {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			w = r != utf8.RuneError && IsWordRune(r)
+			i += size
+		}
+		if w && !in {
+			n++
+		}
+		in = w
+	}
+	return n
+}
+
+// asciiWord marks the ASCII word characters.
+var asciiWord = func() (t [utf8.RuneSelf]bool) {
+	for c := range t {
+		t[c] = IsWordRune(rune(c))
+	}
+	return t
+}()

@@ -1,0 +1,544 @@
+package owner
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// RootsFix is the one line that names a folder for a client that offers none.
+const RootsFix = `name the folder in the client's configuration: "args": ["--root", "/path/to/docs"] ` +
+	`(the command line guide-mcp --root /path/to/docs)`
+
+// DefaultRootsWait bounds the wait for the client's answer to roots/list.
+const DefaultRootsWait = 30 * time.Second
+
+// rootsID prefixes the ids of the front's own requests to the client, apart from the
+// owner's.
+const rootsID = "guide-roots-"
+
+// JSON-RPC error codes the front answers with.
+const (
+	codeMethodNotFound = -32601
+	codeInternal       = -32603
+)
+
+// Front serves a stdio client that named no folder: it answers the handshake itself, asks
+// the client for its roots (MCP roots/list), and serves the first that is a local folder
+// as guide-mcp --root would; when the client says its roots changed, it asks again and
+// serves the new first root, ending the session on the old one.
+//
+// A server may ask the client only once the handshake is over, so the answer to initialize
+// cannot come from a project's owner: Handshake gives it, and the owner's own answer to the
+// handshake replayed to it is not the client's to see.
+type Front struct {
+	In     io.Reader // the client's messages, one a line
+	Out    io.Writer
+	Logger *slog.Logger
+	// Handshake answers, in place of a project's server, the client's initialize and,
+	// while no folder is served, tools/list.
+	Handshake *Handshake
+	// Serve serves the folder root to a client whose messages it reads from in and answers
+	// on out, until in ends, as guide-mcp --root root would.
+	Serve func(ctx context.Context, root string, in io.Reader, out io.Writer) error
+	// RootsWait bounds the wait for the client's roots (DefaultRootsWait when zero).
+	RootsWait time.Duration
+
+	out   *lineWriter
+	asks  chan struct{} // capacity 1: ask the client for its roots (again)
+	fatal chan error    // a served root stopped of itself
+	swap  sync.Mutex    // one change of root at a time
+
+	mu       sync.Mutex // guards the fields below
+	initReq  []byte     // the client's handshake, replayed to each root served
+	initNote []byte
+	initID   json.RawMessage
+	roots    bool        // the client offers roots
+	served   *rootServed // nil while no root is served
+	held     [][]byte    // the client's messages waiting for a root
+	noRoot   string      // why no folder is served, once known: every call answers it
+	answers  map[string]chan []byte
+	next     int
+}
+
+// rootServed is one root served, fed the client's messages.
+type rootServed struct {
+	root   string
+	in     *lineQueue
+	done   chan struct{}
+	closed atomic.Bool // stopped by the front, not of itself
+}
+
+// Run serves until the client closes its end or ctx ends.
+func (f *Front) Run(ctx context.Context) error {
+	if f.Logger == nil {
+		f.Logger = slog.Default()
+	}
+	if f.RootsWait == 0 {
+		f.RootsWait = DefaultRootsWait
+	}
+	f.out = &lineWriter{w: f.Out}
+	f.asks, f.fatal, f.answers = make(chan struct{}, 1), make(chan error, 1), map[string]chan []byte{}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	wg.Go(func() { f.resolve(ctx) })
+	read := make(chan error, 1)
+	go func() { read <- f.read(ctx) }()
+	var err error
+	select {
+	case err = <-read:
+		f.swap.Lock()
+		f.stop() // the root served ends its session with the owner
+		f.swap.Unlock()
+	case err = <-f.fatal:
+	}
+	cancel()
+	wg.Wait()
+	return err
+}
+
+// read dispatches the client's messages until it closes its end.
+func (f *Front) read(ctx context.Context) error {
+	in := bufio.NewReaderSize(f.In, 1<<20)
+	for {
+		line, err := in.ReadBytes('\n')
+		if msg := bytes.TrimSpace(line); len(msg) > 0 {
+			f.dispatch(ctx, msg)
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) || ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+// head is what the front reads of a message to know where it goes.
+type head struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params struct {
+		Capabilities struct {
+			Roots *struct{} `json:"roots"`
+		} `json:"capabilities"`
+	} `json:"params"`
+}
+
+// dispatch sends one client message where it belongs: to the root served, to the front
+// (the handshake, answers to its own requests), or into the wait for a root.
+func (f *Front) dispatch(ctx context.Context, msg []byte) {
+	var h head
+	if err := json.Unmarshal(msg, &h); err != nil {
+		f.out.Send([]byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`))
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	switch h.Method {
+	case "":
+		var id string
+		if json.Unmarshal(h.ID, &id) == nil {
+			if ch, ok := f.answers[id]; ok {
+				delete(f.answers, id)
+				ch <- msg
+				return
+			}
+		}
+	case "initialize":
+		f.initReq, f.initNote, f.initID = msg, nil, h.ID
+		f.roots = h.Params.Capabilities.Roots != nil
+		if f.served == nil {
+			f.out.Send(f.Handshake.Answer(ctx, msg))
+			return
+		}
+	case "notifications/initialized":
+		f.initNote = msg
+		if f.served == nil {
+			if f.roots {
+				f.ask()
+			} else {
+				f.withoutRoot("guide-mcp has no folder to serve: this client offers no MCP roots; " + RootsFix)
+			}
+			return
+		}
+	case "notifications/roots/list_changed":
+		f.ask()
+		return
+	case "server/discover":
+		// The folder comes with the client's roots, which a server may ask for only after
+		// the initialize handshake: the client falls back to it.
+		if f.served == nil {
+			f.fail(h.ID, codeMethodNotFound, "guide-mcp without --root learns its folder from the client's roots: use the initialize handshake")
+			return
+		}
+	case "ping":
+		if f.served == nil {
+			f.out.Send(result(h.ID, struct{}{}))
+			return
+		}
+	}
+	switch {
+	case f.served != nil:
+		f.served.in.Push(msg)
+	case f.noRoot != "":
+		f.answerWithoutRoot(ctx, msg, h.ID, h.Method)
+	default:
+		f.held = append(f.held, msg)
+	}
+}
+
+// ask has the client's roots asked for (again).
+func (f *Front) ask() {
+	select {
+	case f.asks <- struct{}{}:
+	default:
+	}
+}
+
+// resolve asks the client for its roots whenever told to, and serves the first folder.
+func (f *Front) resolve(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-f.asks:
+		}
+		roots, err := f.listRoots(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		var reason string
+		root, others := FirstFolder(roots)
+		switch {
+		case err != nil:
+			reason = fmt.Sprintf("guide-mcp has no folder to serve: the client did not answer roots/list (%v); %s", err, RootsFix)
+		case root == "":
+			reason = fmt.Sprintf("guide-mcp has no folder to serve: the client's roots name no local folder (%d roots); open a folder in the client, or %s", len(roots), RootsFix)
+		case len(others) > 0:
+			f.Logger.Warn("the client offers several roots; guide-mcp serves the first folder, the others are not served",
+				"served", root, "not_served", others)
+		}
+		f.swap.Lock()
+		if reason != "" {
+			f.stop()
+			f.mu.Lock()
+			f.withoutRoot(reason)
+			f.mu.Unlock()
+		} else {
+			f.serve(ctx, root)
+		}
+		f.swap.Unlock()
+	}
+}
+
+// Root is one of the client's roots.
+type Root struct {
+	URI  string `json:"uri"`
+	Name string `json:"name,omitempty"`
+}
+
+// listRoots asks the client for its roots.
+func (f *Front) listRoots(ctx context.Context) ([]Root, error) {
+	ch := make(chan []byte, 1)
+	f.mu.Lock()
+	f.next++
+	id := fmt.Sprintf("%s%d", rootsID, f.next)
+	f.answers[id] = ch
+	f.mu.Unlock()
+	defer func() {
+		f.mu.Lock()
+		delete(f.answers, id)
+		f.mu.Unlock()
+	}()
+	f.out.Send(mustJSON(map[string]any{"jsonrpc": "2.0", "id": id, "method": "roots/list"}))
+	var answer []byte
+	select {
+	case answer = <-ch:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-time.After(f.RootsWait):
+		return nil, fmt.Errorf("no answer within %s", f.RootsWait)
+	}
+	var r struct {
+		Result *struct {
+			Roots []Root `json:"roots"`
+		} `json:"result"`
+		Error *struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(answer, &r); err != nil {
+		return nil, err
+	}
+	if r.Error != nil {
+		return nil, errors.New(r.Error.Message)
+	}
+	if r.Result == nil {
+		return nil, errors.New("an answer without a result")
+	}
+	return r.Result.Roots, nil
+}
+
+// FirstFolder returns the canonical path (absolute, symbolic links resolved) of the first
+// root that is a local folder, and the URIs of the roots after it.
+func FirstFolder(roots []Root) (root string, others []string) {
+	for _, r := range roots {
+		if root != "" {
+			others = append(others, r.URI)
+			continue
+		}
+		u, err := url.Parse(r.URI)
+		if err != nil || u.Scheme != "file" || (u.Host != "" && u.Host != "localhost") || !filepath.IsAbs(u.Path) {
+			continue
+		}
+		real, err := filepath.EvalSymlinks(u.Path)
+		if err != nil {
+			continue
+		}
+		if st, err := os.Stat(real); err == nil && st.IsDir() {
+			root = real
+		}
+	}
+	return root, others
+}
+
+// serve serves root in place of the root served before, if another: that one's session
+// ends once its calls in flight are answered, and the client hears that the resources
+// changed. f.swap is held.
+func (f *Front) serve(ctx context.Context, root string) {
+	f.mu.Lock()
+	old := f.served
+	if old != nil && old.root == root {
+		f.mu.Unlock()
+		return
+	}
+	f.mu.Unlock()
+	if old != nil {
+		f.Logger.Info("the client's roots changed; serving the new first root", "root", root, "was", old.root)
+		f.stop()
+	}
+	s := &rootServed{root: root, in: newLineQueue(), done: make(chan struct{})}
+	f.mu.Lock()
+	out := &handshakeFilter{out: f.out, id: f.initID, logger: f.Logger}
+	// The handshake again, for the owner; then what the client sent meanwhile, in order.
+	s.in.Push(f.initReq)
+	if f.initNote != nil {
+		s.in.Push(f.initNote)
+	}
+	for _, msg := range f.held {
+		s.in.Push(msg)
+	}
+	f.held, f.noRoot, f.served = nil, "", s
+	f.mu.Unlock()
+	f.Logger.Info("serving the client's root", "root", root)
+	go func() {
+		defer close(s.done)
+		err := f.Serve(ctx, root, s.in, out)
+		if !s.closed.Load() && ctx.Err() == nil {
+			if err == nil {
+				err = errors.New("stopped")
+			}
+			select {
+			case f.fatal <- fmt.Errorf("serving %s: %w", root, err):
+			default:
+			}
+		}
+	}()
+	if old != nil {
+		f.out.Send([]byte(`{"jsonrpc":"2.0","method":"notifications/resources/list_changed"}`))
+	}
+}
+
+// stop ends the root served, if any, once its calls in flight are answered; what the
+// client sends meanwhile waits for the next root. f.swap is held.
+func (f *Front) stop() {
+	f.mu.Lock()
+	s := f.served
+	f.served = nil
+	f.mu.Unlock()
+	if s != nil {
+		s.closed.Store(true)
+		s.in.Close() // read to its end, then the served root ends its session
+		<-s.done
+	}
+}
+
+// withoutRoot records why no folder is served, says it on stderr, and answers the messages
+// held for a root. f.mu is held.
+func (f *Front) withoutRoot(reason string) {
+	f.noRoot = reason
+	f.Logger.Error(reason)
+	held := f.held
+	f.held = nil
+	for _, msg := range held {
+		var h head
+		_ = json.Unmarshal(msg, &h)
+		f.answerWithoutRoot(context.Background(), msg, h.ID, h.Method)
+	}
+}
+
+// answerWithoutRoot answers a request while no folder is served: the tools are listed, and
+// each call says why nothing is served and how to name a folder. f.mu is held.
+func (f *Front) answerWithoutRoot(ctx context.Context, msg, id json.RawMessage, method string) {
+	if id == nil || method == "" {
+		return // a notification, or an answer to a request of a root no longer served
+	}
+	empty := func(key string) []byte { return result(id, map[string]any{key: []any{}}) }
+	switch method {
+	case "tools/list":
+		f.out.Send(f.Handshake.Answer(ctx, msg))
+	case "tools/call":
+		f.out.Send(result(id, map[string]any{"isError": true,
+			"content": []any{map[string]any{"type": "text", "text": f.noRoot}}}))
+	case "resources/list":
+		f.out.Send(empty("resources"))
+	case "resources/templates/list":
+		f.out.Send(empty("resourceTemplates"))
+	case "prompts/list":
+		f.out.Send(empty("prompts"))
+	case "logging/setLevel":
+		f.out.Send(result(id, struct{}{}))
+	default:
+		f.fail(id, codeInternal, f.noRoot)
+	}
+}
+
+// fail answers the request id with a JSON-RPC error.
+func (f *Front) fail(id json.RawMessage, code int, message string) {
+	f.out.Send(mustJSON(map[string]any{"jsonrpc": "2.0", "id": id,
+		"error": map[string]any{"code": code, "message": message}}))
+}
+
+// mustJSON marshals v, a message the front builds.
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// result is the answer to the request id.
+func result(id json.RawMessage, v any) []byte {
+	return mustJSON(map[string]any{"jsonrpc": "2.0", "id": id, "result": v})
+}
+
+// lineWriter writes whole messages, one a line, from several goroutines.
+type lineWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+// Send writes msg and a newline.
+func (l *lineWriter) Send(msg []byte) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	_, _ = l.w.Write(append(bytes.Clone(msg), '\n'))
+}
+
+// handshakeFilter passes what a served root writes to the client, but the owner's answer
+// to the replayed initialize: the client had its answer.
+type handshakeFilter struct {
+	out     *lineWriter
+	id      json.RawMessage
+	logger  *slog.Logger
+	partial []byte
+	dropped bool
+}
+
+func (h *handshakeFilter) Write(p []byte) (int, error) {
+	h.partial = append(h.partial, p...)
+	for {
+		i := bytes.IndexByte(h.partial, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		line := bytes.TrimSpace(h.partial[:i])
+		h.partial = h.partial[i+1:]
+		if len(line) == 0 {
+			continue
+		}
+		if !h.dropped && answerTo(line, h.id) {
+			h.dropped = true
+			if bytes.Contains(line, []byte(`"error"`)) {
+				h.logger.Error("the project's owner refused the handshake", "answer", string(line))
+			}
+			continue
+		}
+		h.out.Send(line)
+	}
+}
+
+// answerTo reports whether msg is the answer to the request id.
+func answerTo(msg, id json.RawMessage) bool {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if json.Unmarshal(msg, &m) != nil || m.Method != "" {
+		return false
+	}
+	var a, b bytes.Buffer
+	return json.Compact(&a, m.ID) == nil && json.Compact(&b, id) == nil && bytes.Equal(a.Bytes(), b.Bytes())
+}
+
+// lineQueue is a reader of the messages pushed to it, one a line: pushing never waits for
+// the reader, so the client's messages are read on while an owner starts.
+type lineQueue struct {
+	mu     sync.Mutex
+	cond   *sync.Cond
+	buf    []byte
+	closed bool
+}
+
+func newLineQueue() *lineQueue {
+	q := &lineQueue{}
+	q.cond = sync.NewCond(&q.mu)
+	return q
+}
+
+// Push queues msg as one line.
+func (q *lineQueue) Push(msg []byte) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.buf = append(append(q.buf, msg...), '\n')
+	q.cond.Signal()
+}
+
+// Close ends the queue: the reader reads what is queued, then io.EOF.
+func (q *lineQueue) Close() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.closed = true
+	q.cond.Broadcast()
+}
+
+func (q *lineQueue) Read(p []byte) (int, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for len(q.buf) == 0 && !q.closed {
+		q.cond.Wait()
+	}
+	if len(q.buf) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, q.buf)
+	q.buf = q.buf[n:]
+	if len(q.buf) == 0 {
+		q.buf = nil
+	}
+	return n, nil
+}
