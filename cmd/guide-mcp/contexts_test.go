@@ -380,7 +380,9 @@ func TestAbandonedSessionDocuments(t *testing.T) {
 
 // TestIdleSessionTTL: a session idle for longer than --session-ttl loses its documents.
 func TestIdleSessionTTL(t *testing.T) {
-	m, _ := contextsServer(t, "--session-ttl", "300ms")
+	// Long enough that a loaded machine's pause between two calls does not end the
+	// session before the attach; short enough for the test.
+	m, _ := contextsServer(t, "--session-ttl", "2s")
 	a := sessionClient(t, m)
 	testkit.WaitCaughtUp(t, a)
 	attach(t, a, "short-lived.md", "# Short")
