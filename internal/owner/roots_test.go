@@ -58,3 +58,37 @@ func TestFirstFolder(t *testing.T) {
 		})
 	}
 }
+
+// FuzzFirstFolder: whatever URIs a client sends as its roots, the folder chosen is absolute,
+// clean, free of symbolic links and a folder, or none; and every root after it is named.
+func FuzzFirstFolder(f *testing.F) {
+	base, err := filepath.EvalSymlinks(f.TempDir())
+	if err != nil {
+		f.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(base, "docs"), 0o755); err != nil {
+		f.Fatal(err)
+	}
+	for _, s := range []string{"file://" + base + "/docs", "file://localhost" + base, "file:///etc/passwd",
+		"https://example.com/x", "file://host/share", "file:docs", "file://" + base + "/%2e%2e/docs", "\x00", "%zz"} {
+		f.Add(s, "file://"+base)
+	}
+	f.Fuzz(func(t *testing.T, first, second string) {
+		root, others := FirstFolder([]Root{{URI: first}, {URI: second}})
+		if root == "" {
+			if len(others) > 1 {
+				t.Fatalf("no folder chosen, yet %d roots named as others", len(others))
+			}
+			return
+		}
+		if !filepath.IsAbs(root) || filepath.Clean(root) != root {
+			t.Fatalf("root %q is not an absolute clean path", root)
+		}
+		if real, err := filepath.EvalSymlinks(root); err != nil || real != root {
+			t.Fatalf("root %q resolves to %q (%v)", root, real, err)
+		}
+		if st, err := os.Stat(root); err != nil || !st.IsDir() {
+			t.Fatalf("root %q is not a folder", root)
+		}
+	})
+}
