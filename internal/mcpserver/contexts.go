@@ -67,9 +67,19 @@ func (s *Server) applied() uint64 {
 // what every projection applied, and the session's uploads in flight.
 func (s *Server) pending(ctx context.Context, id string) query.Pending {
 	p := query.Pending{Uploading: s.Sessions.Uploading(id)}
-	stream, _ := s.connection()
+	stream, runner := s.connection()
 	if stream == nil {
 		return p
+	}
+	// What the process knows already is the answer when the catalog's consumer has nothing
+	// more pending: no round trip to NATS.
+	if runner != nil {
+		if lag, at := runner.Lag(s.Catalog); !at.IsZero() && lag == 0 {
+			if ev, ok := s.recent.above(s.applied()); ok {
+				p.Events = ev
+				return p
+			}
+		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()

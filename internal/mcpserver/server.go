@@ -56,6 +56,7 @@ type Server struct {
 	connMu    sync.Mutex // guards Stream and Runner, which Connect sets while serving
 	subs      *subscriptions
 	unapplied unapplied
+	recent    recent
 	// scanDeadline is when calls stop waiting for the first complete scan.
 	scanDeadline time.Time
 }
@@ -96,7 +97,7 @@ func (s *Server) New() *server.MCPServer {
 	m.Use(progress(m), s.logInternal, (&validator{m: m}).middleware)
 	s.subs = subs
 	if s.Runner != nil {
-		s.Runner.OnApplied = subs.applied
+		s.follow(s.Runner)
 	}
 	m.AddTool(mcp.NewTool("view",
 		mcp.WithDescription("Show what is at a path of the project: a document's full content and metadata, "+
@@ -260,10 +261,20 @@ func (s *Server) Connect(stream *events.Stream, runner *projection.Runner) {
 	defer s.connMu.Unlock()
 	s.Stream, s.Runner = stream, runner
 	if runner != nil && s.subs != nil {
-		runner.OnApplied = s.subs.applied // before the runner runs: Connect precedes Run
+		s.follow(runner) // before the runner runs: Connect precedes Run
 	}
 	if s.Sessions != nil {
 		s.Sessions.Connect(stream, s.applied)
+	}
+}
+
+// follow hooks the server to the runner's batches: subscriptions hear each batch the
+// catalog applied, and recent each one it is about to apply.
+func (s *Server) follow(runner *projection.Runner) {
+	runner.OnApplied = s.subs.applied
+	if len(runner.Projections) > 0 && runner.Projections[0] == projection.Projection(s.Catalog) {
+		s.recent.start(s.Catalog.Checkpoint())
+		runner.BeforeApply = s.recent.note
 	}
 }
 

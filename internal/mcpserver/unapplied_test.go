@@ -14,9 +14,10 @@ import (
 )
 
 // TestUnappliedBuildsOnItsAnswer: the reader of unapplied events keeps its answer and reads
-// only what the stream gained since, yet every answer equals a whole read from the
-// checkpoint, whatever the order of publishes, checkpoints that move on, and a checkpoint
-// that goes back (a projection rebuilt from nothing).
+// only what the stream gained since, and what the process knows from the events its
+// catalog was delivered, yet every answer of both equals a whole read from the checkpoint,
+// whatever the order of publishes, checkpoints that move on, and a checkpoint that goes
+// back (a projection rebuilt from nothing).
 func TestUnappliedBuildsOnItsAnswer(t *testing.T) {
 	// testkit serves this package's server to others: the test builds its parts itself.
 	b := &broker.Broker{StoreDir: t.TempDir(), Name: t.Name()}
@@ -30,7 +31,9 @@ func TestUnappliedBuildsOnItsAnswer(t *testing.T) {
 	noErr(t, s.Open(ctx), "stream")
 	rng := rand.New(rand.NewPCG(1, 2))
 	var u unapplied
-	var after, last uint64
+	var rc recent // fed every event as the catalog's consumer would deliver it
+	rc.start(0)
+	var after, last, highest uint64 // highest: the highest checkpoint so far
 	for round := range 200 {
 		for range rng.IntN(4) {
 			c := fmt.Appendf(nil, "round %d", round)
@@ -43,6 +46,8 @@ func TestUnappliedBuildsOnItsAnswer(t *testing.T) {
 			seq, err := s.PublishSync(ctx, e)
 			noErr(t, err, "publish")
 			last = seq
+			e.Seq = seq
+			rc.note(events.Batch{Events: []events.Event{*e}})
 		}
 		switch {
 		case rng.IntN(20) == 0:
@@ -56,6 +61,14 @@ func TestUnappliedBuildsOnItsAnswer(t *testing.T) {
 		noErr(t, err, "whole read")
 		if !complete {
 			t.Fatalf("round %d: the whole read is incomplete", round)
+		}
+		mem, ok := rc.above(after)
+		if !ok && after >= highest {
+			t.Fatalf("round %d (after %d): what the process knows is not the whole answer", round, after)
+		}
+		highest = max(highest, after)
+		if ok && (len(mem) != len(want) || (len(want) > 0 && !maps.Equal(mem, want))) {
+			t.Fatalf("round %d (after %d, last %d): what the process knows is\n%v\na whole read says\n%v", round, after, last, mem, want)
 		}
 		if len(got) == 0 && len(want) == 0 {
 			continue

@@ -43,6 +43,10 @@ type Runner struct {
 	// OnApplied, when set, runs after every projection has applied a batch (to notify
 	// subscribers); it runs on the runner's goroutine, so it must be quick.
 	OnApplied func(events.Batch)
+	// BeforeApply, when set, runs before the first projection (the catalog) applies a
+	// batch, on the runner's goroutine: whoever tracks what is not yet applied everywhere
+	// knows of an event before any query can see it in the catalog.
+	BeforeApply func(events.Batch)
 
 	mu      sync.Mutex
 	caught  chan struct{} // closed once every projection has caught up with the stream
@@ -284,6 +288,9 @@ func (r *Runner) follow(ctx context.Context, p Projection, caughtUp func()) erro
 	}
 	prog := r.newProgress(from, target)
 	return r.Stream.Follow(ctx, r.Project, from, r.MaxBatch, func(b events.Batch) error {
+		if r.BeforeApply != nil && p == r.Projections[0] {
+			r.BeforeApply(b)
+		}
 		if err := p.Apply(b); err != nil {
 			return fmt.Errorf("%s: %w", p.Name(), err)
 		}
