@@ -604,7 +604,7 @@ func (r *Registry) Attach(ctx context.Context, id, rawName, content string) (*At
 // waitApplied waits until every projection has applied seq, up to AttachWait.
 func (r *Registry) waitApplied(ctx context.Context, seq uint64) bool {
 	deadline := time.Now().Add(r.AttachWait)
-	poll := backoff.Backoff{Initial: time.Millisecond, Max: 20 * time.Millisecond}
+	poll := backoff.Backoff{Initial: time.Millisecond, Max: 2 * time.Millisecond}
 	for r.applied() < seq {
 		if time.Now().After(deadline) || poll.Wait(ctx) != nil {
 			return false
