@@ -7,7 +7,9 @@ import (
 )
 
 // recentLimit bounds the documents recent holds (a catch-up of a large tree, where the
-// search index runs far behind the catalog): past it, statuses come from the stream.
+// search index runs far behind the catalog, or a process nobody asks for statuses): past
+// it, recent starts again from the latest batch, and statuses come from the stream until
+// every projection has applied that far.
 const recentLimit = 2000
 
 // recent is what this process knows, without asking the stream, of the events not yet
@@ -52,11 +54,17 @@ func (r *recent) note(b events.Batch) {
 		}
 		r.events[events.DocKey{Session: e.Session, Path: e.Path}] = e.State(e.Seq)
 	}
+	if len(r.events) > recentLimit && len(b.Events) > 0 {
+		// Nobody asked for a while (pruning happens in above), or a catch-up runs: start
+		// again from here rather than hold every document; until every projection has
+		// applied this batch, statuses come from the stream.
+		r.events, r.from, r.pruned = map[events.DocKey]events.DocState{}, b.Last(), 0
+	}
 }
 
 // above returns the latest event per document above after, and whether that is the
 // whole answer: false when tracking began above after or has let go of events above it (a
-// projection reset to an older checkpoint), or when it holds too much to copy.
+// projection reset to an older checkpoint).
 func (r *recent) above(after uint64) (map[events.DocKey]events.DocState, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -70,9 +78,6 @@ func (r *recent) above(after uint64) (map[events.DocKey]events.DocState, bool) {
 			}
 		}
 		r.pruned = after
-	}
-	if len(r.events) > recentLimit {
-		return nil, false
 	}
 	if len(r.events) == 0 {
 		return nil, true

@@ -213,11 +213,31 @@ const maxDepth = 6
 // smallFolder is the most files a folder deleted or swapped for a link may hold.
 const smallFolder = 12
 
-// fsKinds weighs each kind of file-system operation.
-var fsKinds = []struct {
+// weighted is a kind of operation and how often it is drawn against the others.
+type weighted struct {
 	kind   string
 	weight int
-}{
+}
+
+// draw picks a kind at random, each as often as its weight says: one draw from r, so that a
+// seed replays the same kinds.
+func draw(r *rand.Rand, kinds []weighted) string {
+	total := 0
+	for _, k := range kinds {
+		total += k.weight
+	}
+	n := r.IntN(total)
+	for _, k := range kinds {
+		if n < k.weight {
+			return k.kind
+		}
+		n -= k.weight
+	}
+	return ""
+}
+
+// fsKinds weighs each kind of file-system operation.
+var fsKinds = []weighted{
 	{"create", 14}, {"write", 18}, {"save", 8}, {"append", 5}, {"delete", 7}, {"rename", 6},
 	{"move", 5}, {"mkdir", 5}, {"rename-folder", 3}, {"move-folder-new-parent", 4},
 	{"delete-folder", 2}, {"file-to-link-inside", 3}, {"file-to-link-outside", 3},
@@ -227,20 +247,7 @@ var fsKinds = []struct {
 
 // step does one random file-system operation and says what it did.
 func (t *tree) step() op {
-	total := 0
-	for _, k := range fsKinds {
-		total += k.weight
-	}
-	n := t.r.IntN(total)
-	kind := ""
-	for _, k := range fsKinds {
-		if n < k.weight {
-			kind = k.kind
-			break
-		}
-		n -= k.weight
-	}
-	o := t.do(kind)
+	o := t.do(draw(t.r, fsKinds))
 	if o.Kind == "" {
 		o = t.do("create") // nothing to act on: grow the tree instead
 	}

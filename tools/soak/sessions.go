@@ -111,10 +111,7 @@ func (p *paths) pick(r *rand.Rand) string {
 }
 
 // sessionKinds weighs what a session does; attach and detach are 6% of the calls.
-var sessionKinds = []struct {
-	kind   string
-	weight int
-}{
+var sessionKinds = []weighted{
 	{"view", 30}, {"tree", 8}, {"search", 16}, {"list", 12}, {"focus", 10}, {"get_summary", 14},
 	{"attach", 3}, {"detach", 3}, {"end", 1}, {"status", 3},
 }
@@ -138,10 +135,6 @@ func (s *session) run(ctx context.Context) {
 			_ = s.c.Close() // DELETE: the session ends, and its documents with it
 		}
 	}()
-	total := 0
-	for _, k := range sessionKinds {
-		total += k.weight
-	}
 	backoff := 100 * time.Millisecond
 	for ctx.Err() == nil {
 		if s.c == nil {
@@ -153,16 +146,7 @@ func (s *session) run(ctx context.Context) {
 			}
 			s.c, s.attached, backoff = c, nil, 100*time.Millisecond
 		}
-		n := s.r.IntN(total)
-		kind := ""
-		for _, k := range sessionKinds {
-			if n < k.weight {
-				kind = k.kind
-				break
-			}
-			n -= k.weight
-		}
-		if err := s.do(ctx, kind); err != nil && ctx.Err() == nil {
+		if err := s.do(ctx, draw(s.r, sessionKinds)); err != nil && ctx.Err() == nil {
 			s.counts.Errors.Add(1)
 			_ = s.c.Close()
 			s.c = nil
