@@ -67,15 +67,22 @@ func measureClients(ctx context.Context, cfg Config, bin string, c *report.Corpu
 		return rss
 	}
 
-	for range cfg.ClientRuns {
-		settle()
-		b, d, err := open(bin)
-		if err != nil {
-			return fail("a second client", err)
+	// spawns opens a client of bin, one after another, and gives each one's spawn to first
+	// answer and resident memory.
+	spawns := func(bin string) (took []time.Duration, rss []int64, err error) {
+		for range cfg.ClientRuns {
+			settle()
+			b, d, err := open(bin)
+			if err != nil {
+				return nil, nil, err
+			}
+			took, rss = append(took, d), append(rss, bridgeRSS(b))
+			_ = b.c.Close()
 		}
-		r.Second = append(r.Second, d)
-		r.BridgeRSS = append(r.BridgeRSS, bridgeRSS(b))
-		_ = b.c.Close()
+		return took, rss, nil
+	}
+	if r.Second, r.BridgeRSS, err = spawns(bin); err != nil {
+		return fail("a second client", err)
 	}
 
 	// The baseline: guide-mcp alone in a folder, as a user who copied only it has it.
@@ -83,15 +90,12 @@ func measureClients(ctx context.Context, cfg Config, bin string, c *report.Corpu
 	if err := copyFile(bin, alone); err != nil {
 		return fail("copy guide-mcp alone", err)
 	}
-	for range cfg.ClientRuns {
-		settle()
-		b, d, err := open(alone)
-		if err != nil {
-			return fail("a client of guide-mcp alone", err)
-		}
-		r.Alone = append(r.Alone, d)
-		r.AloneRSS = max(r.AloneRSS, bridgeRSS(b))
-		_ = b.c.Close()
+	var aloneRSS []int64
+	if r.Alone, aloneRSS, err = spawns(alone); err != nil {
+		return fail("a client of guide-mcp alone", err)
+	}
+	for _, rss := range aloneRSS {
+		r.AloneRSS = max(r.AloneRSS, rss)
 	}
 
 	// Memory: the owner and one client, then the owner and five.
