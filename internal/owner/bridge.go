@@ -237,7 +237,7 @@ func (b *Bridge) copyEvents(r io.Reader, id json.RawMessage, method string) erro
 		line := sc.Bytes()
 		if len(line) == 0 {
 			if data.Len() > 0 {
-				if isAnswer(data.Bytes(), id) {
+				if answerTo(data.Bytes(), id) {
 					answered = true
 				}
 				b.deliver(bytes.Clone(data.Bytes()), method)
@@ -256,15 +256,6 @@ func (b *Bridge) copyEvents(r io.Reader, id json.RawMessage, method string) erro
 		return fmt.Errorf("%w: the event stream ended before the answer (%v)", errOwnerGone, sc.Err())
 	}
 	return nil
-}
-
-// isAnswer reports whether msg is the response to the request id.
-func isAnswer(msg, id json.RawMessage) bool {
-	var m struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-	}
-	return json.Unmarshal(msg, &m) == nil && m.Method == "" && bytes.Equal(m.ID, id)
 }
 
 // deliver writes one message to the client, and learns the protocol version from the
