@@ -35,7 +35,7 @@ func RuleFile(rel string) bool {
 }
 
 type rule struct {
-	segs     []string // pattern split on '/'; "**" is a segment of its own
+	segs     []segment // pattern split on '/'; "**" is a segment of its own
 	negate   bool
 	dirOnly  bool
 	anchored bool
@@ -200,24 +200,24 @@ func compile(line string) (rule, bool, error) {
 				return rule{}, false, fmt.Errorf("bad pattern %q: %v", line, err)
 			}
 		}
-		r.segs = append(r.segs, seg)
+		r.segs = append(r.segs, newSegment(seg))
 	}
 	if !r.anchored {
-		r.segs = append([]string{"**"}, r.segs...)
+		r.segs = append([]segment{newSegment("**")}, r.segs...)
 	}
 	return r, true, nil
 }
 
 // matchSegs reports whether the rule's segments match all of parts.
-func matchSegs(segs, parts []string) bool {
+func matchSegs(segs []segment, parts []string) bool {
 	for len(segs) > 0 {
-		if segs[0] == "**" {
+		if segs[0].pat == "**" {
 			rest := segs[1:]
 			if len(rest) == 0 {
 				// A trailing "**" matches everything inside, not the folder itself.
 				return len(parts) > 0
 			}
-			if !slices.Contains(rest, "**") {
+			if !slices.ContainsFunc(rest, func(s segment) bool { return s.pat == "**" }) {
 				// Without another "**", only one alignment can match: the last len(rest)
 				// parts. (Every unanchored rule is "**/…": this is the common case.)
 				return len(parts) >= len(rest) && matchSegs(rest, parts[len(parts)-len(rest):])
@@ -229,7 +229,7 @@ func matchSegs(segs, parts []string) bool {
 			}
 			return false
 		}
-		if len(parts) == 0 || !matchSeg(segs[0], parts[0]) {
+		if len(parts) == 0 || !segs[0].match(parts[0]) {
 			return false
 		}
 		segs, parts = segs[1:], parts[1:]
@@ -237,13 +237,48 @@ func matchSegs(segs, parts []string) bool {
 	return len(parts) == 0
 }
 
-// matchSeg matches one segment; a segment without wildcards is compared as it is.
-func matchSeg(pat, name string) bool {
-	if !strings.ContainsAny(pat, `*?[\`) {
-		return pat == name
+// segment is one segment of a pattern, compiled for the name it is matched against:
+// every path of a tree meets every rule, so the common shapes skip path.Match.
+type segment struct {
+	pat   string
+	stars []string // the pattern split on '*', when '*' is its only wildcard
+	glob  bool     // it has other wildcards: path.Match decides
+}
+
+func newSegment(pat string) segment {
+	switch {
+	case strings.ContainsAny(pat, `?[\`):
+		return segment{pat: pat, glob: true}
+	case strings.Contains(pat, "*") && pat != "**":
+		return segment{pat: pat, stars: strings.Split(pat, "*")}
 	}
-	ok, _ := path.Match(pat, name)
-	return ok
+	return segment{pat: pat}
+}
+
+// match matches one name (no slash); a segment without wildcards is compared as it is.
+func (s *segment) match(name string) bool {
+	switch {
+	case s.glob:
+		ok, _ := path.Match(s.pat, name)
+		return ok
+	case s.stars != nil:
+		// What the stars leave: a prefix, a suffix, and the pieces between, in order
+		// (leftmost first is enough when '*' is the only wildcard).
+		first, last := s.stars[0], s.stars[len(s.stars)-1]
+		if len(name) < len(first)+len(last) || !strings.HasPrefix(name, first) || !strings.HasSuffix(name, last) {
+			return false
+		}
+		mid := name[len(first) : len(name)-len(last)]
+		for _, piece := range s.stars[1 : len(s.stars)-1] {
+			i := strings.Index(mid, piece)
+			if i < 0 {
+				return false
+			}
+			mid = mid[i+len(piece):]
+		}
+		return true
+	}
+	return s.pat == name
 }
 
 // decide applies the rules to one path, itself, not its ancestors: the most precedent
