@@ -481,7 +481,8 @@ func (m *Main) follow(ctx context.Context) error {
 	})
 	if m.Config.Root != "" {
 		x := &reconcile.Indexer{Root: m.Config.Root, Project: m.project, Stream: m.stream, Interval: m.Config.Interval,
-			Ignore: m.Config.Ignore, NoGitignore: m.Config.NoGitignore, ConfigFile: m.Config.ConfigFile, Logger: m.Logger, Skip: datadir.SkipInside(m.Config.Root, m.dataDir())}
+			Ignore: m.Config.Ignore, NoGitignore: m.Config.NoGitignore, ConfigFile: m.Config.ConfigFile, Logger: m.Logger, Skip: datadir.SkipInside(m.Config.Root, m.dataDir()),
+			StateFile: filepath.Join(m.dataDir(), "nats", reconcile.StateFileName)}
 		wg.Go(func() {
 			if err := x.Run(ctx); err != nil {
 				m.Logger.Error("indexer stopped", "err", err)

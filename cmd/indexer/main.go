@@ -211,7 +211,8 @@ func (m *Main) Run(ctx context.Context) int {
 	}
 	x := &reconcile.Indexer{Root: m.Config.Root, Project: m.Config.Project, Stream: m.stream, MaxSize: m.Config.MaxSize,
 		Interval: m.Config.Interval, NoWatch: m.Config.NoWatch, Ignore: m.Config.Ignore, NoGitignore: m.Config.NoGitignore, ConfigFile: m.Config.ConfigFile, Logger: m.Logger,
-		Skip: datadir.SkipInside(m.Config.Root, m.Config.DataDir), Progress: progressBar(os.Stderr)}
+		Skip: datadir.SkipInside(m.Config.Root, m.Config.DataDir), Progress: progressBar(os.Stderr),
+		StateFile: filepath.Join(m.Config.DataDir, reconcile.StateFileName)}
 	if !m.Config.Once {
 		m.Logger.Info("indexing", "root", m.Config.Root, "project", m.Config.Project, "interval", m.Config.Interval)
 		if err := x.Run(ctx); err != nil {

@@ -48,10 +48,12 @@ func TestOnce(t *testing.T) {
 	code, sum = runOnce(t, args...)
 	testkit.Equal(t, code, ExitOK, "exit code")
 	testkit.Equal(t, [2]any{sum["published"], sum["unchanged"]}, [2]any{0.0, n}, "second run")
+	// The first run kept what it knew beside the store: the second read none of the stream.
+	testkit.Equal(t, sum["known"], any("state file"), "second run's state from")
 
 	testkit.WriteFile(t, root, "Characters/New.md", "new")
 	_, sum = runOnce(t, args...)
-	testkit.Equal(t, sum["published"], 1.0, "published after adding one file")
+	testkit.Equal(t, [2]any{sum["published"], sum["known"]}, [2]any{1.0, "state file"}, "published after adding one file, state from")
 }
 
 func TestOnceAgainstExternalNATS(t *testing.T) {

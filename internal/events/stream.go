@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -133,30 +134,63 @@ func (e *Event) State(seq uint64) DocState {
 		Hash: e.Hash, Status: e.Status, Seq: seq}
 }
 
+// ID identifies a stream incarnation: a stream deleted and created again under the same
+// name is a different stream, and whatever was derived from the old one is discarded.
+func ID(info *jetstream.StreamInfo) string {
+	return info.Config.Name + "@" + strconv.FormatInt(info.Created.UnixNano(), 10)
+}
+
 // Current reads the latest event of every document of a project, headers only, and the
-// stream sequence it read up to.
+// stream sequence it read up to: every event up to it is reflected in the answer.
 func (s *Stream) Current(ctx context.Context, project string) (map[string]DocState, uint64, error) {
-	subj := NewSubjects(project)
-	out := make(map[string]DocState)
-	cons, release, err := s.headers(ctx, jetstream.ConsumerConfig{
-		FilterSubjects: []string{subj.Documents()},
-		DeliverPolicy:  jetstream.DeliverLastPerSubjectPolicy,
-	})
+	docs, upTo, err := s.documents(ctx, project, jetstream.ConsumerConfig{DeliverPolicy: jetstream.DeliverLastPerSubjectPolicy})
 	if err != nil {
 		return nil, 0, fmt.Errorf("read current state: %w", err)
 	}
+	return docs, upTo, nil
+}
+
+// Since reads, headers only, the document events of a project after the sequence after,
+// and returns the latest of them per document and the stream sequence it read up to:
+// what a state known at after needs to become the current one.
+func (s *Stream) Since(ctx context.Context, project string, after uint64) (map[string]DocState, uint64, error) {
+	docs, upTo, err := s.documents(ctx, project, jetstream.ConsumerConfig{
+		DeliverPolicy: jetstream.DeliverByStartSequencePolicy, OptStartSeq: after + 1})
+	if err != nil {
+		return nil, 0, fmt.Errorf("read events after %d: %w", after, err)
+	}
+	return docs, max(upTo, after), nil
+}
+
+// documents reads the document events of a project that cfg delivers, the latest per
+// document. The stream's last sequence is read before the consumer is made, so every
+// event up to it is delivered: that is the sequence the answer covers, at least.
+func (s *Stream) documents(ctx context.Context, project string, cfg jetstream.ConsumerConfig) (map[string]DocState, uint64, error) {
+	info, err := s.stream.Info(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	upTo := info.State.LastSeq
+	out := make(map[string]DocState)
+	if cfg.DeliverPolicy == jetstream.DeliverByStartSequencePolicy && cfg.OptStartSeq > upTo {
+		return out, upTo, nil // nothing after: no consumer needed
+	}
+	cfg.FilterSubjects = []string{NewSubjects(project).Documents()}
+	cons, release, err := s.headers(ctx, cfg)
+	if err != nil {
+		return nil, 0, err
+	}
 	defer release()
-	info := cons.CachedInfo()
-	if info == nil {
-		return nil, 0, fmt.Errorf("read current state: no consumer info")
+	ci := cons.CachedInfo()
+	if ci == nil {
+		return nil, 0, fmt.Errorf("no consumer info")
 	}
 	// Fetch exactly what is pending: a fetch of more waits for its timeout.
-	remaining := info.NumPending
-	var upTo uint64
+	remaining := ci.NumPending
 	for remaining > 0 {
 		batch, err := cons.Fetch(int(min(remaining, 10000)), jetstream.FetchMaxWait(10*time.Second))
 		if err != nil {
-			return nil, 0, fmt.Errorf("read current state: %w", err)
+			return nil, 0, err
 		}
 		n := 0
 		for m := range batch.Messages() {
@@ -174,13 +208,13 @@ func (s *Stream) Current(ctx context.Context, project string) (map[string]DocSta
 			remaining = md.NumPending
 		}
 		if err := batch.Error(); err != nil {
-			return nil, 0, fmt.Errorf("read current state: %w", err)
+			return nil, 0, err
 		}
 		if n == 0 {
-			return nil, 0, fmt.Errorf("read current state: the server sent nothing, %d pending", remaining)
+			return nil, 0, fmt.Errorf("the server sent nothing, %d pending", remaining)
 		}
 	}
-	return out, max(upTo, s.lastSeq(ctx)), nil
+	return out, upTo, nil
 }
 
 // headers creates a consumer for one read of event headers (no content, no acks), and
@@ -221,14 +255,6 @@ func (s *Stream) headers(ctx context.Context, cfg jetstream.ConsumerConfig) (jet
 		return nil, nil, err
 	}
 	return cons, release, nil
-}
-
-func (s *Stream) lastSeq(ctx context.Context) uint64 {
-	info, err := s.stream.Info(ctx)
-	if err != nil {
-		return 0
-	}
-	return info.State.LastSeq
 }
 
 // Latest returns the latest event of one document, with its content.

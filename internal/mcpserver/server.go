@@ -331,7 +331,7 @@ func (s *Server) freshness(ctx context.Context) (st query.Status, following bool
 			st.StreamLastSeq = info.State.LastSeq
 			if runner != nil {
 				// Every projection counts: the catalog answers view, the index search.
-				f := runner.Freshness(projection.StreamID(info.Config.Name, info.Created), info.State.LastSeq)
+				f := runner.Freshness(events.ID(info), info.State.LastSeq)
 				st.Lag, st.CaughtUp, following = f.Lag, f.CaughtUp, f.Following
 			}
 		} else if st.StreamError == "" {

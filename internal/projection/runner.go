@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strconv"
 	"sync"
 	"time"
 
@@ -105,7 +104,7 @@ type Freshness struct {
 }
 
 // Freshness compares every projection with the stream as Info last described it: its
-// identity (see StreamID) and its last sequence.
+// identity (see events.ID) and its last sequence.
 func (r *Runner) Freshness(streamID string, lastSeq uint64) Freshness {
 	var f Freshness
 	caught := len(r.Projections) > 0 && r.Err() == nil
@@ -145,12 +144,6 @@ func (r *Runner) Freshness(streamID string, lastSeq uint64) Freshness {
 	f.Following = caught
 	f.CaughtUp = caught && f.Lag == 0
 	return f
-}
-
-// StreamID identifies a stream incarnation: a stream deleted and created again under the
-// same name is a different stream, and projections built from the old one are discarded.
-func StreamID(name string, created time.Time) string {
-	return name + "@" + strconv.FormatInt(created.UnixNano(), 10)
 }
 
 // CaughtUp is closed once every projection has applied everything the stream held when
@@ -266,7 +259,7 @@ func (r *Runner) follow(ctx context.Context, p Projection, caughtUp func()) erro
 	if err != nil {
 		return err
 	}
-	id := StreamID(info.Config.Name, info.Created)
+	id := events.ID(info)
 	sid, project := p.Identity()
 	if sid != id || project != r.Project || p.Checkpoint() > info.State.LastSeq {
 		if sid != "" {

@@ -45,6 +45,9 @@ type Indexer struct {
 	// ConfigFile is the project configuration; default guide.yaml at the root. It is
 	// published as a config event when it changes (see reconcileConfig).
 	ConfigFile string
+	// StateFile, when set, is where the indexer keeps what it knows of the stream between
+	// runs (see state.go), so that a run reads only the events after it; "" for none.
+	StateFile string
 	// Progress, when set, is told how a full reconcile advances.
 	Progress func(Progress)
 	Logger   *slog.Logger
@@ -67,7 +70,10 @@ type Indexer struct {
 
 	mu    sync.Mutex
 	known map[string]events.DocState // the stream's state as this indexer last saw it
+	seq   uint64                     // every event up to this sequence is in known
+	id    string                     // the stream known was read from (events.ID)
 	fresh bool                       // known is in step with the stream
+	dirty bool                       // known changed since the state file was written
 	// ignored is swapped whole when the rules are reloaded: the watcher reads it from its
 	// own goroutine.
 	ignored atomic.Pointer[ignore.Matcher]
@@ -90,11 +96,16 @@ type Summary struct {
 	Failed    int    `json:"failed"` // documents that could not be published
 	Read      int    `json:"read"`   // files whose content was read
 	// Config is what became of the configuration: published, unchanged, default or invalid.
-	Config      string        `json:"config,omitempty"`
-	ConfigError string        `json:"config_error,omitempty"` // file:line: problem, when invalid
-	StreamSeq   uint64        `json:"stream_seq"`
-	Duration    time.Duration `json:"-"`
-	Millis      int64         `json:"duration_ms"`
+	Config      string `json:"config,omitempty"`
+	ConfigError string `json:"config_error,omitempty"` // file:line: problem, when invalid
+	StreamSeq   uint64 `json:"stream_seq"`
+	// Known says where the stream's state came from: "memory" (a running indexer's, in
+	// step), "state file", "state file and events after it", or "stream" (read whole).
+	Known string `json:"known,omitempty"`
+	// StateFile says why the state file was set aside, when it was.
+	StateFile string        `json:"state_file,omitempty"`
+	Duration  time.Duration `json:"-"`
+	Millis    int64         `json:"duration_ms"`
 }
 
 // String is the one-line summary the indexer prints.

@@ -117,7 +117,7 @@ func (p *publication) upsert(ctx context.Context, e *events.Event) error {
 		// Touched, not changed: remember the new mtime so as not to read it again.
 		p.sum.Unchanged++
 		st.Mtime, st.Size, st.Inode = e.Mtime, e.Size, e.Inode
-		x.known[e.Path] = st
+		x.known[e.Path], x.dirty = st, true
 		return nil
 	}
 	if err := p.begin(ctx); err != nil {
@@ -233,18 +233,42 @@ func (p *publication) flush(ctx context.Context) error {
 	for _, a := range acks {
 		p.sum.StreamSeq = max(p.sum.StreamSeq, a.Seq)
 		if e := a.Event; e.Op == events.OpUpsert || e.Op == events.OpDelete {
-			p.x.known[e.Path] = e.State(a.Seq)
+			p.x.known[e.Path], p.x.dirty = e.State(a.Seq), true
 		}
 	}
 	if err != nil {
 		return err
 	}
+	p.x.seq = advance(p.x.seq, acks)
 	if p.sum.StreamSeq == 0 && p.full {
 		if info, err := p.x.Stream.Info(ctx); err == nil {
 			p.sum.StreamSeq = info.State.LastSeq
 		}
 	}
 	return nil
+}
+
+// advance returns the sequence what is known is exact at, after acks, every ack of one
+// publication, were applied to what was exact at seq: when they are the events right
+// after it, one each, nobody else's came between them, and they are all that is new up
+// to the last of them. Otherwise it stays seq, and the events after it are read next time.
+func advance(seq uint64, acks []events.Ack) uint64 {
+	if len(acks) == 0 {
+		return seq
+	}
+	lo, hi := acks[0].Seq, acks[0].Seq
+	seen := make(map[uint64]bool, len(acks))
+	for _, a := range acks {
+		if a.Duplicate || seen[a.Seq] {
+			return seq
+		}
+		seen[a.Seq] = true
+		lo, hi = min(lo, a.Seq), max(hi, a.Seq)
+	}
+	if lo != seq+1 || hi-lo+1 != uint64(len(acks)) {
+		return seq
+	}
+	return hi
 }
 
 func (x *Indexer) hasScan(ctx context.Context) bool {

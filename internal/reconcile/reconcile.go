@@ -9,17 +9,71 @@ import (
 	"github.com/guide/guide/internal/events"
 )
 
-// refresh reads the stream's state of every document, unless it is known to be current.
-func (x *Indexer) refresh(ctx context.Context) error {
+// refresh brings what is known of the stream up to date, unless it is known to be in step,
+// and returns where it came from (Summary.Known) and why the state file was set aside, if
+// it was: it reads the events after what is known (in memory, or else in the state file),
+// or, when nothing usable is known, the latest event of every document.
+func (x *Indexer) refresh(ctx context.Context) (known, setAside string, err error) {
 	if x.fresh {
-		return nil
+		return "memory", "", nil
 	}
-	state, _, err := x.Stream.Current(ctx, x.Project)
+	info, err := x.Stream.Info(ctx)
 	if err != nil {
-		return err
+		return "", "", err
 	}
-	x.known, x.fresh = state, true
-	return nil
+	id, last := events.ID(info), info.State.LastSeq
+	known = "memory"
+	if x.known == nil || x.id != id || x.seq > last || tooStale(x.seq, last, len(x.known)) {
+		x.known, x.seq, x.id = nil, 0, id
+		if x.StateFile != "" {
+			st, err := readState(x.StateFile, id, x.Project, last)
+			if err == nil {
+				x.known, x.seq, known = st.Docs, st.Seq, "state file"
+			} else {
+				setAside = err.Error()
+				x.log.Info("reading the stream's state from the stream", "state_file", x.StateFile, "because", setAside)
+			}
+		}
+	}
+	if x.known == nil {
+		docs, upTo, err := x.Stream.Current(ctx, x.Project)
+		if err != nil {
+			return "", setAside, err
+		}
+		x.known, x.seq, x.fresh, x.dirty = docs, upTo, true, true
+		return "stream", setAside, nil
+	}
+	if x.seq < last {
+		docs, upTo, err := x.Stream.Since(ctx, x.Project, x.seq)
+		if err != nil {
+			return "", setAside, err
+		}
+		for p, d := range docs {
+			if d.Seq > x.known[p].Seq {
+				x.known[p] = d
+			}
+		}
+		if known == "state file" && len(docs) > 0 {
+			known = "state file and events after it"
+		}
+		x.seq, x.dirty = upTo, x.dirty || len(docs) > 0 || upTo > x.seq
+	}
+	x.fresh = true
+	return known, setAside, nil
+}
+
+// saveState writes what is known to the state file, when there is one and what is known
+// changed since it was written. A failure costs the next run time, not correctness.
+func (x *Indexer) saveState() {
+	if x.StateFile == "" || !x.dirty || x.known == nil {
+		return
+	}
+	st := knownState{Stream: x.id, Project: x.Project, Seq: x.seq, Docs: x.known}
+	if err := writeState(x.StateFile, st); err != nil {
+		x.log.Warn("cannot write the indexer's state file", "file", x.StateFile, "err", err)
+		return
+	}
+	x.dirty = false
 }
 
 // Reconcile compares the whole tree with the stream and publishes the differences, then
@@ -44,15 +98,19 @@ func (x *Indexer) Reconcile(ctx context.Context) (Summary, error) {
 		defer close(walked)
 		files, walkErrs = x.walk("")
 	}()
-	err := x.refresh(ctx)
+	known, setAside, err := x.refresh(ctx)
 	<-walked
 	if err != nil {
-		return Summary{}, err
+		return Summary{StateFile: setAside}, err
 	}
 	for _, err := range walkErrs {
 		x.log.Warn("cannot scan", "err", err)
 	}
 	sum, err := x.publish(ctx, files, x.gone(files), true)
+	sum.Known, sum.StateFile = known, setAside
+	if err == nil {
+		x.saveState()
+	}
 	sum.Failed += len(walkErrs)
 	sum.Duration = time.Since(start)
 	sum.Millis = sum.Duration.Milliseconds()
@@ -68,11 +126,13 @@ func (x *Indexer) ReconcilePaths(ctx context.Context, paths []string) (Summary, 
 		return Summary{}, err
 	}
 	start := time.Now()
-	if err := x.refresh(ctx); err != nil {
-		return Summary{}, err
+	known, setAside, err := x.refresh(ctx)
+	if err != nil {
+		return Summary{StateFile: setAside}, err
 	}
 	files, deleted := x.compare(x.withLinks(paths))
 	sum, err := x.publish(ctx, files, deleted, false)
+	sum.Known, sum.StateFile = known, setAside
 	sum.Duration = time.Since(start)
 	sum.Millis = sum.Duration.Milliseconds()
 	return sum, err

@@ -21,6 +21,12 @@ func (x *Indexer) Run(ctx context.Context) error {
 	if err := x.init(); err != nil {
 		return err
 	}
+	defer func() {
+		// What is known now spares the next run reading the stream whole.
+		x.mu.Lock()
+		x.saveState()
+		x.mu.Unlock()
+	}()
 	hints, w := x.watch(ctx)
 	f := &follower{x: x, w: w, needFull: true, pending: map[string]struct{}{},
 		retry: backoff.Backoff{Initial: time.Second, Max: 30 * time.Second}}
