@@ -10,7 +10,7 @@ SOAK_DURATION ?= 10m
 SOAK_SESSIONS ?= 50
 SOAK_DOCS     ?= 2000
 
-.PHONY: all build run test test-short vet fuzz bench bench-quick clean e2e browser soak soak-short
+.PHONY: all build run test test-short vet fuzz bench bench-quick bench-scale clean e2e browser soak soak-short
 
 all: build
 
@@ -73,6 +73,12 @@ bench: build
 bench-quick: build
 	$(GO) run ./tools/cmd/guide-bench --quick
 	DURATION=10s scripts/bench-load.sh
+
+# The opt-in scale scenario, not part of make bench: 10k, 100k and 1M generated documents,
+# each indexed from empty (the 1M corpus, ~3.4 GB of text, is generated once under
+# .bench/corpora). Hours on a 2-core machine.
+bench-scale: build
+	$(GO) run ./tools/cmd/guide-bench --scenarios scale
 
 # The soak (about SOAK_DURATION plus a few minutes): split mode from the built binaries,
 # random file-system operations, kill -9 of the indexer (and its NATS) and of guide-mcp,

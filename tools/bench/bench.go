@@ -55,6 +55,8 @@ type Config struct {
 	ClientRuns   int // clients: second clients spawned, and owner kills
 	ChurnRate    int // writes per second
 	ChurnFor     time.Duration
+	// ScaleSizes are the generated corpora of the opt-in scale scenario, in documents.
+	ScaleSizes []int
 }
 
 func (c *Config) defaults() {
@@ -105,6 +107,9 @@ func (c *Config) defaults() {
 	}
 	if c.ChurnFor <= 0 {
 		c.ChurnFor = time.Minute
+	}
+	if len(c.ScaleSizes) == 0 {
+		c.ScaleSizes = []int{10_000, 100_000, 1_000_000}
 	}
 }
 

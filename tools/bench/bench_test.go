@@ -36,6 +36,16 @@ func TestParseScenarios(t *testing.T) {
 			t.Fatal("want an error")
 		}
 	})
+	t.Run("OptInOnlyWhenNamed", func(t *testing.T) {
+		all, err := ParseScenarios("all")
+		if err != nil || slices.Contains(all, ScenarioScale) {
+			t.Fatalf("all = %v, %v; want no opt-in scenario", all, err)
+		}
+		got, err := ParseScenarios("once,scale")
+		if err != nil || !slices.Equal(got, []string{"once", "scale"}) {
+			t.Fatalf("got %v, %v", got, err)
+		}
+	})
 }
 
 func TestConfigHas(t *testing.T) {
@@ -45,6 +55,9 @@ func TestConfigHas(t *testing.T) {
 	}
 	if !(&Config{}).has(ScenarioChurn) {
 		t.Fatal("no list means every scenario")
+	}
+	if (&Config{}).has(ScenarioScale) || !(&Config{Scenarios: []string{ScenarioScale}}).has(ScenarioScale) {
+		t.Fatal("an opt-in scenario runs when named only")
 	}
 }
 

@@ -19,13 +19,20 @@ const (
 	ScenarioChurn   = "churn"   // split mode: sustained writes, lag sampled
 	ScenarioWeb     = "web"     // the web page: each kind of page's answer time
 	ScenarioClients = "clients" // several stdio clients of one owner: spawn, memory, the owner killed
+	// ScenarioScale is opt-in (not in "all" or the default run): 10k, 100k and 1M generated
+	// documents, each indexed from empty, for time to searchable, RSS, disk and search.
+	ScenarioScale = "scale"
 )
 
 // AllScenarios is every scenario, in the order they run.
 var AllScenarios = []string{ScenarioCold, ScenarioLatency, ScenarioRestart, ScenarioSearch,
 	ScenarioContent, ScenarioWeb, ScenarioFresh, ScenarioOnce, ScenarioClients, ScenarioChurn}
 
-// ParseScenarios reads a comma-separated list of scenario names; "all" is every one.
+// OptInScenarios run only when named: they take too long for every run.
+var OptInScenarios = []string{ScenarioScale}
+
+// ParseScenarios reads a comma-separated list of scenario names; "all" is every one but
+// the opt-in ones.
 func ParseScenarios(s string) ([]string, error) {
 	var out []string
 	for _, name := range strings.Split(s, ",") {
@@ -35,10 +42,10 @@ func ParseScenarios(s string) ([]string, error) {
 			continue
 		case name == "all":
 			out = append(out, AllScenarios...)
-		case slices.Contains(AllScenarios, name):
+		case slices.Contains(AllScenarios, name), slices.Contains(OptInScenarios, name):
 			out = append(out, name)
 		default:
-			return nil, fmt.Errorf("unknown scenario %q (known: %s)", name, strings.Join(AllScenarios, ", "))
+			return nil, fmt.Errorf("unknown scenario %q (known: %s; opt-in: %s)", name, strings.Join(AllScenarios, ", "), strings.Join(OptInScenarios, ", "))
 		}
 	}
 	slices.Sort(out)
@@ -49,12 +56,13 @@ func ParseScenarios(s string) ([]string, error) {
 	return out, nil
 }
 
-// has reports whether the run includes any of the scenarios; no list means all.
+// has reports whether the run includes any of the scenarios; no list means all but the
+// opt-in ones.
 func (c *Config) has(names ...string) bool {
-	if len(c.Scenarios) == 0 {
-		return true
-	}
 	for _, n := range names {
+		if len(c.Scenarios) == 0 && !slices.Contains(OptInScenarios, n) {
+			return true
+		}
 		if slices.Contains(c.Scenarios, n) {
 			return true
 		}

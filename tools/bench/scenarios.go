@@ -12,7 +12,8 @@ import (
 // runScenarios runs the scenarios that pick their own corpus: search and get_content on the
 // SearchDocs corpus (search also on GOROOT), the web page, indexer --once and several
 // clients of one owner on the same,
-// and the split-mode freshness and churn scenarios on a copy of the FreshDocs corpus.
+// the split-mode freshness and churn scenarios on a copy of the FreshDocs corpus, and,
+// when named, the scale scenario on corpora of ScaleSizes.
 func runScenarios(ctx context.Context, cfg Config, res *report.Result, bin, fsScript string, goroot *report.Corpus) error {
 	if cfg.has(ScenarioSearch, ScenarioContent, ScenarioWeb, ScenarioOnce, ScenarioClients) {
 		big, err := generated(cfg.Dir, cfg.SearchDocs, cfg.Seed, cfg.logf)
@@ -139,6 +140,15 @@ func runScenarios(ctx context.Context, cfg Config, res *report.Result, bin, fsSc
 		}
 		_ = os.RemoveAll(data)
 		_ = os.RemoveAll(dir)
+	}
+	if cfg.has(ScenarioScale) {
+		logFile, err := os.Create(filepath.Join(cfg.Dir, "logs", "scale.log"))
+		if err != nil {
+			return err
+		}
+		defer logFile.Close()
+		sr := measureScale(ctx, cfg, bin, logFile)
+		res.Scale = &sr
 	}
 	return nil
 }

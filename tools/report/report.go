@@ -34,6 +34,7 @@ type Result struct {
 	Churn   *ChurnResult
 	Web     *WebResult
 	Clients *ClientsResult
+	Scale   *ScaleResult // opt-in: --scenarios scale
 	// SplitErr says why the split-mode scenarios did not run.
 	SplitErr string
 }
@@ -91,6 +92,9 @@ func (r *Result) Blocks() []Block {
 	}
 	if r.Clients != nil {
 		out = append(out, Block{Name: "clients", Markdown: r.clientsMarkdown()})
+	}
+	if r.Scale != nil {
+		out = append(out, Block{Name: "scale", Markdown: r.scaleMarkdown()})
 	}
 	return out
 }

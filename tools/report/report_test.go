@@ -163,6 +163,19 @@ func fullRun() *Result {
 			Answers:   []time.Duration{800 * ms, 850 * ms, 900 * ms, 1000 * ms, 1050 * ms, 1100 * ms, 950 * ms, 980 * ms, 1000 * ms},
 			Load:      Load{Before: "1.00, 1.00, 1.00", After: "1.10, 1.00, 1.00"},
 		},
+		Scale: &ScaleResult{
+			Reps: 10,
+			Runs: []ScaleRun{
+				{Corpus: small, Catalog: 3 * time.Second, Searchable: 6 * time.Second, RSS: 200_000_000, Disk: 90_000_000, Words: 30,
+					Search: latency(guide, "search(word)", 300, 0, 1*ms, 3*ms, 4*ms, 5*ms, "")},
+				{Corpus: big, Catalog: 30 * time.Second, Searchable: 64 * time.Second, RSS: 1_000_000_000, Disk: 900_000_000, Words: 30,
+					Search: latency(guide, "search(word)", 300, 0, 2*ms, 9*ms, 12*ms, 15*ms, "")},
+				{Corpus: corpus("generated 1000000", 1_000_000, 110_000, 3_400_000_000, true), Catalog: 5 * time.Minute, Searchable: 12 * time.Minute,
+					RSS: 1_800_000_000, Disk: 9_000_000_000, Words: 30, Search: latency(guide, "search(word)", 300, 0, 8*ms, 25*ms, 30*ms, 40*ms, "")},
+			},
+			Load:  Load{Before: "1.00, 1.00, 1.00", After: "1.50, 1.20, 1.00"},
+			Notes: []string{"the 1M corpus was generated in this run"},
+		},
 	}
 	return r
 }
@@ -178,6 +191,7 @@ func failedRun() *Result {
 		SplitErr: "indexer exited before listening on 127.0.0.1:4222",
 		Web:      &WebResult{Corpus: big, Err: "guide-mcp --http not ready after 30m0s", Load: Load{Before: "0.40, 0.10, 0.10", After: "0.40, 0.10, 0.10"}},
 		Clients:  &ClientsResult{Corpus: big, Second: []time.Duration{50 * ms}, Err: "spawn a client: initialize: EOF", Load: Load{Before: "0.40, 0.10, 0.10", After: "0.40, 0.10, 0.10"}},
+		Scale:    &ScaleResult{Runs: []ScaleRun{{Corpus: big, Err: "waiting for the index: context deadline exceeded"}}, Load: Load{Before: "0.40, 0.10, 0.10", After: "0.40, 0.10, 0.10"}},
 	}
 }
 

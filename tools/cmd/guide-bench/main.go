@@ -63,7 +63,7 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.BoolVar(&c.FSServer, "fs-server", true, "also measure @modelcontextprotocol/server-filesystem (installed with npm under --dir)")
 	fs.BoolVar(&c.InProcess, "inprocess", true, "also time the cold index with the pieces in this process")
 	fs.StringVar(&c.CPUProfile, "cpuprofile", "", "write a CPU profile of the in-process cold index of the largest generated corpus")
-	scenarios := fs.String("scenarios", strings.Join(bench.AllScenarios, ","), "scenarios to run, comma-separated: "+strings.Join(bench.AllScenarios, ", ")+", or all")
+	scenarios := fs.String("scenarios", strings.Join(bench.AllScenarios, ","), "scenarios to run, comma-separated: "+strings.Join(bench.AllScenarios, ", ")+", or all; opt-in, only when named: "+strings.Join(bench.OptInScenarios, ", "))
 	quick := fs.Bool("quick", false, "a quick run (a few minutes): 1k corpus for cold/latency/restart, 10k for search/content/web/once/clients, 1k for fresh/churn, fewer calls, 10 s of churn; explicit flags still win; writes no file unless --out is given")
 	fs.IntVar(&c.SearchDocs, "search-docs", 100_000, "generated corpus of the search, content, web, once and clients scenarios, in documents")
 	fs.IntVar(&c.SearchReps, "search-reps", 10, "searches of each word")
@@ -76,6 +76,7 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.IntVar(&c.ClientRuns, "client-runs", 10, "clients: second clients spawned (through guide-bridge, and as many through guide-mcp alone), and owner kills")
 	fs.IntVar(&c.ChurnRate, "churn-rate", 1000, "churn: file writes per second")
 	fs.DurationVar(&c.ChurnFor, "churn-for", time.Minute, "churn: for how long")
+	scaleSizes := fs.String("scale-sizes", "10000,100000,1000000", "scale (opt-in scenario): generated corpora, in documents, comma-separated")
 	fs.StringVar(&m.Out, "out", "BENCHMARKS.md", "refresh the measured part of this file (\"\" for stdout only)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -112,6 +113,16 @@ func (m *Main) ParseFlags(args []string) error {
 			return fmt.Errorf("--sizes: %q is not a positive number", s)
 		}
 		c.Sizes = append(c.Sizes, n)
+	}
+	for _, s := range strings.Split(*scaleSizes, ",") {
+		if s = strings.TrimSpace(s); s == "" {
+			continue
+		}
+		n, err := strconv.Atoi(s)
+		if err != nil || n <= 0 {
+			return fmt.Errorf("--scale-sizes: %q is not a positive number", s)
+		}
+		c.ScaleSizes = append(c.ScaleSizes, n)
 	}
 	if len(c.Sizes) == 0 && !c.GoRoot && slices.ContainsFunc(c.Scenarios, func(s string) bool {
 		return s == bench.ScenarioCold || s == bench.ScenarioLatency || s == bench.ScenarioRestart

@@ -1,0 +1,98 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/guide/guide/tools/report"
+)
+
+// scaleTimeout bounds one corpus of the scale scenario, index and searches: a 1M corpus
+// takes tens of minutes on a small machine.
+const scaleTimeout = 3 * time.Hour
+
+// measureScale indexes each generated corpus of cfg.ScaleSizes from an empty data
+// directory and times search on it: how time, memory, disk and search grow with size.
+func measureScale(ctx context.Context, cfg Config, bin string, log io.Writer) report.ScaleResult {
+	r := report.ScaleResult{Reps: cfg.SearchReps, Load: report.Load{Before: loadAvg()}}
+	for _, n := range cfg.ScaleSizes {
+		c, err := generated(cfg.Dir, n, cfg.Seed, cfg.logf)
+		if err != nil {
+			r.Runs = append(r.Runs, report.ScaleRun{Corpus: &report.Corpus{Name: fmt.Sprintf("generated %d", n)}, Err: err.Error()})
+			continue
+		}
+		if c.GenTime > 0 {
+			r.Notes = append(r.Notes, fmt.Sprintf("%s was generated in this run, in %s", c.Name, report.FormatDuration(c.GenTime)))
+		}
+		cfg.logf("scale on %s: %d documents, %.1f MB", c.Name, len(c.Files), float64(c.Bytes)/1e6)
+		data := filepath.Join(cfg.Dir, "data", fmt.Sprintf("scale-%d", n))
+		run := scaleRun(ctx, cfg, bin, c, data, log)
+		if run.Err == "" {
+			cfg.logf("    searchable after %s (catalog %s), RSS %s, data %s, search p95 %s",
+				report.FormatDuration(run.Searchable), report.FormatDuration(run.Catalog), report.FormatMB(run.RSS),
+				report.FormatMB(run.Disk), report.FormatDuration(run.Search.P95))
+		} else {
+			cfg.logf("    failed: %s", run.Err)
+		}
+		r.Runs = append(r.Runs, run)
+		_ = os.RemoveAll(data)
+	}
+	r.Load.After = loadAvg()
+	return r
+}
+
+// scaleRun is one corpus of the scale scenario.
+func scaleRun(ctx context.Context, cfg Config, bin string, c *report.Corpus, data string, log io.Writer) report.ScaleRun {
+	run := report.ScaleRun{Corpus: c}
+	if err := os.RemoveAll(data); err != nil {
+		run.Err = err.Error()
+		return run
+	}
+	ctx, cancel := context.WithTimeout(ctx, scaleTimeout)
+	defer cancel()
+	settle()
+	start := time.Now()
+	s, err := spawn(ctx, log, bin, "--root", c.Root, "--data", data)
+	if err != nil {
+		run.Err = err.Error()
+		return run
+	}
+	defer s.stop()
+	_, run.Catalog, err = s.waitSearchable(ctx, 100*time.Millisecond)
+	run.Searchable = time.Since(start)
+	if err != nil {
+		run.Err = err.Error()
+		return run
+	}
+	run.RSS, _, _ = s.memory()
+	run.Disk = dirSize(data)
+	words := vocabulary(c, 10)
+	var kept []string
+	for _, w := range words {
+		if _, err := s.call(ctx, "search", map[string]any{"query": w}); err == nil {
+			kept = append(kept, w) // a stop word is refused, as in the search scenario
+		}
+	}
+	run.Words = len(kept)
+	var ds []time.Duration
+	errs := 0
+	var firstErr error
+	for range cfg.SearchReps {
+		for _, w := range kept {
+			t := time.Now()
+			_, err := s.call(ctx, "search", map[string]any{"query": w})
+			ds = append(ds, time.Since(t))
+			if err != nil {
+				errs++
+				firstErr = cmpErr(firstErr, err)
+			}
+		}
+	}
+	run.Search = summarize("guide (bin/guide-mcp, stdio)", "search(word)", ds, errs)
+	run.Search.Note = errNote(firstErr)
+	return run
+}
