@@ -164,3 +164,37 @@ func BenchmarkTreeServerSide(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkTreeWire: the root tree(depth 2) over 100k documents as the stdio transport
+// carries it — the server's JSON-RPC response encoded, then decoded the way mcp-go's
+// client does (the envelope, then the result) — without the pipe. Sub-benchmarks split
+// the server's and the client's share; bytes/op is the response's size.
+func BenchmarkTreeWire(b *testing.B) {
+	c := benchClient(b)
+	res := testkit.Call(b, c, "tree", map[string]any{"folder": "", "depth": 2})
+	resp := mcp.NewJSONRPCResultResponse(mcp.NewRequestId(1), res)
+	wire, err := json.Marshal(resp)
+	testkit.NoErr(b, err, "encode")
+	b.Run("Server", func(b *testing.B) {
+		b.SetBytes(int64(len(wire)))
+		for b.Loop() {
+			if _, err := json.Marshal(resp); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("Client", func(b *testing.B) {
+		b.SetBytes(int64(len(wire)))
+		for b.Loop() {
+			var env struct {
+				Result json.RawMessage `json:"result"`
+			}
+			if err := json.Unmarshal(wire, &env); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := mcp.ParseCallToolResult(&env.Result); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -38,6 +38,12 @@ type TreeView struct {
 	Message   string `json:"message,omitempty"`
 }
 
+// treeShare is the part of the response bound a tree takes: a tree is an overview, so
+// asking for the structure of a large project costs an agent about 12k tokens rather than
+// 25k, and the answer, which travels twice (JSON text and structured content), stays
+// quick to send and to read. A truncated tree says how to see more.
+const treeShare = 2
+
 // Tree answers tree(folder, depth): the folder's subfolders and documents, depth levels deep.
 func Tree(s *projection.Snapshot, rawFolder string, depth int, lim Limits) (*TreeView, *Error) {
 	lim = lim.orDefault()
@@ -58,7 +64,7 @@ func Tree(s *projection.Snapshot, rawFolder string, depth int, lim Limits) (*Tre
 			WithInstruction("Check the folder with tree(\"\") or view(\"\"), then call tree again.")
 	}
 	v := &TreeView{Depth: depth}
-	w := &treeWalk{lim: lim, budget: lim.MaxChars - 300}
+	w := &treeWalk{lim: lim, budget: lim.MaxChars/treeShare - 300}
 	v.TreeNode = w.folder(f, depth)
 	v.Entries = w.entries
 	if w.truncated {

@@ -1,6 +1,8 @@
 package query_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/guide/guide/internal/projection"
@@ -77,4 +79,29 @@ func TestTree(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestTreeTakesHalfTheBound: a tree is an overview; it stops at half the response bound,
+// complete near the top, and says so.
+func TestTreeTakesHalfTheBound(t *testing.T) {
+	big := map[string]string{}
+	for i := range 40 {
+		for j := range 20 {
+			big[fmt.Sprintf("folder-%02d/document-number-%03d.md", i, j)] = fmt.Sprintf("# Title of document %d in folder %d\n\nwords", j, i)
+		}
+	}
+	c := testkit.Catalog(t, big)
+	const bound = 20_000
+	v, qerr := tree(t, c, "", 2, query.Limits{MaxChars: bound})
+	if qerr != nil {
+		t.Fatal(qerr)
+	}
+	b, err := json.Marshal(v)
+	testkit.NoErr(t, err, "encode")
+	if !v.Truncated || len(b) > bound/2 {
+		t.Fatalf("tree of %d entries: %d characters, truncated %v; want at most %d and truncated", v.Entries, len(b), v.Truncated, bound/2)
+	}
+	testkit.Equal(t, len(v.Children), 40, "the top level is kept whole")
+	unbounded, _ := tree(t, c, "", 2, query.Limits{MaxChars: 1_000_000})
+	testkit.Equal(t, [2]any{unbounded.Truncated, unbounded.Entries}, [2]any{false, 840}, "with room, every entry")
 }
