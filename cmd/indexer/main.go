@@ -123,7 +123,7 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.StringVar(&c.ConfigFile, "config", "", "project configuration file (default: guide.yaml at the root, if present)")
 	fs.StringVar(&c.Project, "project", "", "project name (default: the root's name and a short hash of its canonical path, e.g. docs-3f9a2c1b)")
 	fs.StringVar(&c.NATSURL, "nats", "", "NATS server URL(s), comma-separated; empty: run an embedded server")
-	fs.StringVar(&c.DataDir, "data", "", "embedded server's JetStream directory (default: "+filepath.Join(datadir.DataHome(), "<project>", "nats")+")")
+	fs.StringVar(&c.DataDir, "data", "", "embedded server's JetStream directory, and the indexer's state file (default: "+filepath.Join(datadir.DataHome(), "<project>", "nats")+")")
 	fs.StringVar(&c.Listen, "listen", d.Listen, "embedded server's listen address; \"\" for in-process only")
 	fs.BoolVar(&c.Once, "once", false, "scan and reconcile once, wait for every ack, print a summary and exit")
 	fs.BoolVar(&c.JSON, "json", false, "with --once: print the summary as JSON")
