@@ -31,7 +31,9 @@ type OnceRun struct {
 	Deleted   int   `json:"deleted"`
 	Failed    int   `json:"failed"`
 	Millis    int64 `json:"duration_ms"`
-	Err       string
+	// Known is where the run's knowledge of the stream came from (state file, stream).
+	Known string `json:"known"`
+	Err   string
 }
 
 // OnceResult is indexer --once with nothing changed, as a CI job runs it.
@@ -153,8 +155,12 @@ func (r *Result) freshMarkdown() string {
 			fmt.Fprintf(&b, "| first run, empty store (not a target) | %s | %d | %d | %d | %s |\n", FormatDuration(o.Initial.Duration), o.Initial.Documents, o.Initial.Read, o.Initial.Published, errText(o.Initial.Err))
 		}
 		for i, x := range o.Runs {
-			fmt.Fprintf(&b, "| indexer --once, nothing changed, run %d | %s | %d | %d | %d | reported %d ms inside the process%s |\n",
-				i+1, FormatDuration(x.Duration), x.Documents, x.Read, x.Published, x.Millis, NoteSuffix(errText(x.Err)))
+			known := ""
+			if x.Known != "" {
+				known = "; the stream's state from the " + x.Known
+			}
+			fmt.Fprintf(&b, "| indexer --once, nothing changed, run %d | %s | %d | %d | %d | reported %d ms inside the process%s%s |\n",
+				i+1, FormatDuration(x.Duration), x.Documents, x.Read, x.Published, x.Millis, known, NoteSuffix(errText(x.Err)))
 		}
 		fmt.Fprintf(&b, "| %s | %s | %d | | | |\n", o.Walk.What, FormatDuration(o.Walk.Duration), o.Walk.Docs)
 		fmt.Fprintf(&b, "| %s | %s | %d | %d | | for scale: what a re-scan that reads every file pays |\n\n", o.Hash.What, FormatDuration(o.Hash.Duration), o.Hash.Docs, o.Hash.Docs)
