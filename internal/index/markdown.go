@@ -114,6 +114,44 @@ func ParseMarkdown(b []byte) (Markdown, []Section) {
 	return md, secs
 }
 
+// Sections returns the sections of a document as ParseMarkdown does, without deriving its
+// fields: a search finds the best section of each hit with it.
+func Sections(b []byte) []Section {
+	body := 0
+	if _, end, ok := frontMatter(b); ok {
+		body = end
+	}
+	secs := []Section{{Start: 0}}
+	var fence []byte
+	for off := body; off < len(b); {
+		end := bytes.IndexByte(b[off:], '\n')
+		if end < 0 {
+			end = len(b)
+		} else {
+			end += off
+		}
+		line := bytes.TrimSpace(b[off:end])
+		start := off
+		off = end + 1
+		switch {
+		case fence != nil:
+			if bytes.HasPrefix(line, fence) {
+				fence = nil
+			}
+		case bytes.HasPrefix(line, []byte("```")) || bytes.HasPrefix(line, []byte("~~~")):
+			fence = line[:3]
+		case len(line) > 0 && line[0] == '#':
+			if lvl, text, ok := projection.ParseHeading(string(line)); ok {
+				secs = append(secs, Section{Level: lvl, Heading: text, Start: start})
+			}
+		}
+	}
+	if len(secs) > 1 && len(bytes.TrimSpace(b[body:secs[1].Start])) == 0 {
+		secs = secs[1:]
+	}
+	return secs
+}
+
 // isProse reports a paragraph of at least three words (of its plain text): READMEs open
 // with badges and logos, not with what they are.
 func isProse(p string) bool {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -149,6 +150,9 @@ func FuzzParseMarkdown(f *testing.F) {
 	f.Add("---\n: [\n")
 	f.Fuzz(func(t *testing.T, s string) {
 		_, secs := index.ParseMarkdown([]byte(s))
+		if only := index.Sections([]byte(s)); !slices.Equal(only, secs) {
+			t.Fatalf("Sections(%q) = %+v, ParseMarkdown's %+v", s, only, secs)
+		}
 		prev := -1
 		for _, sec := range secs {
 			if sec.Start <= prev && !(prev == -1) || sec.Start > len(s) || sec.Start > 0 && s[sec.Start-1] != '\n' {
