@@ -331,7 +331,7 @@ func newDocument(e *events.Event) *document {
 		if hasCJK(d.Content) {
 			d.ContentCJK = d.Content
 		}
-		md, _ := ParseMarkdown(e.Content)
+		md := ParseMarkdown(e.Content)
 		d.Title, d.Headings, d.Meta, d.Lead = md.Title, md.Headings, md.Meta, md.Lead
 	}
 	d.Name = stem
