@@ -27,7 +27,7 @@ import (
 // MappingVersion changes whenever the mapping, an analyzer or the derivation of a field
 // changes. An index of another version is deleted and rebuilt from the stream rather than
 // searched with terms it was not built with.
-const MappingVersion = "index/6"
+const MappingVersion = "index/7"
 
 // Internal keys, written in the same batch as the documents they describe.
 var (
@@ -305,6 +305,27 @@ type document struct {
 	Dir        string   `json:"dir,omitempty"`
 	Session    string   `json:"session"`
 	Ext        string   `json:"ext,omitempty"`
+}
+
+// field returns the text of one of the ranked fields.
+func (d *document) field(name string) string {
+	switch name {
+	case fieldName:
+		return d.Name
+	case fieldPath:
+		return d.Path
+	case fieldTitle:
+		return d.Title
+	case fieldHeadings:
+		return d.Headings
+	case fieldMeta:
+		return d.Meta
+	case fieldLead:
+		return d.Lead
+	case fieldContent:
+		return d.Content
+	}
+	return ""
 }
 
 // newDocument derives the indexed fields of an upserted file. A file without readable
