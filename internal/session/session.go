@@ -53,6 +53,9 @@ type Registry struct {
 	Catalog *projection.Catalog
 	// Applied is the stream sequence every projection has applied (Runner.Applied).
 	Applied func() uint64
+	// AppliedChange, when set, returns a channel closed when Applied may next have moved
+	// (Runner.AppliedChange), or nil when it cannot tell: attach and detach then poll.
+	AppliedChange func() <-chan struct{}
 	// TTL is how long an idle session keeps its documents; also how old a document of no
 	// live session must be before a sweep deletes it.
 	TTL time.Duration
@@ -74,7 +77,7 @@ type Registry struct {
 	once     sync.Once
 	mu       sync.Mutex
 	sessions map[string]*state // by token
-	connMu   sync.Mutex        // guards Stream, Applied and Store, which Connect sets while serving
+	connMu   sync.Mutex        // guards Stream, Applied, AppliedChange and Store, which Connect sets while serving
 	storeMu  sync.Mutex        // serialises opening the store
 	// connected is closed by Connect: a session this process did not issue can be
 	// checked from then on.
@@ -82,14 +85,15 @@ type Registry struct {
 	connOnce  sync.Once
 }
 
-// Connect hands the registry the stream and the projections' applied sequence once the
-// query process has reached NATS; until then attach and detach say it is not connected.
-// It opens the session store on the stream's JetStream (or leaves it to the first call
-// that needs it, when NATS does not answer now).
-func (r *Registry) Connect(stream *events.Stream, applied func() uint64) {
+// Connect hands the registry the stream and the projections' applied sequence (and, when
+// not nil, what wakes a wait for it: see AppliedChange) once the query process has reached
+// NATS; until then attach and detach say it is not connected. It opens the session store
+// on the stream's JetStream (or leaves it to the first call that needs it, when NATS does
+// not answer now).
+func (r *Registry) Connect(stream *events.Stream, applied func() uint64, change func() <-chan struct{}) {
 	r.init()
 	r.connMu.Lock()
-	r.Stream, r.Applied = stream, applied
+	r.Stream, r.Applied, r.AppliedChange = stream, applied, change
 	r.connMu.Unlock()
 	if stream != nil {
 		r.connOnce.Do(func() { close(r.connected) })
@@ -161,6 +165,18 @@ func (r *Registry) applied() uint64 {
 	r.connMu.Unlock()
 	if f == nil {
 		return r.Catalog.Checkpoint()
+	}
+	return f()
+}
+
+// appliedChange is a channel closed when the applied sequence may next have moved; nil
+// when nothing says so.
+func (r *Registry) appliedChange() <-chan struct{} {
+	r.connMu.Lock()
+	f := r.AppliedChange
+	r.connMu.Unlock()
+	if f == nil {
+		return nil
 	}
 	return f()
 }
@@ -601,16 +617,38 @@ func (r *Registry) Attach(ctx context.Context, id, rawName, content string) (*At
 	return res, nil
 }
 
-// waitApplied waits until every projection has applied seq, up to AttachWait.
+// pollApplied is how often a wait for the projections checks again when nothing wakes it
+// (no runner yet, or one that does not say when it applies a batch).
+const pollApplied = 2 * time.Millisecond
+
+// waitApplied waits until every projection has applied seq, up to AttachWait: woken by
+// each batch a projection applies, so that it answers as soon as the last one has.
 func (r *Registry) waitApplied(ctx context.Context, seq uint64) bool {
-	deadline := time.Now().Add(r.AttachWait)
-	poll := backoff.Backoff{Initial: time.Millisecond, Max: 2 * time.Millisecond}
-	for r.applied() < seq {
-		if time.Now().After(deadline) || poll.Wait(ctx) != nil {
+	ctx, cancel := context.WithTimeout(ctx, r.AttachWait)
+	defer cancel()
+	var poll *time.Timer
+	for {
+		change := r.appliedChange() // before reading the sequence: no batch falls between
+		if r.applied() >= seq {
+			return true
+		}
+		var tick <-chan time.Time
+		if change == nil {
+			if poll == nil {
+				poll = time.NewTimer(pollApplied)
+				defer poll.Stop()
+			} else {
+				poll.Reset(pollApplied)
+			}
+			tick = poll.C
+		}
+		select {
+		case <-change:
+		case <-tick:
+		case <-ctx.Done():
 			return false
 		}
 	}
-	return true
 }
 
 // DetachResult is what detach returns.

@@ -96,9 +96,9 @@ func TestRestoreInAnotherRegistry(t *testing.T) {
 	}
 	ctx := testkit.Context(t)
 	one := &session.Registry{Project: "test", Catalog: cat(), Logger: testkit.Logger()}
-	one.Connect(stream, func() uint64 { return 0 })
+	one.Connect(stream, func() uint64 { return 0 }, nil)
 	two := &session.Registry{Project: "test", Catalog: cat(), Logger: testkit.Logger()}
-	two.Connect(stream, func() uint64 { return 0 })
+	two.Connect(stream, func() uint64 { return 0 }, nil)
 	caught := make(chan struct{})
 	close(caught)
 	go two.Run(ctx, caught) // which watches for sessions ended elsewhere
