@@ -83,6 +83,8 @@ type Registry struct {
 	// checked from then on.
 	connected chan struct{}
 	connOnce  sync.Once
+	// forgetting counts the purges of detached documents' histories still running.
+	forgetting sync.WaitGroup
 }
 
 // Connect hands the registry the stream and the projections' applied sequence (and, when
@@ -686,7 +688,7 @@ func (r *Registry) Detach(ctx context.Context, id, rawName string) (*DetachResul
 		return nil, query.Errorf(query.ErrNotFound, "no session document %q", name).
 			WithInstruction("Call list to see the documents attached to this session.")
 	}
-	seq, err := r.remove(ctx, d)
+	seq, forget, err := r.publishDelete(ctx, d)
 	if err != nil {
 		return nil, query.Errorf(query.ErrIO, "detaching %q: %v", name, err)
 	}
@@ -696,30 +698,64 @@ func (r *Registry) Detach(ctx context.Context, id, rawName string) (*DetachResul
 	}
 	r.mu.Unlock()
 	r.waitApplied(ctx, seq)
+	// The purge of the document's history is no part of the answer: every projection has
+	// dropped the document already, and the purge keeps whatever came at or after the
+	// delete, so it may land whenever. It runs after the answer, not on its way.
+	r.forgetting.Go(func() {
+		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), forgetWait)
+		defer cancel()
+		forget(fctx)
+	})
 	return &DetachResult{Path: query.SessionPrefix + name, Detached: true}, nil
+}
+
+// forgetWait bounds a purge that runs after detach has answered.
+const forgetWait = 30 * time.Second
+
+// Forgotten waits until the purges of detached documents' histories still running have
+// ended, or ctx ends.
+func (r *Registry) Forgotten(ctx context.Context) {
+	done := make(chan struct{})
+	go func() { r.forgetting.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
 }
 
 // remove publishes the deletion of a session document and purges its older events.
 func (r *Registry) remove(ctx context.Context, d *projection.Document) (uint64, error) {
+	seq, forget, err := r.publishDelete(ctx, d)
+	if err == nil {
+		forget(ctx)
+	}
+	return seq, err
+}
+
+// publishDelete publishes the deletion of a session document, and returns forget, which
+// purges the events of its subject before the delete: the delete itself stays, so that a
+// projection that applied the upsert and not yet the delete still sees it. forget may run
+// whenever the caller likes (detach runs it once it has answered).
+func (r *Registry) publishDelete(ctx context.Context, d *projection.Document) (uint64, func(context.Context), error) {
 	e := &events.Event{Op: events.OpDelete, Project: r.Project, Session: d.Session, Path: d.Path, PrevSeq: d.Seq}
 	stream, err := r.stream()
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	seq, err := stream.PublishSync(ctx, e)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
-	// Keep the delete itself: a projection that applied the upsert and not yet the
-	// delete must still see it.
-	subj, err := e.Subject()
-	if err == nil {
-		err = stream.Forget(ctx, subj, 1)
+	forget := func(ctx context.Context) {
+		subj, err := e.Subject()
+		if err == nil {
+			err = stream.Forget(ctx, subj, seq)
+		}
+		if err != nil {
+			r.Logger.Warn("session document deleted, its history not purged", "name", d.Path, "err", err)
+		}
 	}
-	if err != nil {
-		r.Logger.Warn("session document deleted, its history not purged", "name", d.Path, "err", err)
-	}
-	return seq, nil
+	return seq, forget, nil
 }
 
 // End ends a session and deletes its documents: the MCP session ended. An issued
@@ -776,6 +812,7 @@ func (r *Registry) removeAll(ctx context.Context, token string, published map[st
 
 // EndAll ends every session that lives only in this process (stdio, in-process): the
 // process is stopping. Issued sessions outlive it in the store, with their documents.
+// It waits, as long as ctx allows, for the purges detach left running.
 func (r *Registry) EndAll(ctx context.Context) {
 	r.init()
 	r.mu.Lock()
@@ -790,6 +827,7 @@ func (r *Registry) EndAll(ctx context.Context) {
 	for t, published := range ending {
 		r.removeAll(ctx, t, published)
 	}
+	r.Forgotten(ctx)
 }
 
 // Sweep ends sessions idle for longer than TTL (for an issued session: idle in every
