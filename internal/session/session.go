@@ -83,8 +83,10 @@ type Registry struct {
 	// checked from then on.
 	connected chan struct{}
 	connOnce  sync.Once
-	// forgetting counts the purges of detached documents' histories still running.
-	forgetting sync.WaitGroup
+	// forgetting counts the purges of detached documents' histories still running;
+	// forgotten is closed when it drops to zero (nil while none runs). Both under mu.
+	forgetting int
+	forgotten  chan struct{}
 }
 
 // Connect hands the registry the stream and the projections' applied sequence (and, when
@@ -698,14 +700,26 @@ func (r *Registry) Detach(ctx context.Context, id, rawName string) (*DetachResul
 	}
 	r.mu.Unlock()
 	r.waitApplied(ctx, seq)
-	// The purge of the document's history is no part of the answer: every projection has
-	// dropped the document already, and the purge keeps whatever came at or after the
-	// delete, so it may land whenever. It runs after the answer, not on its way.
-	r.forgetting.Go(func() {
+	// The purge of the document's history is no part of the answer: it keeps whatever
+	// came at or after the delete, so it may land whenever. It runs after the answer, not
+	// on its way; EndAll waits for it.
+	r.mu.Lock()
+	if r.forgetting == 0 {
+		r.forgotten = make(chan struct{})
+	}
+	r.forgetting++
+	r.mu.Unlock()
+	go func() {
 		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), forgetWait)
 		defer cancel()
 		forget(fctx)
-	})
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if r.forgetting--; r.forgetting == 0 {
+			close(r.forgotten)
+			r.forgotten = nil
+		}
+	}()
 	return &DetachResult{Path: query.SessionPrefix + name, Detached: true}, nil
 }
 
@@ -715,8 +729,13 @@ const forgetWait = 30 * time.Second
 // Forgotten waits until the purges of detached documents' histories still running have
 // ended, or ctx ends.
 func (r *Registry) Forgotten(ctx context.Context) {
-	done := make(chan struct{})
-	go func() { r.forgetting.Wait(); close(done) }()
+	r.init()
+	r.mu.Lock()
+	done := r.forgotten
+	r.mu.Unlock()
+	if done == nil {
+		return
+	}
 	select {
 	case <-done:
 	case <-ctx.Done():
