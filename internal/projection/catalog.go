@@ -24,11 +24,11 @@ import (
 
 // catalogFormat changes whenever the stored layout or the derivation of a record changes;
 // a catalog of another format is rebuilt from the stream rather than misread.
-const catalogFormat = "catalog/3" // 2: session documents, summaries; 3: content compressed
+const catalogFormat = "catalog/4" // 2: session documents, summaries; 3: content compressed; 4: bodies in their own file
 
 var (
 	bucketDocs    = []byte("docs")    // path → record
-	bucketContent = []byte("content") // content hash → bytes, packed (see packContent)
+	bucketContent = []byte("content") // content hash → the location of its body (see bodies.go)
 	bucketState   = []byte("state")   // checkpoint and stream identity
 
 	keyFormat  = []byte("format")
@@ -37,6 +37,7 @@ var (
 	keyProject = []byte("project")
 	keyScan    = []byte("scan")
 	keyConfig  = []byte("config") // canonical JSON of the project configuration, absent for the default
+	keyBodies  = []byte("bodies") // the body file's generation, committed end and live bytes
 )
 
 // ErrLocked is returned when another process has the catalog open.
@@ -54,7 +55,8 @@ type State struct {
 }
 
 // Catalog is the path → document projection, persisted in a bbolt file under Dir, with the
-// folder tree in memory. One goroutine applies batches; any number read snapshots.
+// folder tree in memory, and the documents' bodies in a file beside it (see bodies.go).
+// One goroutine applies batches; any number read snapshots.
 type Catalog struct {
 	Dir    string
 	Logger *slog.Logger
@@ -81,6 +83,12 @@ type Catalog struct {
 	// read them until then).
 	refs    map[string]int
 	orphans map[string]struct{}
+
+	// files are the open body files by generation: the current one, and the next during a
+	// compaction. Readers use them under mu; the writer changes the map under the write lock.
+	files map[uint64]*os.File
+	// body is where the current body file stands, as committed; writer-only.
+	body bodyState
 
 	scanMu  sync.Mutex
 	scanned chan struct{} // closed once the catalog holds a complete scan
@@ -135,17 +143,33 @@ func (c *Catalog) Open() error {
 		if err = c.load(); err == nil {
 			return nil
 		}
+		c.closeBodies()
 		db.Close()
 	}
-	c.Logger.Warn("catalog unreadable; rebuilding it from the stream", "file", file, "err", err)
-	if err := os.Rename(file, file+".broken"); err != nil && !os.IsNotExist(err) {
-		return err
+	var old *oldFormatError
+	if errors.As(err, &old) {
+		// Nothing of it is kept: a new file, rather than the old one with its pages freed,
+		// so that the disk an older layout took is handed back.
+		c.Logger.Info("catalog format changed; rebuilding from the stream", "was", old.format, "now", catalogFormat)
+		if err := os.Remove(file); err != nil && !os.IsNotExist(err) {
+			return err
+		}
+	} else {
+		c.Logger.Warn("catalog unreadable; rebuilding it from the stream", "file", file, "err", err)
+		if err := os.Rename(file, file+".broken"); err != nil && !os.IsNotExist(err) {
+			return err
+		}
 	}
 	if c.db, err = c.openDB(file); err != nil {
 		return err
 	}
 	return c.load()
 }
+
+// oldFormatError says that the catalog file holds another format than this program's.
+type oldFormatError struct{ format string }
+
+func (e *oldFormatError) Error() string { return "catalog format " + e.format }
 
 func (c *Catalog) openDB(file string) (*bolt.DB, error) {
 	db, err := bolt.Open(file, 0o644, &bolt.Options{
@@ -173,16 +197,14 @@ func (c *Catalog) load() error {
 	c.orphans = make(map[string]struct{})
 	c.state = State{}
 	c.config = nil
-	reset := false
+	var bodies bodyState
 	err := c.db.Update(func(tx *bolt.Tx) error {
 		st, err := tx.CreateBucketIfNotExists(bucketState)
 		if err != nil {
 			return err
 		}
 		if f := st.Get(keyFormat); f != nil && string(f) != catalogFormat {
-			c.Logger.Info("catalog format changed; rebuilding from the stream", "was", string(f), "now", catalogFormat)
-			reset = true
-			return nil
+			return &oldFormatError{string(f)}
 		}
 		if err := st.Put(keyFormat, []byte(catalogFormat)); err != nil {
 			return err
@@ -194,6 +216,9 @@ func (c *Catalog) load() error {
 		}
 		if v := st.Get(keySeq); len(v) == 8 {
 			c.state.Seq = binary.BigEndian.Uint64(v)
+		}
+		if bodies, err = decodeBodyState(st.Get(keyBodies)); err != nil {
+			return err
 		}
 		c.state.StreamID = string(st.Get(keyStream))
 		c.state.Project = string(st.Get(keyProject))
@@ -229,10 +254,10 @@ func (c *Catalog) load() error {
 	if err != nil {
 		return err
 	}
-	c.tree.settle()
-	if reset {
-		return c.Reset(State{})
+	if err := c.openBodies(bodies); err != nil {
+		return err
 	}
+	c.tree.settle()
 	c.markScanned(c.state.Scan != nil)
 	c.gc.Go(c.collectGarbage)
 	return nil
@@ -268,11 +293,19 @@ func (c *Catalog) collectGarbage() {
 	}
 	_ = c.db.Update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketContent)
+		a := appendBodies{st: c.body}
 		for _, k := range stale {
-			if c.refs[string(k)] == 0 {
-				_ = b.Delete(k)
+			if v := b.Get(k); v != nil && c.refs[string(k)] == 0 {
+				a.drop(v)
+				if err := b.Delete(k); err != nil {
+					return err
+				}
 			}
 		}
+		if err := tx.Bucket(bucketState).Put(keyBodies, a.st.encode()); err != nil {
+			return err
+		}
+		c.body = a.st
 		return nil
 	})
 }
@@ -286,6 +319,7 @@ func (c *Catalog) Close() error {
 	c.gc.Wait()
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.closeBodies()
 	err := c.db.Close()
 	c.db = nil
 	return err
@@ -312,7 +346,14 @@ func (c *Catalog) Identity() (streamID, project string) {
 func (c *Catalog) Reset(st State) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	err := c.db.Update(func(tx *bolt.Tx) error {
+	// The bodies start over in the next generation's file; the old one goes once the
+	// records that point into it are gone.
+	next := bodyState{gen: c.body.gen + 1}
+	nf, err := os.OpenFile(filepath.Join(c.Dir, bodyFileName(next.gen)), os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	err = c.db.Update(func(tx *bolt.Tx) error {
 		for _, b := range [][]byte{bucketDocs, bucketContent, bucketState} {
 			if tx.Bucket(b) != nil {
 				if err := tx.DeleteBucket(b); err != nil {
@@ -330,11 +371,20 @@ func (c *Catalog) Reset(st State) error {
 		if err := s.Put(keyStream, []byte(st.StreamID)); err != nil {
 			return err
 		}
+		if err := s.Put(keyBodies, next.encode()); err != nil {
+			return err
+		}
 		return s.Put(keyProject, []byte(st.Project))
 	})
 	if err != nil {
+		nf.Close()
+		os.Remove(nf.Name())
 		return err
 	}
+	c.closeBodies()
+	c.files = map[uint64]*os.File{next.gen: nf}
+	c.body = next
+	c.removeStaleBodies()
 	c.docs = make(map[string]*Document)
 	c.sessions = make(map[string]map[string]*Document)
 	c.tree = newTree()
@@ -410,6 +460,10 @@ func (c *Catalog) Apply(b events.Batch) error {
 		return fmt.Errorf("catalog: %w", err)
 	}
 	c.install(f, delta)
+	if err := c.compactIfWorth(); err != nil {
+		// The bodies stay where they are, readable; the next batch tries again.
+		c.Logger.Error("catalog: compacting the body file", "err", err)
+	}
 	return nil
 }
 
@@ -510,12 +564,17 @@ func (c *Catalog) refDelta(f *folded) map[string]int {
 func (c *Catalog) refsAfter(delta map[string]int, h string) int { return c.refs[h] + delta[h] }
 
 // write stores the batch's changes in one bbolt transaction: orphaned content dropped,
-// records put or deleted, new content put, then the checkpoint, configuration and scan.
+// records put or deleted, new content's locations put, then the checkpoint, configuration
+// and scan. The new bodies are appended to the body file before the transaction commits.
 func (c *Catalog) write(f *folded, delta map[string]int) error {
-	return c.db.Update(func(tx *bolt.Tx) error {
+	a := appendBodies{st: c.body}
+	err := c.db.Update(func(tx *bolt.Tx) error {
 		docs, content, st := tx.Bucket(bucketDocs), tx.Bucket(bucketContent), tx.Bucket(bucketState)
 		for h := range c.orphans {
 			if c.refsAfter(delta, h) <= 0 {
+				if v := content.Get([]byte(h)); v != nil {
+					a.drop(v)
+				}
 				if err := content.Delete([]byte(h)); err != nil {
 					return err
 				}
@@ -533,13 +592,30 @@ func (c *Catalog) write(f *folded, delta map[string]int) error {
 				return err
 			}
 			if ch.body != nil && c.refs[ch.doc.Hash] <= 0 && content.Get([]byte(ch.doc.Hash)) == nil {
-				if err := content.Put([]byte(ch.doc.Hash), packContent(ch.body)); err != nil {
+				if err := content.Put([]byte(ch.doc.Hash), a.add(ch.body).encode()); err != nil {
 					return err
 				}
 			}
 		}
-		return c.writeState(st, f)
+		if err := st.Put(keyBodies, a.st.encode()); err != nil {
+			return err
+		}
+		if err := c.writeState(st, f); err != nil {
+			return err
+		}
+		if len(a.buf) > 0 {
+			if _, err := c.files[a.st.gen].WriteAt(a.buf, c.body.end); err != nil {
+				return fmt.Errorf("appending bodies: %w", err)
+			}
+		}
+		bodyStep("bodies written")
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	c.body = a.st
+	return nil
 }
 
 // writeState stores the checkpoint, and the configuration and scan when the batch
@@ -710,11 +786,11 @@ func (s *Snapshot) Content(d *Document) ([]byte, error) {
 		}
 		s.tx = tx
 	}
-	b := s.tx.Bucket(bucketContent).Get([]byte(d.Hash))
-	if b == nil {
+	v := s.tx.Bucket(bucketContent).Get([]byte(d.Hash))
+	if v == nil {
 		return nil, fmt.Errorf("%s: content %s missing from the catalog", d.Path, d.Hash)
 	}
-	body, err := unpackContent(b)
+	body, err := s.readBody(v)
 	if err != nil {
 		return nil, fmt.Errorf("%s: content %s: %w", d.Path, d.Hash, err)
 	}
@@ -722,8 +798,7 @@ func (s *Snapshot) Content(d *Document) ([]byte, error) {
 }
 
 // How a body is stored: a byte naming the form, then the body in it. S2 roughly halves
-// text (the catalog held every body as it is, 2× the text on disk with bbolt's pages) and
-// decodes at gigabytes a second, a few microseconds for a document a reader views.
+// text and decodes at gigabytes a second, a few microseconds for a document a reader views.
 const (
 	contentRaw byte = 0 // as it is: compressing did not make it smaller
 	contentS2  byte = 1 // an S2 block
