@@ -653,11 +653,10 @@ func (c *Catalog) writeState(st *bolt.Bucket, f *folded) error {
 // checkpoint, scan and configuration, under the lock.
 func (c *Catalog) install(f *folded, delta map[string]int) {
 	c.mu.Lock()
-	for h := range c.orphans {
-		if c.refsAfter(delta, h) <= 0 {
-			delete(c.orphans, h)
-		}
-	}
+	// The batch's write deleted the orphans still unreferenced; the others are referenced
+	// again, and become orphans anew only in the batch that drops them, so that a reader of
+	// the state before that batch still finds them.
+	clear(c.orphans)
 	for h, n := range delta {
 		c.refs[h] += n
 		if c.refs[h] <= 0 {
