@@ -72,9 +72,9 @@ func (l location) encode() []byte {
 }
 
 func decodeLocation(v []byte) (location, error) {
-	r := &reader{b: v}
+	r := &reader{s: string(v)}
 	l := location{gen: r.uvarint(), off: int64(r.uvarint()), n: int64(r.uvarint())}
-	if r.err != nil || len(r.b) != 0 || l.off < 0 || l.n <= 0 {
+	if r.err != nil || len(r.s) != 0 || l.off < 0 || l.n <= 0 {
 		return location{}, errors.New("corrupt content location")
 	}
 	return l, nil
