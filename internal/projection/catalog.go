@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -36,8 +37,10 @@ var (
 	keyStream  = []byte("stream")
 	keyProject = []byte("project")
 	keyScan    = []byte("scan")
-	keyConfig  = []byte("config") // canonical JSON of the project configuration, absent for the default
-	keyBodies  = []byte("bodies") // the body file's generation, committed end and live bytes
+	keyConfig  = []byte("config")  // canonical JSON of the project configuration, absent for the default
+	keyBodies  = []byte("bodies")  // the body file's generation, committed end and live bytes
+	keyOrphans = []byte("orphans") // content hashes the last batch left unreferenced
+	keyRecords = []byte("records") // how many records the docs bucket holds, to size maps at load
 )
 
 // ErrLocked is returned when another process has the catalog open.
@@ -80,9 +83,11 @@ type Catalog struct {
 
 	// Writer-only: how many documents reference each content hash, and hashes no longer
 	// referenced, deleted by the next batch (a reader of the previous state may still
-	// read them until then).
+	// read them until then); the orphans are stored with the batch that made them, so that
+	// a process stopped before the next one leaves nothing to look for at open.
 	refs    map[string]int
 	orphans map[string]struct{}
+	records int // records in the docs bucket, the tree's and the sessions'
 
 	// files are the open body files by generation: the current one, and the next during a
 	// compaction. Readers use them under mu; the writer changes the map under the write lock.
@@ -92,8 +97,6 @@ type Catalog struct {
 
 	scanMu  sync.Mutex
 	scanned chan struct{} // closed once the catalog holds a complete scan
-
-	gc sync.WaitGroup // the garbage collection started by Open; Close waits for it
 }
 
 // Scanned is closed once the catalog holds the result of a complete scan of the tree.
@@ -190,11 +193,15 @@ func (c *Catalog) openDB(file string) (*bolt.DB, error) {
 }
 
 func (c *Catalog) load() error {
+	// The load allocates what it keeps, 100k records and their maps at 100k documents: a
+	// collection during it would find nothing to free, and took a third of its time.
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	c.docs = make(map[string]*Document)
 	c.sessions = make(map[string]map[string]*Document)
 	c.tree = newTree()
 	c.refs = make(map[string]int)
 	c.orphans = make(map[string]struct{})
+	c.records = 0
 	c.state = State{}
 	c.config = nil
 	var bodies bodyState
@@ -218,6 +225,13 @@ func (c *Catalog) load() error {
 			c.state.Seq = binary.BigEndian.Uint64(v)
 		}
 		if bodies, err = decodeBodyState(st.Get(keyBodies)); err != nil {
+			return err
+		}
+		if v := st.Get(keyRecords); len(v) == 8 {
+			n := int(binary.BigEndian.Uint64(v))
+			c.docs, c.refs = make(map[string]*Document, n), make(map[string]int, n)
+		}
+		if err := decodeOrphans(st.Get(keyOrphans), c.orphans); err != nil {
 			return err
 		}
 		c.state.StreamID = string(st.Get(keyStream))
@@ -245,6 +259,7 @@ func (c *Catalog) load() error {
 				return fmt.Errorf("record %q: %w", k, err)
 			}
 			c.put(d)
+			c.records++
 			if d.Hash != "" && d.Readable() {
 				c.refs[d.Hash]++
 			}
@@ -259,55 +274,7 @@ func (c *Catalog) load() error {
 	}
 	c.tree.settle()
 	c.markScanned(c.state.Scan != nil)
-	c.gc.Go(c.collectGarbage)
 	return nil
-}
-
-// collectGarbage deletes content that no record references, left by a process that
-// stopped between a batch and the next one.
-func (c *Catalog) collectGarbage() {
-	var stale [][]byte
-	c.mu.RLock()
-	if c.db != nil {
-		_ = c.db.View(func(tx *bolt.Tx) error {
-			return tx.Bucket(bucketContent).ForEach(func(k, _ []byte) error {
-				if c.refs[string(k)] == 0 {
-					stale = append(stale, append([]byte(nil), k...))
-				}
-				return nil
-			})
-		})
-	}
-	c.mu.RUnlock()
-	if len(stale) == 0 {
-		return
-	}
-	// Between batches, so that a hash the writer has stored and not counted yet is not
-	// taken for garbage; under the write lock, so that Close cannot run underneath.
-	c.applying.Lock()
-	defer c.applying.Unlock()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.db == nil {
-		return
-	}
-	_ = c.db.Update(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucketContent)
-		a := appendBodies{st: c.body}
-		for _, k := range stale {
-			if v := b.Get(k); v != nil && c.refs[string(k)] == 0 {
-				a.drop(v)
-				if err := b.Delete(k); err != nil {
-					return err
-				}
-			}
-		}
-		if err := tx.Bucket(bucketState).Put(keyBodies, a.st.encode()); err != nil {
-			return err
-		}
-		c.body = a.st
-		return nil
-	})
 }
 
 // Close closes the catalog file.
@@ -315,8 +282,6 @@ func (c *Catalog) Close() error {
 	if c.db == nil {
 		return nil
 	}
-	// The garbage collection reads c.db without the lock: let it finish first.
-	c.gc.Wait()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.closeBodies()
@@ -390,6 +355,7 @@ func (c *Catalog) Reset(st State) error {
 	c.tree = newTree()
 	c.refs = make(map[string]int)
 	c.orphans = make(map[string]struct{})
+	c.records = 0
 	c.state = State{StreamID: st.StreamID, Project: st.Project}
 	c.config = nil
 	c.markScanned(false)
@@ -560,6 +526,51 @@ func (c *Catalog) refDelta(f *folded) map[string]int {
 	return delta
 }
 
+// newOrphans are the hashes the batch leaves unreferenced.
+func (c *Catalog) newOrphans(delta map[string]int) []string {
+	var out []string
+	for h, n := range delta {
+		if n < 0 && c.refsAfter(delta, h) <= 0 {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// recordsAfter is how many records the catalog holds once the batch is applied.
+func (c *Catalog) recordsAfter(f *folded) int {
+	n := c.records
+	for _, p := range f.order {
+		_, existed := c.lookup(p)
+		switch {
+		case f.changes[p].doc == nil && existed:
+			n--
+		case f.changes[p].doc != nil && !existed:
+			n++
+		}
+	}
+	return n
+}
+
+func encodeOrphans(hs []string) []byte {
+	var b []byte
+	for _, h := range hs {
+		b = appendString(b, h)
+	}
+	return b
+}
+
+func decodeOrphans(v []byte, into map[string]struct{}) error {
+	r := &reader{s: string(v)}
+	for r.err == nil && len(r.s) > 0 {
+		into[r.string()] = struct{}{}
+	}
+	if r.err != nil {
+		return fmt.Errorf("orphans: %w", r.err)
+	}
+	return nil
+}
+
 // refsAfter is the reference count of content h once delta is applied.
 func (c *Catalog) refsAfter(delta map[string]int, h string) int { return c.refs[h] + delta[h] }
 
@@ -598,6 +609,12 @@ func (c *Catalog) write(f *folded, delta map[string]int) error {
 			}
 		}
 		if err := st.Put(keyBodies, a.st.encode()); err != nil {
+			return err
+		}
+		if err := st.Put(keyOrphans, encodeOrphans(c.newOrphans(delta))); err != nil {
+			return err
+		}
+		if err := st.Put(keyRecords, binary.BigEndian.AppendUint64(nil, uint64(c.recordsAfter(f)))); err != nil {
 			return err
 		}
 		if err := c.writeState(st, f); err != nil {
@@ -657,6 +674,7 @@ func (c *Catalog) install(f *folded, delta map[string]int) {
 	// again, and become orphans anew only in the batch that drops them, so that a reader of
 	// the state before that batch still finds them.
 	clear(c.orphans)
+	c.records = c.recordsAfter(f)
 	for h, n := range delta {
 		c.refs[h] += n
 		if c.refs[h] <= 0 {
