@@ -14,6 +14,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/klauspost/compress/s2"
 	bolt "go.etcd.io/bbolt"
@@ -274,7 +275,30 @@ func (c *Catalog) load() error {
 	}
 	c.tree.settle()
 	c.markScanned(c.state.Scan != nil)
+	// Every record's page was read once, and is kept in memory: the mapping need not be.
+	c.Release()
 	return nil
+}
+
+// Release hands back the catalog file's pages mapped into the process, which a load or a
+// catch-up leaves resident (150 MB at 100k documents): the records are in memory, and a
+// page read again comes back from the page cache.
+func (c *Catalog) Release() {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.db == nil {
+		return
+	}
+	// Inside a transaction, so that bbolt cannot remap the file meanwhile.
+	_ = c.db.View(func(tx *bolt.Tx) error {
+		// Data is the address of bbolt's mapping of the file, outside the Go heap.
+		info := c.db.Info()
+		mapped := unsafe.Slice((*byte)(*(*unsafe.Pointer)(unsafe.Pointer(&info.Data))), tx.Size())
+		if err := syscall.Madvise(mapped, syscall.MADV_DONTNEED); err != nil {
+			c.Logger.Debug("catalog: releasing the mapped file", "err", err)
+		}
+		return nil
+	})
 }
 
 // Close closes the catalog file.

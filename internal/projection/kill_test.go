@@ -213,7 +213,7 @@ func killChild(t *testing.T, h []events.Batch, spec string) {
 }
 
 // TestCatalogReadsWhileCompacting: readers see every body of their snapshot while batches
-// are applied and the body file compacts underneath them.
+// are applied, the body file compacts underneath them and the mapped pages are released.
 func TestCatalogReadsWhileCompacting(t *testing.T) {
 	defer func(v int64) { compactMinDead = v }(compactMinDead)
 	compactMinDead = 1
@@ -247,6 +247,7 @@ func TestCatalogReadsWhileCompacting(t *testing.T) {
 				failed <- err
 				return
 			}
+			c.Release() // the mapped pages handed back while the writer grows the file
 		}
 	}()
 	gens := bodyNow(c).gen
