@@ -68,8 +68,8 @@ type Catalog struct {
 	db *bolt.DB
 
 	// Lock order: applying, mu, then a bbolt transaction.
-	// applying is held while a batch is written and its references counted, so that the
-	// garbage collection never sees content written and not counted yet.
+	// applying is held while a batch is written and installed, and while the body file
+	// compacts: one writer of the files at a time.
 	applying sync.Mutex
 	mu       sync.RWMutex
 	docs     map[string]*Document
