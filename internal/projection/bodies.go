@@ -1,6 +1,7 @@
 package projection
 
 import (
+	"bufio"
 	"cmp"
 	"encoding/binary"
 	"errors"
@@ -215,6 +216,7 @@ func (c *Catalog) compact() error {
 		os.Remove(nf.Name())
 		return err
 	}
+	w := bufio.NewWriterSize(nf, 1<<20)
 	var buf []byte
 	for i := range live {
 		e := &live[i]
@@ -226,11 +228,14 @@ func (c *Catalog) compact() error {
 		if _, err := src.ReadAt(buf, e.loc.off); err != nil {
 			return abandon(fmt.Errorf("content %s: %w", e.key, err))
 		}
-		if _, err := nf.WriteAt(buf, next.end); err != nil {
+		if _, err := w.Write(buf); err != nil {
 			return abandon(err)
 		}
 		e.loc = location{gen: next.gen, off: next.end, n: e.loc.n}
 		next.end += e.loc.n
+	}
+	if err := w.Flush(); err != nil {
+		return abandon(err)
 	}
 	next.live = next.end
 	bodyStep("compaction written")
