@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/guide/guide/internal/events"
+	"github.com/guide/guide/internal/testkit"
 )
 
 // TestSessionSubjects: a session document's subject keeps the session's documents under one
@@ -84,4 +85,37 @@ func FuzzSessionSubjectRoundTrip(f *testing.F) {
 			t.Fatalf("round trip of %q/%q via %q = %q/%q, %v", token, name, subj, tok, n, err)
 		}
 	})
+}
+
+// TestForgetKeepsWhatCameAfter: purging a deleted session document's history drops what
+// came before the delete and keeps the delete and anything published since (the same name
+// attached again), however late the purge runs.
+func TestForgetKeepsWhatCameAfter(t *testing.T) {
+	s := testkit.Stream(t, testkit.NATS(t))
+	ctx := testkit.Context(t)
+	doc := func(content string) *events.Event {
+		b := []byte(content)
+		return &events.Event{Op: events.OpUpsert, Project: "p", Session: "tok", Path: "notes.md", Size: int64(len(b)),
+			Mtime: time.Unix(1700000000, 0).UTC(), Hash: events.HashContent(b), Status: events.StatusOK, Content: b}
+	}
+	var seqs []uint64
+	for _, e := range []*events.Event{doc("first"), doc("second"),
+		{Op: events.OpDelete, Project: "p", Session: "tok", Path: "notes.md"}, doc("attached again")} {
+		seq, err := s.PublishSync(ctx, e)
+		testkit.NoErr(t, err, "publish")
+		seqs = append(seqs, seq)
+	}
+	subj, err := events.NewSubjects("p").SessionDocument("tok", "notes.md")
+	testkit.NoErr(t, err, "subject")
+	testkit.NoErr(t, s.Forget(ctx, subj, seqs[2]), "forget")
+
+	js, err := s.JS.Stream(ctx, s.Name)
+	testkit.NoErr(t, err, "stream")
+	var left []uint64
+	for seq := seqs[0]; seq <= seqs[3]; seq++ {
+		if _, err := js.GetMsg(ctx, seq); err == nil {
+			left = append(left, seq)
+		}
+	}
+	testkit.Equal(t, left, seqs[2:], "events left on the subject")
 }

@@ -501,14 +501,12 @@ func (s *Stream) PublishSync(ctx context.Context, e *Event) (uint64, error) {
 	return ack.Sequence, nil
 }
 
-// Forget purges a document's subject down to its last keep events, so that the content of
-// a deleted session document does not linger in the stream's history.
-func (s *Stream) Forget(ctx context.Context, subject string, keep uint64) error {
-	opts := []jetstream.StreamPurgeOpt{jetstream.WithPurgeSubject(subject)}
-	if keep > 0 {
-		opts = append(opts, jetstream.WithPurgeKeep(keep))
-	}
-	if err := s.stream.Purge(ctx, opts...); err != nil {
+// Forget purges a document's subject of its events below sequence before, so that the
+// content of a deleted session document does not linger in the stream's history. What
+// came at or after before (the delete itself, or a later attach of the same name) stays,
+// whenever the purge runs.
+func (s *Stream) Forget(ctx context.Context, subject string, before uint64) error {
+	if err := s.stream.Purge(ctx, jetstream.WithPurgeSubject(subject), jetstream.WithPurgeSequence(before)); err != nil {
 		return fmt.Errorf("purge %s: %w", subject, err)
 	}
 	return nil

@@ -95,8 +95,16 @@ type Span struct{ Start, End int }
 func Words(b []byte, fn func(Span) bool) {
 	start := -1
 	for i := 0; i < len(b); {
-		r, size := utf8.DecodeRune(b[i:])
-		if r != utf8.RuneError && IsWordRune(r) {
+		// ASCII, most of most texts, by a table; other characters decoded.
+		word, size := false, 1
+		if c := b[i]; c < utf8.RuneSelf {
+			word = asciiWord[c]
+		} else {
+			var r rune
+			r, size = utf8.DecodeRune(b[i:])
+			word = r != utf8.RuneError && IsWordRune(r)
+		}
+		if word {
 			if start < 0 {
 				start = i
 			}

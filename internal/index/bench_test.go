@@ -259,3 +259,41 @@ func BenchmarkVsRipgrep(b *testing.B) {
 	b.ReportMetric(ratios[len(ratios)/2], "median-rg/search")
 	b.ReportMetric(ratios[0], "min-rg/search")
 }
+
+// BenchmarkSearchExisting searches an index built elsewhere — GUIDE_BENCH_INDEX=DIR, such
+// as the query/index directory of a data directory that `make bench` filled (no process
+// may have it open) — for the words of GUIDE_BENCH_WORDS (comma-separated), one page of
+// 20 each, as the search tool asks for it. It is skipped without the variable.
+func BenchmarkSearchExisting(b *testing.B) {
+	dir := os.Getenv("GUIDE_BENCH_INDEX")
+	if dir == "" {
+		b.Skip("GUIDE_BENCH_INDEX is not set")
+	}
+	x := &index.Index{Dir: dir}
+	testkit.NoErr(b, x.Open(), "open")
+	b.Cleanup(func() { _ = x.Close() })
+	words := strings.Split(cmpOr(os.Getenv("GUIDE_BENCH_WORDS"), "legal,scenes,dirname,metric,reviewer,python"), ",")
+	for _, w := range words {
+		b.Run(w, func(b *testing.B) {
+			q, err := index.ParseQuery(w)
+			testkit.NoErr(b, err, "parse")
+			var lat []time.Duration
+			for b.Loop() {
+				start := time.Now()
+				if _, err := x.Search(b.Context(), index.Request{Query: q}); err != nil {
+					b.Fatal(err)
+				}
+				lat = append(lat, time.Since(start))
+			}
+			slices.Sort(lat)
+			b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+		})
+	}
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}

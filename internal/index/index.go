@@ -27,7 +27,7 @@ import (
 // MappingVersion changes whenever the mapping, an analyzer or the derivation of a field
 // changes. An index of another version is deleted and rebuilt from the stream rather than
 // searched with terms it was not built with.
-const MappingVersion = "index/6"
+const MappingVersion = "index/7"
 
 // Internal keys, written in the same batch as the documents they describe.
 var (
@@ -307,6 +307,27 @@ type document struct {
 	Ext        string   `json:"ext,omitempty"`
 }
 
+// field returns the text of one of the ranked fields.
+func (d *document) field(name string) string {
+	switch name {
+	case fieldName:
+		return d.Name
+	case fieldPath:
+		return d.Path
+	case fieldTitle:
+		return d.Title
+	case fieldHeadings:
+		return d.Headings
+	case fieldMeta:
+		return d.Meta
+	case fieldLead:
+		return d.Lead
+	case fieldContent:
+		return d.Content
+	}
+	return ""
+}
+
 // newDocument derives the indexed fields of an upserted file. A file without readable
 // content is still indexed by its name, so that it can be found.
 func newDocument(e *events.Event) *document {
@@ -331,7 +352,7 @@ func newDocument(e *events.Event) *document {
 		if hasCJK(d.Content) {
 			d.ContentCJK = d.Content
 		}
-		md, _ := ParseMarkdown(e.Content)
+		md := ParseMarkdown(e.Content)
 		d.Title, d.Headings, d.Meta, d.Lead = md.Title, md.Headings, md.Meta, md.Lead
 	}
 	d.Name = stem

@@ -32,10 +32,14 @@ type lengths map[string]fieldLength
 
 // add counts the words of an indexed document's fields.
 func (l lengths) add(d *document) {
-	for f, text := range map[string]string{fieldName: d.Name, fieldPath: d.Path, fieldTitle: d.Title, fieldHeadings: d.Headings,
-		fieldMeta: d.Meta, fieldLead: d.Lead, fieldContent: d.Content} {
-		if n := countWords(text); n > 0 {
-			l[f] = fieldLength{Words: l[f].Words + uint64(n), Docs: l[f].Docs + 1}
+	for _, f := range rankedFields {
+		text := d.field(f.name)
+		n := countWords(text)
+		if f.stemmed {
+			n = countTokens(text)
+		}
+		if n > 0 {
+			l[f.name] = fieldLength{Words: l[f.name].Words + uint64(n), Docs: l[f.name].Docs + 1}
 		}
 	}
 	if d.ContentCJK != "" {
@@ -108,6 +112,21 @@ func countWords(s string) int {
 		}
 		in = w
 	}
+	return n
+}
+
+// countTokens counts the tokens the stemmed fields' analyzer makes of s: each word, and
+// the parts of a word written in camel case besides it (camelParts). BM25 weighs a
+// field's length in tokens against the mean of lengths counted the same way.
+func countTokens(s string) int {
+	n := 0
+	Words([]byte(s), func(sp Span) bool {
+		n++
+		if parts := camelSplit([]byte(s[sp.Start:sp.End])); len(parts) >= 2 {
+			n += len(parts)
+		}
+		return true
+	})
 	return n
 }
 

@@ -33,18 +33,16 @@ type Section struct {
 	Start   int
 }
 
-// ParseMarkdown derives a document's Markdown fields and sections in one pass over its
-// lines: front matter (YAML between "---" lines at the top), ATX headings outside fenced
-// code, and the first paragraph that is prose rather than badges, images or HTML.
-func ParseMarkdown(b []byte) (Markdown, []Section) {
+// ParseMarkdown derives a document's Markdown fields in one pass over its lines: front
+// matter (YAML between "---" lines at the top), ATX headings outside fenced code, and the
+// first paragraph that is prose rather than badges, images or HTML.
+func ParseMarkdown(b []byte) Markdown {
 	var md Markdown
-	var secs []Section
 	body := 0
 	if fm, end, ok := frontMatter(b); ok {
 		md.Title, md.Meta = fm.fields()
 		body = end
 	}
-	secs = append(secs, Section{Start: 0})
 	var heads, para strings.Builder
 	fence := ""
 	leadDone, more := false, false
@@ -63,7 +61,6 @@ func ParseMarkdown(b []byte) (Markdown, []Section) {
 			end += off
 		}
 		line := string(bytes.TrimSpace(b[off:end]))
-		start := off
 		off = end + 1
 		if leadDone && line != "" {
 			more = true
@@ -79,9 +76,8 @@ func ParseMarkdown(b []byte) (Markdown, []Section) {
 			fence = line[:3]
 			continue
 		}
-		if lvl, text, ok := projection.ParseHeading(line); ok {
+		if _, text, ok := projection.ParseHeading(line); ok {
 			flush()
-			sec := Section{Level: lvl, Heading: text, Start: start}
 			text = plainText(text)
 			if md.Title == "" {
 				md.Title = clipBytes(text, maxFieldBytes)
@@ -90,7 +86,6 @@ func ParseMarkdown(b []byte) (Markdown, []Section) {
 				heads.WriteString(text)
 				heads.WriteByte('\n')
 			}
-			secs = append(secs, sec)
 			continue
 		}
 		if line == "" {
@@ -108,10 +103,47 @@ func ParseMarkdown(b []byte) (Markdown, []Section) {
 		md.Lead = ""
 	}
 	md.Headings = heads.String()
-	if len(secs) > 1 && len(bytes.TrimSpace(b[body:secs[1].Start])) == 0 {
-		secs = secs[1:] // the document opens with a heading: no untitled section before it
+	return md
+}
+
+// Sections returns the sections of a document: one at each ATX heading outside fenced
+// code and front matter, and one of the text before the first heading, if any. Front
+// matter is what lies between its delimiters (projection.FrontMatter), YAML or not, as in
+// a document's outline: a search names the best section of each hit from these.
+func Sections(b []byte) []Section {
+	body := 0
+	if _, end, ok := projection.FrontMatter(b); ok {
+		body = end
 	}
-	return md, secs
+	secs := []Section{{Start: 0}}
+	var fence []byte
+	for off := body; off < len(b); {
+		end := bytes.IndexByte(b[off:], '\n')
+		if end < 0 {
+			end = len(b)
+		} else {
+			end += off
+		}
+		line := bytes.TrimSpace(b[off:end])
+		start := off
+		off = end + 1
+		switch {
+		case fence != nil:
+			if bytes.HasPrefix(line, fence) {
+				fence = nil
+			}
+		case bytes.HasPrefix(line, []byte("```")) || bytes.HasPrefix(line, []byte("~~~")):
+			fence = line[:3]
+		case len(line) > 0 && line[0] == '#':
+			if lvl, text, ok := projection.ParseHeading(string(line)); ok {
+				secs = append(secs, Section{Level: lvl, Heading: text, Start: start})
+			}
+		}
+	}
+	if len(secs) > 1 && len(bytes.TrimSpace(b[body:secs[1].Start])) == 0 {
+		secs = secs[1:]
+	}
+	return secs
 }
 
 // isProse reports a paragraph of at least three words (of its plain text): READMEs open

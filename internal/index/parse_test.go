@@ -124,6 +124,9 @@ func TestParseMarkdown(t *testing.T) {
 		{"OneParagraphHasNoLead", "Just one paragraph of words.\n", index.Markdown{}, []index.Section{{0, "", 0}}},
 		{"BrokenFrontMatterIsText", "---\n: [\n---\nWords after it here.\n\nMore.\n",
 			index.Markdown{Lead: "--- : --- Words after it here."}, []index.Section{{0, "", 0}}},
+		// Sections, as a document's outline, leave out what lies between the delimiters.
+		{"BrokenFrontMatterHoldsNoSection", "---\n: [\n# In front\n---\n# Heading\n\nWords after it here.\n\nMore.\n",
+			index.Markdown{Title: "In front", Headings: "In front\nHeading\n", Lead: "Words after it here."}, []index.Section{{1, "Heading", 23}}},
 		{"ReferenceBadgesAreNoLead", "# cookie-parser\n\n[![NPM Version][npm-image]][npm-url] [![Build][ci-image]][ci-url]\n\nParse `Cookie` header and populate [req.cookies](#x).\n\nMore.\n",
 			index.Markdown{Title: "cookie-parser", Headings: "cookie-parser\n", Lead: "Parse `Cookie` header and populate req.cookies ."},
 			[]index.Section{{1, "cookie-parser", 0}}},
@@ -135,7 +138,7 @@ func TestParseMarkdown(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			md, secs := index.ParseMarkdown([]byte(c.doc))
+			md, secs := index.ParseMarkdown([]byte(c.doc)), index.Sections([]byte(c.doc))
 			testkit.Equal(t, md, c.want, "fields")
 			testkit.Equal(t, secs, c.sections, "sections")
 		})
@@ -148,7 +151,8 @@ func FuzzParseMarkdown(f *testing.F) {
 	f.Add("```\n# no\n```\n# yes\n")
 	f.Add("---\n: [\n")
 	f.Fuzz(func(t *testing.T, s string) {
-		_, secs := index.ParseMarkdown([]byte(s))
+		_ = index.ParseMarkdown([]byte(s))
+		secs := index.Sections([]byte(s))
 		prev := -1
 		for _, sec := range secs {
 			if sec.Start <= prev && !(prev == -1) || sec.Start > len(s) || sec.Start > 0 && s[sec.Start-1] != '\n' {

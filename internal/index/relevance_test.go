@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -190,4 +191,31 @@ func TestCamelCaseTitleIsFoundByItsWords(t *testing.T) {
 		"b/other.md":     str("# Other\n\nA plan of the town.\n\nAn intern drew a map of it.\n"),
 	})
 	testkit.Equal(t, rank(t, x, "intern map", ""), []string{"a/internmap.md", "b/other.md"}, "ranking")
+}
+
+// TestWordWeighsTheSameWhateverItsForms: a word's score does not depend on how many other
+// forms of it the index holds. "convert" has three other forms in other documents and
+// "bridge" none; a document holding one and a document holding the other, alike in every
+// other way, score the same for a query of both.
+func TestWordWeighsTheSameWhateverItsForms(t *testing.T) {
+	x := openIndex(t, filepath.Join(t.TempDir(), "index"))
+	(&feeder{x: x}).batch(t, map[string]*string{
+		"one.md":   str("alpha beta convert gamma delta"),
+		"two.md":   str("alpha beta bridge gamma delta"),
+		"three.md": str("epsilon converted zeta"),
+		"four.md":  str("epsilon converting zeta"),
+		"five.md":  str("epsilon converts zeta"),
+		"six.md":   str("epsilon bridges zeta"),
+	})
+	pq, err := index.ParseQuery("convert bridge")
+	testkit.NoErr(t, err, "parse")
+	res, err := x.Search(testkit.Context(t), index.Request{Query: pq, Limit: 20})
+	testkit.NoErr(t, err, "search")
+	score := map[string]float64{}
+	for _, h := range res.Hits {
+		score[h.Path] = h.Score
+	}
+	if score["one.md"] == 0 || math.Abs(score["one.md"]-score["two.md"]) > 1e-9*score["two.md"] {
+		t.Fatalf("scores: one.md %v, two.md %v (all: %v); want them equal", score["one.md"], score["two.md"], score)
+	}
 }

@@ -453,7 +453,7 @@ func (x *Index) wordQuery(w string, weight float64) bq.Query {
 		m.SetBoost(weight * boostContentCJK)
 		qs = append(qs, m)
 	}
-	return bq.NewDisjunctionQuery(qs)
+	return newSumQuery(qs)
 }
 
 // forms returns the words of field other than w whose stem is s. A Porter stem is a
@@ -500,7 +500,7 @@ func (x *Index) phraseQuery(p []string) bq.Query {
 		m.SetBoost(boostContentCJK)
 		qs = append(qs, m)
 	}
-	return bq.NewDisjunctionQuery(qs)
+	return newSumQuery(qs)
 }
 
 // stem returns the stemmed form of a folded word.

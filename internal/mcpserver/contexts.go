@@ -51,7 +51,7 @@ func (s *Server) ensureSessions() {
 	}
 	s.Sessions = &session.Registry{Project: s.Project, Stream: s.Stream, Catalog: s.Catalog, Logger: s.Logger}
 	if s.Runner != nil {
-		s.Sessions.Applied = s.Runner.Applied
+		s.Sessions.Applied, s.Sessions.AppliedChange = s.Runner.Applied, s.Runner.AppliedChange
 	}
 }
 
@@ -61,6 +61,15 @@ func (s *Server) applied() uint64 {
 		return runner.Applied()
 	}
 	return s.Catalog.Checkpoint()
+}
+
+// appliedChange is closed when a projection next applies a batch; nil before the runner
+// is there (a wait for the applied sequence then polls).
+func (s *Server) appliedChange() <-chan struct{} {
+	if _, runner := s.connection(); runner != nil {
+		return runner.AppliedChange()
+	}
+	return nil
 }
 
 // pending reads what is on its way to the projections: the events the stream holds above

@@ -250,7 +250,7 @@ func (s *Server) search(ctx context.Context, req mcp.CallToolRequest) (*mcp.Call
 // search index to open.
 func (s *Server) ConnectSessions(stream *events.Stream) {
 	if s.Sessions != nil {
-		s.Sessions.Connect(stream, s.applied)
+		s.Sessions.Connect(stream, s.applied, s.appliedChange)
 	}
 }
 
@@ -264,7 +264,7 @@ func (s *Server) Connect(stream *events.Stream, runner *projection.Runner) {
 		s.follow(runner) // before the runner runs: Connect precedes Run
 	}
 	if s.Sessions != nil {
-		s.Sessions.Connect(stream, s.applied)
+		s.Sessions.Connect(stream, s.applied, s.appliedChange)
 	}
 }
 

@@ -18,7 +18,7 @@
 //     never during; subscriptions read resources on their own goroutine, not the runner's.
 //  4. index.Index.mu (RWMutex): guards the Bleve handle against Reset and Close; never
 //     taken under Catalog.mu by a query.
-//  5. Leaves, under which nothing else is taken: Runner.mu, Catalog.scanMu,
+//  5. Leaves, under which nothing else is taken: Runner.mu, Runner.appliedMu, Catalog.scanMu,
 //     mcpserver's Server.connMu and subscriptions.mu (released before any resource is read
 //     or any notification sent).
 package projection

@@ -54,6 +54,9 @@ type Runner struct {
 	from    map[string]uint64
 	lags    map[string]lag
 	pending int // projections not caught up yet
+
+	appliedMu sync.Mutex
+	appliedCh chan struct{} // closed at the next batch applied; nil while nobody waits
 }
 
 // lag is how far behind the stream a projection was after its last applied batch.
@@ -88,6 +91,28 @@ func (r *Runner) Applied() uint64 {
 		}
 	}
 	return low
+}
+
+// AppliedChange returns a channel closed when a projection next applies a batch: whoever
+// waits for Applied to reach a sequence checks it again then, rather than polling. Take
+// the channel before reading Applied, so that no batch falls between the two.
+func (r *Runner) AppliedChange() <-chan struct{} {
+	r.appliedMu.Lock()
+	defer r.appliedMu.Unlock()
+	if r.appliedCh == nil {
+		r.appliedCh = make(chan struct{})
+	}
+	return r.appliedCh
+}
+
+// applied wakes whoever waits on AppliedChange.
+func (r *Runner) applied() {
+	r.appliedMu.Lock()
+	defer r.appliedMu.Unlock()
+	if r.appliedCh != nil {
+		close(r.appliedCh)
+		r.appliedCh = nil
+	}
 }
 
 // Freshness is how far every projection is behind the stream as it is now.
@@ -294,6 +319,7 @@ func (r *Runner) follow(ctx context.Context, p Projection, caughtUp func()) erro
 		if err := p.Apply(b); err != nil {
 			return fmt.Errorf("%s: %w", p.Name(), err)
 		}
+		r.applied()
 		r.setLag(p, b.Pending, time.Now().UTC())
 		r.setErr(p, nil)
 		prog.applied(b)

@@ -98,3 +98,29 @@ func BenchmarkRunnerCatchUp(b *testing.B) {
 	}
 	b.ReportMetric(rate, "events/s")
 }
+
+// TestAppliedChangeWakesAWaiter: a waiter for a sequence, given the channel before the
+// runner applies it, is woken when it has, with no polling.
+func TestAppliedChangeWakesAWaiter(t *testing.T) {
+	s := testkit.Stream(t, testkit.NATS(t))
+	publishDocs(t, s, 3)
+	c, r := catchUp(t, s, nil)
+	change := r.AppliedChange()
+	select {
+	case <-change:
+		t.Fatal("woken with nothing applied since it asked")
+	default:
+	}
+	ctx := testkit.Context(t)
+	seq, err := s.PublishSync(ctx, &events.Event{Op: events.OpDelete, Project: "p", Path: "part-0/note-0.md"})
+	testkit.NoErr(t, err, "publish")
+	for r.Applied() < seq {
+		select {
+		case <-change:
+			change = r.AppliedChange()
+		case <-ctx.Done():
+			t.Fatalf("not woken: applied %d, want %d", r.Applied(), seq)
+		}
+	}
+	testkit.Equal(t, c.Checkpoint(), seq, "checkpoint")
+}

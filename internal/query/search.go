@@ -196,11 +196,7 @@ func searchHits(snap *projection.Snapshot, x Searcher, a SearchArgs, folder stri
 		}
 		if d.Readable() {
 			if b, err := snap.Content(d); err == nil {
-				if sec, start, end, ok := bestSection(b, terms, stems, pairs); ok {
-					hit.Section = &sec
-					b = b[start:end]
-				}
-				hit.Snippet = Snippet(b, terms, stems)
+				hit.Section, hit.Snippet = hitText(b, terms, stems, pairs)
 			}
 		}
 		enc, _ := json.Marshal(hit)
@@ -224,6 +220,36 @@ func searchHits(snap *projection.Snapshot, x Searcher, a SearchArgs, folder stri
 		out.Message = "no document matches; try fewer or other words, or a wider folder"
 	case res.Relaxed:
 		out.Message = "no document holds every word; these hold some of them"
+	}
+	return out
+}
+
+// hitText finds a hit's best section, and the snippet of it (of the whole document when it
+// has no sections), from one pass over its words.
+func hitText(content []byte, terms, stems []string, pairs map[[2]string]bool) (*HitSection, string) {
+	ms := wordMatches(content, terms, stems, maxHitMatches)
+	sec, start, end, ok := bestSection(content, ms, len(terms), pairs)
+	if !ok {
+		return nil, snippetOf(clipScan(content), terms, clip(ms, 0, len(clipScan(content))))
+	}
+	text := clipScan(content[start:end])
+	return &sec, snippetOf(text, terms, clip(ms, start, start+len(text)))
+}
+
+// maxHitMatches bounds the matches of the query's terms a hit's sections are weighed by.
+const maxHitMatches = 50_000
+
+// clip returns the matches inside content[start:end], with offsets from start.
+func clip(ms []termMatch, start, end int) []termMatch {
+	var out []termMatch
+	for _, m := range ms {
+		if m.start >= start && m.end <= end {
+			m.start, m.end = m.start-start, m.end-start
+			out = append(out, m)
+			if len(out) == maxSnippetMatches {
+				break
+			}
+		}
 	}
 	return out
 }

@@ -1,7 +1,6 @@
 package query
 
 import (
-	"bytes"
 	"unicode/utf8"
 
 	"github.com/guide/guide/internal/index"
@@ -17,20 +16,30 @@ type HitSection struct {
 
 // bestSection finds the section of a Markdown document that matches the query's terms
 // best — most distinct terms, in its heading or its text, then most neighbouring terms
-// as the query has them, then most matches — and returns it with its byte range. A
-// document without headings has no sections: ok is false.
-func bestSection(content []byte, terms, stems []string, pairs map[[2]string]bool) (sec HitSection, start, end int, ok bool) {
-	_, secs := index.ParseMarkdown(content)
+// as the query has them, then most matches — and returns it with its byte range. ms are
+// the document's word matches (wordMatches). A document without headings has no
+// sections: ok is false.
+func bestSection(content []byte, ms []termMatch, nterms int, pairs map[[2]string]bool) (sec HitSection, start, end int, ok bool) {
+	secs := index.Sections(content)
 	if len(secs) < 2 && (len(secs) == 0 || secs[0].Level == 0) {
 		return sec, 0, len(content), false
 	}
 	best, bestScore := -1, -1
+	seen := make([]bool, nterms)
+	m := 0
 	for i, s := range secs {
 		e := len(content)
 		if i+1 < len(secs) {
 			e = secs[i+1].Start
 		}
-		if sc := sectionScore(content[s.Start:e], terms, stems, pairs); sc > bestScore {
+		for m < len(ms) && ms[m].start < s.Start {
+			m++
+		}
+		k := m
+		for k < len(ms) && ms[k].start < e {
+			k++
+		}
+		if sc := sectionScore(content, ms[m:k], seen, pairs); sc > bestScore {
 			best, bestScore = i, sc
 		}
 	}
@@ -42,39 +51,34 @@ func bestSection(content []byte, terms, stems []string, pairs map[[2]string]bool
 	return HitSection{Heading: s.Heading, Level: s.Level, Offset: utf8.RuneCount(content[:s.Start])}, s.Start, end, true
 }
 
-// sectionScore weighs one section's matches of the query terms.
-func sectionScore(text []byte, terms, stems []string, pairs map[[2]string]bool) int {
-	seen := make([]bool, len(terms))
-	distinct, count, near := 0, 0, 0
-	prevTok := ""
-	index.Words(text, func(s index.Span) bool {
-		tok := text[s.Start:s.End]
-		// Folding every word of the text is most of the cost; a query of one word has no
-		// pairs to look for.
-		if len(pairs) > 0 {
-			folded := index.FoldString(string(tok))
-			if pairs[[2]string{prevTok, folded}] {
+// sectionScore weighs one section's matches of the query terms: seen is scratch space,
+// one flag a term.
+func sectionScore(content []byte, ms []termMatch, seen []bool, pairs map[[2]string]bool) int {
+	clear(seen)
+	distinct, near := 0, 0
+	for i, m := range ms {
+		if !seen[m.term] {
+			seen[m.term] = true
+			distinct++
+		}
+		// Two words of the query next to each other, as the query has them: only matched
+		// words can be, and only when nothing but spaces and punctuation parts them.
+		if i > 0 && len(pairs) > 0 && near < 50 {
+			p := ms[i-1]
+			if p.end <= m.start && !hasWord(content[p.end:m.start]) &&
+				pairs[[2]string{index.FoldString(string(content[p.start:p.end])), index.FoldString(string(content[m.start:m.end]))}] {
 				near++
 			}
-			prevTok = folded
 		}
-		hit := -1
-		for i, t := range terms {
-			if bytes.EqualFold(tok, []byte(t)) || stemMatch(tok, stems[i]) {
-				hit = i
-				break
-			}
-		}
-		if hit >= 0 {
-			count++
-			if !seen[hit] {
-				seen[hit] = true
-				distinct++
-			}
-		}
-		return true
-	})
-	return distinct*1000 + min(near, 50)*10 + min(count, 9)
+	}
+	return distinct*1000 + min(near, 50)*10 + min(len(ms), 9)
+}
+
+// hasWord reports whether b holds a word character.
+func hasWord(b []byte) bool {
+	found := false
+	index.Words(b, func(index.Span) bool { found = true; return false })
+	return found
 }
 
 // queryPairs are the neighbouring words of a query's text, folded.

@@ -2,11 +2,10 @@ package query
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/guide/guide/internal/index"
 )
 
 // Snippet sizes, in bytes of the document (about as many characters for Latin text).
@@ -22,14 +21,21 @@ const (
 	MarkClose = "**"
 )
 
-type termMatch struct{ start, end, term int }
-
 // Snippet returns about SnippetChars of content around the place where most of the query
 // terms occur together, with each matching word marked **like this**, whitespace
 // collapsed, and "…" where the text was cut. A word matches when it equals a term with
 // case folded, starts with a term's stem (dragons for dragon), or, for CJK terms, holds
 // the term. Without any match, it is the beginning of the document.
 func Snippet(content []byte, terms, stems []string) string {
+	content = clipScan(content)
+	return snippetOf(content, terms, wordMatches(content, terms, stems, maxSnippetMatches))
+}
+
+// maxSnippetMatches bounds the matches a snippet's window is chosen among.
+const maxSnippetMatches = 2000
+
+// clipScan cuts content to the part searched for a snippet's window.
+func clipScan(content []byte) []byte {
 	if len(content) > snippetScanMax {
 		content = content[:snippetScanMax]
 		// Drop a rune the cut split in two.
@@ -40,18 +46,13 @@ func Snippet(content []byte, terms, stems []string) string {
 			content = content[:len(content)-1]
 		}
 	}
-	var ms []termMatch
-	const maxMatches = 2000
-	index.Words(content, func(s index.Span) bool {
-		tok := content[s.Start:s.End]
-		for i, t := range terms {
-			if bytes.EqualFold(tok, []byte(t)) || stemMatch(tok, stems[i]) {
-				ms = append(ms, termMatch{s.Start, s.End, i})
-				break
-			}
-		}
-		return len(ms) < maxMatches
-	})
+	return content
+}
+
+// snippetOf is Snippet given the word matches of content.
+func snippetOf(content []byte, terms []string, ms []termMatch) string {
+	const maxMatches = maxSnippetMatches
+	ms = slices.Clip(ms) // CJK matches are appended: never into the caller's array
 	// CJK terms are found inside runs of characters, where no word boundary is.
 	for i, t := range terms {
 		if !hasCJKRune(t) {
@@ -62,7 +63,7 @@ func Snippet(content []byte, terms, stems []string) string {
 			if j < 0 {
 				break
 			}
-			ms = append(ms, termMatch{off + j, off + j + len(t), i})
+			ms = append(ms, termMatch{off + j, off + j + len(t), i, true})
 			off += j + len(t)
 		}
 	}

@@ -53,6 +53,9 @@ type Registry struct {
 	Catalog *projection.Catalog
 	// Applied is the stream sequence every projection has applied (Runner.Applied).
 	Applied func() uint64
+	// AppliedChange, when set, returns a channel closed when Applied may next have moved
+	// (Runner.AppliedChange), or nil when it cannot tell: attach and detach then poll.
+	AppliedChange func() <-chan struct{}
 	// TTL is how long an idle session keeps its documents; also how old a document of no
 	// live session must be before a sweep deletes it.
 	TTL time.Duration
@@ -74,22 +77,27 @@ type Registry struct {
 	once     sync.Once
 	mu       sync.Mutex
 	sessions map[string]*state // by token
-	connMu   sync.Mutex        // guards Stream, Applied and Store, which Connect sets while serving
+	connMu   sync.Mutex        // guards Stream, Applied, AppliedChange and Store, which Connect sets while serving
 	storeMu  sync.Mutex        // serialises opening the store
 	// connected is closed by Connect: a session this process did not issue can be
 	// checked from then on.
 	connected chan struct{}
 	connOnce  sync.Once
+	// forgetting counts the purges of detached documents' histories still running;
+	// forgotten is closed when it drops to zero (nil while none runs). Both under mu.
+	forgetting int
+	forgotten  chan struct{}
 }
 
-// Connect hands the registry the stream and the projections' applied sequence once the
-// query process has reached NATS; until then attach and detach say it is not connected.
-// It opens the session store on the stream's JetStream (or leaves it to the first call
-// that needs it, when NATS does not answer now).
-func (r *Registry) Connect(stream *events.Stream, applied func() uint64) {
+// Connect hands the registry the stream and the projections' applied sequence (and, when
+// not nil, what wakes a wait for it: see AppliedChange) once the query process has reached
+// NATS; until then attach and detach say it is not connected. It opens the session store
+// on the stream's JetStream (or leaves it to the first call that needs it, when NATS does
+// not answer now).
+func (r *Registry) Connect(stream *events.Stream, applied func() uint64, change func() <-chan struct{}) {
 	r.init()
 	r.connMu.Lock()
-	r.Stream, r.Applied = stream, applied
+	r.Stream, r.Applied, r.AppliedChange = stream, applied, change
 	r.connMu.Unlock()
 	if stream != nil {
 		r.connOnce.Do(func() { close(r.connected) })
@@ -161,6 +169,18 @@ func (r *Registry) applied() uint64 {
 	r.connMu.Unlock()
 	if f == nil {
 		return r.Catalog.Checkpoint()
+	}
+	return f()
+}
+
+// appliedChange is a channel closed when the applied sequence may next have moved; nil
+// when nothing says so.
+func (r *Registry) appliedChange() <-chan struct{} {
+	r.connMu.Lock()
+	f := r.AppliedChange
+	r.connMu.Unlock()
+	if f == nil {
+		return nil
 	}
 	return f()
 }
@@ -601,16 +621,38 @@ func (r *Registry) Attach(ctx context.Context, id, rawName, content string) (*At
 	return res, nil
 }
 
-// waitApplied waits until every projection has applied seq, up to AttachWait.
+// pollApplied is how often a wait for the projections checks again when nothing wakes it
+// (no runner yet, or one that does not say when it applies a batch).
+const pollApplied = 2 * time.Millisecond
+
+// waitApplied waits until every projection has applied seq, up to AttachWait: woken by
+// each batch a projection applies, so that it answers as soon as the last one has.
 func (r *Registry) waitApplied(ctx context.Context, seq uint64) bool {
-	deadline := time.Now().Add(r.AttachWait)
-	poll := backoff.Backoff{Initial: time.Millisecond, Max: 2 * time.Millisecond}
-	for r.applied() < seq {
-		if time.Now().After(deadline) || poll.Wait(ctx) != nil {
+	ctx, cancel := context.WithTimeout(ctx, r.AttachWait)
+	defer cancel()
+	var poll *time.Timer
+	for {
+		change := r.appliedChange() // before reading the sequence: no batch falls between
+		if r.applied() >= seq {
+			return true
+		}
+		var tick <-chan time.Time
+		if change == nil {
+			if poll == nil {
+				poll = time.NewTimer(pollApplied)
+				defer poll.Stop()
+			} else {
+				poll.Reset(pollApplied)
+			}
+			tick = poll.C
+		}
+		select {
+		case <-change:
+		case <-tick:
+		case <-ctx.Done():
 			return false
 		}
 	}
-	return true
 }
 
 // DetachResult is what detach returns.
@@ -648,7 +690,7 @@ func (r *Registry) Detach(ctx context.Context, id, rawName string) (*DetachResul
 		return nil, query.Errorf(query.ErrNotFound, "no session document %q", name).
 			WithInstruction("Call list to see the documents attached to this session.")
 	}
-	seq, err := r.remove(ctx, d)
+	seq, forget, err := r.publishDelete(ctx, d)
 	if err != nil {
 		return nil, query.Errorf(query.ErrIO, "detaching %q: %v", name, err)
 	}
@@ -658,30 +700,81 @@ func (r *Registry) Detach(ctx context.Context, id, rawName string) (*DetachResul
 	}
 	r.mu.Unlock()
 	r.waitApplied(ctx, seq)
+	// The purge of the document's history is no part of the answer: it keeps whatever
+	// came at or after the delete, so it may land whenever. It runs after the answer, not
+	// on its way; EndAll waits for it.
+	r.mu.Lock()
+	if r.forgetting == 0 {
+		r.forgotten = make(chan struct{})
+	}
+	r.forgetting++
+	r.mu.Unlock()
+	go func() {
+		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), forgetWait)
+		defer cancel()
+		forget(fctx)
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if r.forgetting--; r.forgetting == 0 {
+			close(r.forgotten)
+			r.forgotten = nil
+		}
+	}()
 	return &DetachResult{Path: query.SessionPrefix + name, Detached: true}, nil
+}
+
+// forgetWait bounds a purge that runs after detach has answered.
+const forgetWait = 30 * time.Second
+
+// Forgotten waits until the purges of detached documents' histories still running have
+// ended, or ctx ends.
+func (r *Registry) Forgotten(ctx context.Context) {
+	r.init()
+	r.mu.Lock()
+	done := r.forgotten
+	r.mu.Unlock()
+	if done == nil {
+		return
+	}
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
 }
 
 // remove publishes the deletion of a session document and purges its older events.
 func (r *Registry) remove(ctx context.Context, d *projection.Document) (uint64, error) {
+	seq, forget, err := r.publishDelete(ctx, d)
+	if err == nil {
+		forget(ctx)
+	}
+	return seq, err
+}
+
+// publishDelete publishes the deletion of a session document, and returns forget, which
+// purges the events of its subject before the delete: the delete itself stays, so that a
+// projection that applied the upsert and not yet the delete still sees it. forget may run
+// whenever the caller likes (detach runs it once it has answered).
+func (r *Registry) publishDelete(ctx context.Context, d *projection.Document) (uint64, func(context.Context), error) {
 	e := &events.Event{Op: events.OpDelete, Project: r.Project, Session: d.Session, Path: d.Path, PrevSeq: d.Seq}
 	stream, err := r.stream()
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	seq, err := stream.PublishSync(ctx, e)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
-	// Keep the delete itself: a projection that applied the upsert and not yet the
-	// delete must still see it.
-	subj, err := e.Subject()
-	if err == nil {
-		err = stream.Forget(ctx, subj, 1)
+	forget := func(ctx context.Context) {
+		subj, err := e.Subject()
+		if err == nil {
+			err = stream.Forget(ctx, subj, seq)
+		}
+		if err != nil {
+			r.Logger.Warn("session document deleted, its history not purged", "name", d.Path, "err", err)
+		}
 	}
-	if err != nil {
-		r.Logger.Warn("session document deleted, its history not purged", "name", d.Path, "err", err)
-	}
-	return seq, nil
+	return seq, forget, nil
 }
 
 // End ends a session and deletes its documents: the MCP session ended. An issued
@@ -738,6 +831,7 @@ func (r *Registry) removeAll(ctx context.Context, token string, published map[st
 
 // EndAll ends every session that lives only in this process (stdio, in-process): the
 // process is stopping. Issued sessions outlive it in the store, with their documents.
+// It waits, as long as ctx allows, for the purges detach left running.
 func (r *Registry) EndAll(ctx context.Context) {
 	r.init()
 	r.mu.Lock()
@@ -752,6 +846,7 @@ func (r *Registry) EndAll(ctx context.Context) {
 	for t, published := range ending {
 		r.removeAll(ctx, t, published)
 	}
+	r.Forgotten(ctx)
 }
 
 // Sweep ends sessions idle for longer than TTL (for an issued session: idle in every

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
+
 	"github.com/guide/guide/internal/events"
 	"github.com/guide/guide/internal/projection"
 	"github.com/guide/guide/internal/query"
@@ -96,9 +98,9 @@ func TestRestoreInAnotherRegistry(t *testing.T) {
 	}
 	ctx := testkit.Context(t)
 	one := &session.Registry{Project: "test", Catalog: cat(), Logger: testkit.Logger()}
-	one.Connect(stream, func() uint64 { return 0 })
+	one.Connect(stream, func() uint64 { return 0 }, nil)
 	two := &session.Registry{Project: "test", Catalog: cat(), Logger: testkit.Logger()}
-	two.Connect(stream, func() uint64 { return 0 })
+	two.Connect(stream, func() uint64 { return 0 }, nil)
 	caught := make(chan struct{})
 	close(caught)
 	go two.Run(ctx, caught) // which watches for sessions ended elsewhere
@@ -124,4 +126,50 @@ func TestRestoreInAnotherRegistry(t *testing.T) {
 		_, err := two.Restore(ctx, id)
 		return errors.Is(err, session.ErrEnded), fmt.Sprintf("restore of a session ended elsewhere: %v", err)
 	})
+}
+
+// TestDetachForgetsAfterAnswering: attach answers ready once every projection (the search
+// index included) has applied the document, woken by the runner; detach answers once
+// every projection has dropped it, and the purge of its history that follows leaves the
+// stream with the delete alone.
+func TestDetachForgetsAfterAnswering(t *testing.T) {
+	p := testkit.NewPipeline(t, nil, testkit.CopyTree(t, "../../testdata/sample"), "")
+	r := &session.Registry{Project: p.Project, Catalog: p.Catalog, Logger: testkit.Logger()}
+	r.Connect(p.Stream, p.Runner.Applied, p.Runner.AppliedChange)
+	ctx := testkit.Context(t)
+	const id, name = "client-1", "brakes.md"
+	token := session.Token(id)
+	for range 3 { // attached again over itself: three events on the subject
+		res, qerr := r.Attach(ctx, id, name, "# Brakes\n\nThe brakes squeal in the cold.")
+		if qerr != nil {
+			t.Fatal(qerr)
+		}
+		testkit.Equal(t, res.Status, query.StatusReady, "attach status")
+		var seq uint64
+		_ = p.Catalog.Read(func(s *projection.Snapshot) error {
+			if d, ok := s.SessionDocument(token, name); ok {
+				seq = d.Seq
+			}
+			return nil
+		})
+		if x := p.Index.Checkpoint(); seq == 0 || x < seq {
+			t.Fatalf("attach answered ready with the document at %d and the index at %d", seq, x)
+		}
+	}
+	if _, qerr := r.Detach(ctx, id, name); qerr != nil {
+		t.Fatal(qerr)
+	}
+	testkit.Equal(t, r.Documents(), 0, "session documents after detach")
+	r.Forgotten(ctx)
+
+	subj, err := events.NewSubjects(p.Project).SessionDocument(token, name)
+	testkit.NoErr(t, err, "subject")
+	js, err := p.Stream.JS.Stream(ctx, p.Stream.Name)
+	testkit.NoErr(t, err, "stream")
+	info, err := js.Info(ctx, jetstream.WithSubjectFilter(subj))
+	testkit.NoErr(t, err, "stream info")
+	testkit.Equal(t, info.State.Subjects[subj], uint64(1), "events left on the document's subject")
+	e, err := p.Stream.LatestSession(ctx, p.Project, token, name)
+	testkit.NoErr(t, err, "latest event")
+	testkit.Equal(t, e.Op, events.OpDelete, "the event left")
 }

@@ -1,0 +1,70 @@
+package query
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestWordMatchesAgree checks that finding the terms in a lower-cased copy of the text
+// gives the same words as splitting the whole text into words: on texts built from
+// pieces that sit at word boundaries, fold, and take other forms.
+func TestWordMatchesAgree(t *testing.T) {
+	pieces := []string{"dragon", "Dragons", "DRAGON", "dragonfly", "dragonflies", "a", " ", "  ", "\n", "-", "_", ".",
+		"é", "Ünder", "under", "happy", "happiness", "happi", "naïve", "日本", "x1", "1", "\u212aelvin", "kelvin",
+		"\u017ftop", "stop", "\xff", "\u00a0", "ß", "straße", "code", "Codes", "coded", "review", "re-view"}
+	queries := [][2][]string{
+		{{"dragon"}, {"dragon"}},
+		{{"dragons"}, {"dragon"}},
+		{{"happy"}, {"happi"}},
+		{{"code", "review"}, {"code", "review"}},
+		{{"review", "code"}, {"review", "cod"}},
+		{{"kelvin"}, {"kelvin"}},
+		{{"stop"}, {"stop"}},
+		{{"under"}, {""}},
+		{{"x1"}, {""}},
+		{{"a"}, {""}},
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	fast := 0
+	for n := range 3000 {
+		var b strings.Builder
+		for range r.IntN(30) {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		text := []byte(b.String())
+		q := queries[n%len(queries)]
+		want := splitWordMatches(text, q[0], q[1], 1000)
+		got, ok := asciiWordMatches(text, q[0], q[1], 1000)
+		if !ok {
+			continue
+		}
+		fast++
+		if !slices.Equal(got, want) {
+			t.Fatalf("text %q, terms %q stems %q:\n got %v\nwant %v", text, q[0], q[1], got, want)
+		}
+	}
+	if fast < 1000 {
+		t.Fatalf("only %d of 3000 texts were searched the fast way", fast)
+	}
+}
+
+// FuzzWordMatches holds the two ways of finding a query's words to the same answer on any
+// text, valid UTF-8 or not.
+func FuzzWordMatches(f *testing.F) {
+	f.Add([]byte("Dragons flew; a dragonfly did not."), "dragons", "dragon")
+	f.Add([]byte("\u212aelvin and kelvin"), "kelvin", "kelvin")
+	f.Add([]byte("happy happiness\xffhappi"), "happy", "happi")
+	f.Fuzz(func(t *testing.T, text []byte, term, stem string) {
+		if term == "" {
+			return
+		}
+		terms, stems := []string{term, "the"}, []string{stem, "the"}
+		want := splitWordMatches(text, terms, stems, 50)
+		got := wordMatches(text, terms, stems, 50)
+		if !slices.Equal(got, want) {
+			t.Fatalf("text %q, term %q stem %q:\n got %v\nwant %v", text, term, stem, got, want)
+		}
+	})
+}
