@@ -445,6 +445,11 @@ func releaseAfterCatchUp(ctx context.Context, r *projection.Runner) {
 		}
 		if idle {
 			debug.FreeOSMemory()
+			for _, p := range r.Projections {
+				if m, ok := p.(interface{ Release() }); ok {
+					m.Release() // pages of mapped files
+				}
+			}
 			released, at = applied, time.Now()
 		}
 	}

@@ -224,9 +224,9 @@ func TestCloseRightAfterOpen(t *testing.T) {
 	}
 }
 
-// TestCatalogFirstBatchKeepsItsContent: the garbage collection an open starts in the
-// background never deletes the content of a batch applied meanwhile (it saw the content
-// written before the batch's references were counted).
+// TestCatalogFirstBatchKeepsItsContent: the content of the first batch applied after an
+// open is read back (an open once started a garbage collection that could take it for
+// garbage).
 func TestCatalogFirstBatchKeepsItsContent(t *testing.T) {
 	h := history()
 	for range 200 {

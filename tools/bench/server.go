@@ -225,10 +225,15 @@ func (s *server) endOwner(sig syscall.Signal) {
 	if s.data == "" {
 		return
 	}
-	if r, err := owner.Read(s.data); err == nil && owner.Held(s.data) {
-		_ = syscall.Kill(r.PID, sig)
-	}
+	// An owner publishes its record once its NATS server is up, which can be after it has
+	// answered a restart's first call: until then the record names the owner before it,
+	// gone (or not reaped yet). Signal each live process the record names, once.
+	signalled := 0
 	for deadline := time.Now().Add(time.Minute); owner.Held(s.data) && time.Now().Before(deadline); {
+		if r, err := owner.Read(s.data); err == nil && r.PID != signalled && syscall.Kill(r.PID, 0) == nil {
+			_ = syscall.Kill(r.PID, sig)
+			signalled = r.PID
+		}
 		time.Sleep(10 * time.Millisecond) // polling the lock: a process that holds none has nothing to wait on
 	}
 }
