@@ -53,15 +53,8 @@ func ParseMarkdown(b []byte) Markdown {
 		}
 		para.Reset()
 	}
-	for off := body; off < len(b); {
-		end := bytes.IndexByte(b[off:], '\n')
-		if end < 0 {
-			end = len(b)
-		} else {
-			end += off
-		}
-		line := string(bytes.TrimSpace(b[off:end]))
-		off = end + 1
+	eachLine(b, body, func(l []byte, _ int) {
+		line := string(l)
 		if leadDone && line != "" {
 			more = true
 		}
@@ -69,12 +62,12 @@ func ParseMarkdown(b []byte) Markdown {
 			if strings.HasPrefix(line, fence) {
 				fence = ""
 			}
-			continue
+			return
 		}
 		if strings.HasPrefix(line, "```") || strings.HasPrefix(line, "~~~") {
 			flush()
 			fence = line[:3]
-			continue
+			return
 		}
 		if _, text, ok := projection.ParseHeading(line); ok {
 			flush()
@@ -86,17 +79,17 @@ func ParseMarkdown(b []byte) Markdown {
 				heads.WriteString(text)
 				heads.WriteByte('\n')
 			}
-			continue
+			return
 		}
 		if line == "" {
 			flush()
-			continue
+			return
 		}
 		if !leadDone && para.Len() < maxFieldBytes {
 			para.WriteString(line)
 			para.WriteByte(' ')
 		}
-	}
+	})
 	flush()
 	if !more {
 		// The lead paragraph is the whole text: it is no opening to rank above the rest.
@@ -104,6 +97,21 @@ func ParseMarkdown(b []byte) Markdown {
 	}
 	md.Headings = heads.String()
 	return md
+}
+
+// eachLine calls fn with every line of b from byte off on, without its surrounding space,
+// and the offset where the line starts.
+func eachLine(b []byte, off int, fn func(line []byte, start int)) {
+	for off < len(b) {
+		end := bytes.IndexByte(b[off:], '\n')
+		if end < 0 {
+			end = len(b)
+		} else {
+			end += off
+		}
+		fn(bytes.TrimSpace(b[off:end]), off)
+		off = end + 1
+	}
 }
 
 // Sections returns the sections of a document: one at each ATX heading outside fenced
@@ -117,16 +125,7 @@ func Sections(b []byte) []Section {
 	}
 	secs := []Section{{Start: 0}}
 	var fence []byte
-	for off := body; off < len(b); {
-		end := bytes.IndexByte(b[off:], '\n')
-		if end < 0 {
-			end = len(b)
-		} else {
-			end += off
-		}
-		line := bytes.TrimSpace(b[off:end])
-		start := off
-		off = end + 1
+	eachLine(b, body, func(line []byte, start int) {
 		switch {
 		case fence != nil:
 			if bytes.HasPrefix(line, fence) {
@@ -139,7 +138,7 @@ func Sections(b []byte) []Section {
 				secs = append(secs, Section{Level: lvl, Heading: text, Start: start})
 			}
 		}
-	}
+	})
 	if len(secs) > 1 && len(bytes.TrimSpace(b[body:secs[1].Start])) == 0 {
 		secs = secs[1:]
 	}
