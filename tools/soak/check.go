@@ -90,7 +90,7 @@ const goroutineSlack = 25
 func (r *Report) check(ctx context.Context, cfg Config, d *deployment, sv *streamView, t *tree, logf func(string, ...any)) {
 	t.restore()
 	end := time.Now()
-	checker, err := connect(ctx, d.mcpURL, "soak-checker")
+	checker, err := Connect(ctx, d.mcpURL, "soak-checker")
 	if err != nil {
 		r.fail("checker session: %v", err)
 		return
@@ -217,7 +217,7 @@ func (r *Report) check(ctx context.Context, cfg Config, d *deployment, sv *strea
 		r.fail("restart guide-mcp: %v", err)
 		return
 	}
-	fresh, err := connect(ctx, d.mcpURL, "soak-checker")
+	fresh, err := Connect(ctx, d.mcpURL, "soak-checker")
 	if err != nil {
 		r.fail("checker session: %v", err)
 		return

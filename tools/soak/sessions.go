@@ -16,8 +16,8 @@ import (
 	"github.com/guide/guide/internal/query"
 )
 
-// connect opens an MCP session over Streamable HTTP.
-func connect(ctx context.Context, url, name string) (*client.Client, error) {
+// Connect opens an MCP session over Streamable HTTP.
+func Connect(ctx context.Context, url, name string) (*client.Client, error) {
 	c, err := client.NewStreamableHttpClient(url)
 	if err != nil {
 		return nil, err
@@ -138,7 +138,7 @@ func (s *session) run(ctx context.Context) {
 	backoff := 100 * time.Millisecond
 	for ctx.Err() == nil {
 		if s.c == nil {
-			c, err := connect(ctx, s.url, fmt.Sprintf("soak-%d", s.id))
+			c, err := Connect(ctx, s.url, fmt.Sprintf("soak-%d", s.id))
 			if err != nil {
 				sleep(ctx, backoff)
 				backoff = min(2*backoff, 2*time.Second)
@@ -219,8 +219,8 @@ func sleep(ctx context.Context, d time.Duration) {
 	}
 }
 
-// readStatus reads guide://_status.
-func readStatus(ctx context.Context, c *client.Client) (query.Status, error) {
+// ReadStatus reads guide://_status.
+func ReadStatus(ctx context.Context, c *client.Client) (query.Status, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	req := mcp.ReadResourceRequest{}

@@ -140,7 +140,7 @@ func Run(ctx context.Context, cfg Config) (rep Report, err error) {
 		return rep, err
 	}
 	logf("split mode up: indexer (NATS %s), guide-mcp %s; work in %s", d.natsURL, d.mcpURL, cfg.Work)
-	checker, err := connect(ctx, d.mcpURL, "soak-checker")
+	checker, err := Connect(ctx, d.mcpURL, "soak-checker")
 	if err != nil {
 		return rep, fmt.Errorf("checker session: %w", err)
 	}
@@ -310,7 +310,7 @@ func settle(ctx context.Context, c *client.Client, sv *streamView, within time.D
 	var lastSeq uint64
 	quietSince := time.Now()
 	for {
-		st, err = readStatus(ctx, c)
+		st, err = ReadStatus(ctx, c)
 		_, last, ierr := sv.info(ctx)
 		if ierr == nil && last != lastSeq {
 			lastSeq, quietSince = last, time.Now()

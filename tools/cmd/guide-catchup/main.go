@@ -22,6 +22,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/guide/guide/internal/query"
+	"github.com/guide/guide/tools/soak"
 )
 
 func main() {
@@ -39,20 +40,11 @@ func main() {
 func run(url string, every time.Duration, word string, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	c, err := client.NewStreamableHttpClient(url)
+	c, err := soak.Connect(ctx, url, "guide-catchup")
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	if err := c.Start(ctx); err != nil {
-		return err
-	}
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.ProtocolVersion20251125
-	init.Params.ClientInfo = mcp.Implementation{Name: "guide-catchup", Version: "0"}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		return err
-	}
 	healthz := strings.TrimSuffix(url, "/mcp") + "/healthz"
 	start := time.Now()
 	polls, behind, claimed, violations, settled := 0, 0, 0, 0, 0
@@ -62,7 +54,7 @@ func run(url string, every time.Duration, word string, timeout time.Duration) er
 			return fmt.Errorf("not caught up after %v (%d polls)", timeout, polls)
 		}
 		polls++
-		st, err := status(ctx, c)
+		st, err := soak.ReadStatus(ctx, c)
 		if err != nil {
 			return err
 		}
@@ -102,22 +94,6 @@ func run(url string, every time.Duration, word string, timeout time.Duration) er
 		return fmt.Errorf("%d violations", violations)
 	}
 	return nil
-}
-
-func status(ctx context.Context, c *client.Client) (query.Status, error) {
-	req := mcp.ReadResourceRequest{}
-	req.Params.URI = "guide://_status"
-	res, err := c.ReadResource(ctx, req)
-	if err != nil {
-		return query.Status{}, err
-	}
-	var st query.Status
-	for _, ct := range res.Contents {
-		if tc, ok := ct.(mcp.TextResourceContents); ok {
-			err = json.Unmarshal([]byte(tc.Text), &st)
-		}
-	}
-	return st, err
 }
 
 func healthy(url string) bool {
