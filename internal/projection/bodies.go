@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/guide/guide/internal/binrec"
 )
 
 // The bodies of the catalog's documents live in a file of their own, beside catalog.db:
@@ -73,9 +75,9 @@ func (l location) encode() []byte {
 }
 
 func decodeLocation(v []byte) (location, error) {
-	r := &reader{s: string(v)}
-	l := location{gen: r.uvarint(), off: int64(r.uvarint()), n: int64(r.uvarint())}
-	if r.err != nil || len(r.s) != 0 || l.off < 0 || l.n <= 0 {
+	r := binrec.NewReader(string(v))
+	l := location{gen: r.Uvarint(), off: int64(r.Uvarint()), n: int64(r.Uvarint())}
+	if r.Err != nil || r.Len() != 0 || l.off < 0 || l.n <= 0 {
 		return location{}, errors.New("corrupt content location")
 	}
 	return l, nil

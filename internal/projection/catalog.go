@@ -20,6 +20,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
 
+	"github.com/guide/guide/internal/binrec"
 	"github.com/guide/guide/internal/events"
 	"github.com/guide/guide/internal/guideyaml"
 )
@@ -579,18 +580,18 @@ func (c *Catalog) recordsAfter(f *folded) int {
 func encodeOrphans(hs []string) []byte {
 	var b []byte
 	for _, h := range hs {
-		b = appendString(b, h)
+		b = binrec.AppendString(b, h)
 	}
 	return b
 }
 
 func decodeOrphans(v []byte, into map[string]struct{}) error {
-	r := &reader{s: string(v)}
-	for r.err == nil && len(r.s) > 0 {
-		into[r.string()] = struct{}{}
+	r := binrec.NewReader(string(v))
+	for r.Err == nil && r.Len() > 0 {
+		into[r.String()] = struct{}{}
 	}
-	if r.err != nil {
-		return fmt.Errorf("orphans: %w", r.err)
+	if r.Err != nil {
+		return fmt.Errorf("orphans: %w", errRecord)
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package projection
 
 import (
 	"bytes"
-	"encoding/binary"
 	"math/rand"
 	"testing"
 )
@@ -42,29 +41,4 @@ func TestContentPacking(t *testing.T) {
 			t.Errorf("unpackContent(%v) read a value it should reject", v)
 		}
 	}
-}
-
-// FuzzRecordVarint: the record reader's varints read what encoding/binary's do, and reject
-// what they reject.
-func FuzzRecordVarint(f *testing.F) {
-	for _, v := range []uint64{0, 1, 127, 128, 1 << 35, 1<<64 - 1} {
-		f.Add(binary.AppendUvarint(nil, v))
-	}
-	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02})
-	f.Fuzz(func(t *testing.T, b []byte) {
-		want, n := binary.Uvarint(b)
-		r := &reader{s: string(b)}
-		got := r.uvarint()
-		if (n <= 0) != (r.err != nil) {
-			t.Fatalf("%x: binary.Uvarint read %d bytes, the reader's error is %v", b, n, r.err)
-		}
-		if n > 0 && (got != want || len(r.s) != len(b)-n) {
-			t.Fatalf("%x: read %d leaving %d bytes, want %d leaving %d", b, got, len(r.s), want, len(b)-n)
-		}
-		wantS, m := binary.Varint(b)
-		r = &reader{s: string(b)}
-		if gotS := r.varint(); m > 0 && gotS != wantS {
-			t.Fatalf("%x: varint %d, want %d", b, gotS, wantS)
-		}
-	})
 }

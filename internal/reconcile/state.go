@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/guide/guide/internal/binrec"
 	"github.com/guide/guide/internal/events"
 )
 
@@ -54,29 +55,25 @@ func encodeState(st knownState) []byte {
 	b := make([]byte, 0, 64+len(st.Docs)*140)
 	b = append(b, stateMagic...)
 	b = append(b, stateVersion)
-	b = appendString(b, st.Stream)
-	b = appendString(b, st.Project)
+	b = binrec.AppendString(b, st.Stream)
+	b = binrec.AppendString(b, st.Project)
 	b = binary.AppendUvarint(b, st.Seq)
 	b = binary.AppendUvarint(b, uint64(len(st.Docs)))
 	for p, d := range st.Docs {
-		b = appendString(b, p)
-		b = appendString(b, string(d.Op))
+		b = binrec.AppendString(b, p)
+		b = binrec.AppendString(b, string(d.Op))
 		b = binary.AppendVarint(b, d.Size)
 		b = binary.AppendVarint(b, d.Mtime.Unix())
 		b = binary.AppendUvarint(b, uint64(d.Mtime.Nanosecond()))
 		b = binary.AppendUvarint(b, d.Inode)
-		b = appendString(b, d.Hash)
-		b = appendString(b, string(d.Status))
+		b = binrec.AppendString(b, d.Hash)
+		b = binrec.AppendString(b, string(d.Status))
 		b = binary.AppendUvarint(b, d.Seq)
 	}
 	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, crcTable))
 }
 
 var crcTable = crc32.MakeTable(crc32.Castagnoli)
-
-func appendString(b []byte, s string) []byte {
-	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
-}
 
 // decodeState reads a state file's bytes. Whatever the bytes, it returns an error
 // wrapping errStateCorrupt or a state whose every field was read.
@@ -92,80 +89,35 @@ func decodeState(b []byte) (knownState, error) {
 	if v := body[len(stateMagic)]; v != stateVersion {
 		return st, fmt.Errorf("%w: format version %d, want %d", errStateCorrupt, v, stateVersion)
 	}
-	r := stateReader{b: body[len(stateMagic)+1:]}
-	st.Stream, st.Project, st.Seq = r.string(), r.string(), r.uvarint()
-	n := r.uvarint()
+	r := binrec.NewReader(string(body[len(stateMagic)+1:]))
+	st.Stream, st.Project, st.Seq = r.String(), r.String(), r.Uvarint()
+	n := r.Uvarint()
 	// A record takes at least 9 bytes: no count can promise more than the bytes hold.
-	if r.err == nil && n > uint64(len(r.b))/9 {
-		return knownState{}, fmt.Errorf("%w: %d documents in %d bytes", errStateCorrupt, n, len(r.b))
+	if r.Err == nil && n > uint64(r.Len())/9 {
+		return knownState{}, fmt.Errorf("%w: %d documents in %d bytes", errStateCorrupt, n, r.Len())
 	}
 	st.Docs = make(map[string]events.DocState, n)
-	for i := uint64(0); i < n && r.err == nil; i++ {
+	for i := uint64(0); i < n && r.Err == nil; i++ {
 		var d events.DocState
-		d.Path, d.Op, d.Size = r.string(), events.Op(r.string()), r.varint()
-		sec, nsec := r.varint(), r.uvarint()
-		d.Inode, d.Hash, d.Status, d.Seq = r.uvarint(), r.string(), events.Status(r.string()), r.uvarint()
+		d.Path, d.Op, d.Size = r.String(), events.Op(r.String()), r.Varint()
+		sec, nsec := r.Varint(), r.Uvarint()
+		d.Inode, d.Hash, d.Status, d.Seq = r.Uvarint(), r.String(), events.Status(r.String()), r.Uvarint()
 		if nsec >= uint64(time.Second) {
-			r.fail("nanoseconds out of range")
+			r.Fail("nanoseconds out of range")
 		}
 		d.Mtime = time.Unix(sec, int64(nsec)).UTC()
-		if _, dup := st.Docs[d.Path]; dup && r.err == nil {
-			r.fail("a document twice")
+		if _, dup := st.Docs[d.Path]; dup && r.Err == nil {
+			r.Fail("a document twice")
 		}
 		st.Docs[d.Path] = d
 	}
-	if r.err == nil && len(r.b) > 0 {
-		r.fail("bytes after the last document")
+	if r.Err == nil && r.Len() > 0 {
+		r.Fail("bytes after the last document")
 	}
-	if r.err != nil {
-		return knownState{}, fmt.Errorf("%w: %v", errStateCorrupt, r.err)
+	if r.Err != nil {
+		return knownState{}, fmt.Errorf("%w: %v", errStateCorrupt, r.Err)
 	}
 	return st, nil
-}
-
-// stateReader reads the fields of a state file; after the first failure every read
-// returns a zero value and err says what failed.
-type stateReader struct {
-	b   []byte
-	err error
-}
-
-func (r *stateReader) fail(msg string) {
-	if r.err == nil {
-		r.err = errors.New(msg)
-	}
-	r.b = nil
-}
-
-func (r *stateReader) uvarint() uint64 {
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.fail("truncated")
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *stateReader) varint() int64 {
-	v, n := binary.Varint(r.b)
-	if n <= 0 {
-		r.fail("truncated")
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *stateReader) string() string {
-	n := r.uvarint()
-	if n > uint64(len(r.b)) {
-		r.fail("truncated")
-		return ""
-	}
-	s := string(r.b[:n])
-	r.b = r.b[n:]
-	return s
 }
 
 // readState reads the state file and checks that it describes this project on the

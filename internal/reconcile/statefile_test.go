@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/guide/guide/internal/binrec"
 	"github.com/guide/guide/internal/events"
 )
 
@@ -46,16 +47,16 @@ func sealed(version byte, body []byte) []byte {
 func TestDecodeStateRefuses(t *testing.T) {
 	good := encodeState(sampleState())
 	header := func(n uint64) []byte {
-		b := appendString(appendString(nil, "S@1"), "p")
+		b := binrec.AppendString(binrec.AppendString(nil, "S@1"), "p")
 		return binary.AppendUvarint(binary.AppendUvarint(b, 9), n)
 	}
 	record := func(path string, nsec uint64) []byte {
-		b := appendString(nil, path)
-		b = appendString(b, "upsert")
+		b := binrec.AppendString(nil, path)
+		b = binrec.AppendString(b, "upsert")
 		b = binary.AppendVarint(binary.AppendVarint(b, 1), 2)
 		b = binary.AppendUvarint(b, nsec)
 		b = binary.AppendUvarint(b, 3)
-		b = appendString(appendString(b, "h"), "ok")
+		b = binrec.AppendString(binrec.AppendString(b, "h"), "ok")
 		return binary.AppendUvarint(b, 4)
 	}
 	cases := []struct {
