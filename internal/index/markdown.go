@@ -114,33 +114,22 @@ func eachLine(b []byte, off int, fn func(line []byte, start int)) {
 	}
 }
 
-// Sections returns the sections of a document: one at each ATX heading outside fenced
-// code and front matter, and one of the text before the first heading, if any. Front
-// matter is what lies between its delimiters (projection.FrontMatter), YAML or not, as in
-// a document's outline: a search names the best section of each hit from these.
+// Sections returns the sections of a document: one at each heading its outline lists
+// (projection.Headings: ATX headings outside fenced code and front matter, front matter
+// being what lies between its delimiters, YAML or not), and one of the text before the
+// first heading, if any. A search names the best section of each hit from these.
 func Sections(b []byte) []Section {
+	secs := []Section{{Start: 0}}
+	projection.Headings(b, func(lvl int, text string, start int) bool {
+		secs = append(secs, Section{Level: lvl, Heading: text, Start: start})
+		return true
+	})
 	body := 0
 	if _, end, ok := projection.FrontMatter(b); ok {
 		body = end
 	}
-	secs := []Section{{Start: 0}}
-	var fence []byte
-	eachLine(b, body, func(line []byte, start int) {
-		switch {
-		case fence != nil:
-			if bytes.HasPrefix(line, fence) {
-				fence = nil
-			}
-		case bytes.HasPrefix(line, []byte("```")) || bytes.HasPrefix(line, []byte("~~~")):
-			fence = line[:3]
-		case len(line) > 0 && line[0] == '#':
-			if lvl, text, ok := projection.ParseHeading(string(line)); ok {
-				secs = append(secs, Section{Level: lvl, Heading: text, Start: start})
-			}
-		}
-	})
 	if len(secs) > 1 && len(bytes.TrimSpace(b[body:secs[1].Start])) == 0 {
-		secs = secs[1:]
+		secs = secs[1:] // the document opens with a heading: no untitled section before it
 	}
 	return secs
 }

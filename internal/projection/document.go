@@ -232,16 +232,53 @@ const (
 // front matter), at most MaxOutline of them.
 func Outline(b []byte) []Heading {
 	var out []Heading
-	eachLine(b, func(line string, inCode bool) bool {
-		if inCode {
-			return true
-		}
-		if lvl, text, ok := ParseHeading(line); ok {
-			out = append(out, Heading{Level: lvl, Text: clip(text, MaxHeadingLen)})
-		}
+	Headings(b, func(lvl int, text string, _ int) bool {
+		out = append(out, Heading{Level: lvl, Text: clip(text, MaxHeadingLen)})
 		return len(out) < MaxOutline
 	})
 	return out
+}
+
+// maxHeadingScanLine is the longest line Headings reads past: like every line reader
+// here, it stops at a longer one.
+const maxHeadingScanLine = 1 << 20
+
+// Headings calls fn with every ATX heading of b outside front matter and fenced code —
+// its level, its text and the byte offset where its line starts — until fn returns false
+// or a line is longer than maxHeadingScanLine. It is the one reader of a document's
+// headings: its outline, and the sections a search names. It reads the bytes in place and
+// makes a string of heading lines only, since a search runs it on every hit.
+func Headings(b []byte, fn func(level int, text string, start int) bool) {
+	off := 0
+	if _, body, ok := FrontMatter(b); ok {
+		off = body
+	}
+	var fence []byte
+	for off < len(b) {
+		end := bytes.IndexByte(b[off:], '\n')
+		if end < 0 {
+			end = len(b)
+		} else {
+			end += off
+		}
+		if end-off > maxHeadingScanLine {
+			return
+		}
+		line, start := bytes.TrimSpace(b[off:end]), off
+		off = end + 1
+		switch {
+		case fence != nil:
+			if bytes.HasPrefix(line, fence) {
+				fence = nil
+			}
+		case bytes.HasPrefix(line, []byte("```")) || bytes.HasPrefix(line, []byte("~~~")):
+			fence = line[:3]
+		case len(line) > 0 && line[0] == '#':
+			if lvl, text, ok := ParseHeading(string(line)); ok && !fn(lvl, text, start) {
+				return
+			}
+		}
+	}
 }
 
 // FirstParagraph is a document's first run of prose lines, joined by spaces: not a
