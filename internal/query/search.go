@@ -229,11 +229,12 @@ func searchHits(snap *projection.Snapshot, x Searcher, a SearchArgs, folder stri
 func hitText(content []byte, terms, stems []string, pairs map[[2]string]bool) (*HitSection, string) {
 	ms := wordMatches(content, terms, stems, maxHitMatches)
 	sec, start, end, ok := bestSection(content, ms, len(terms), pairs)
+	text := clipScan(content[start:end]) // the whole text when it has no sections
+	snippet := snippetOf(text, terms, clip(ms, start, start+len(text)))
 	if !ok {
-		return nil, snippetOf(clipScan(content), terms, clip(ms, 0, len(clipScan(content))))
+		return nil, snippet
 	}
-	text := clipScan(content[start:end])
-	return &sec, snippetOf(text, terms, clip(ms, start, start+len(text)))
+	return &sec, snippet
 }
 
 // maxHitMatches bounds the matches of the query's terms a hit's sections are weighed by.
