@@ -82,22 +82,29 @@ func applyFrom(t testing.TB, c *Catalog, h []events.Batch) {
 
 // requireHolds fails unless the catalog holds exactly the history up to its checkpoint,
 // every body readable, and a body file of the length its records account for.
+// readBodies reads the body of every document of a snapshot, each checked against its hash.
+func readBodies(s *Snapshot) (map[string]string, error) {
+	out := map[string]string{}
+	for p, d := range s.c.docs {
+		b, err := s.Content(d)
+		if err != nil {
+			return nil, err
+		}
+		if events.HashContent(b) != d.Hash {
+			return nil, fmt.Errorf("%s: the body read does not match its hash", p)
+		}
+		out[p] = string(b)
+	}
+	return out, nil
+}
+
 func requireHolds(t *testing.T, c *Catalog, h []events.Batch, what string) {
 	t.Helper()
 	want := expectedAt(h, c.Checkpoint())
-	got := map[string]string{}
-	err := c.Read(func(s *Snapshot) error {
-		for p, d := range s.c.docs {
-			b, err := s.Content(d)
-			if err != nil {
-				return err
-			}
-			if events.HashContent(b) != d.Hash {
-				return fmt.Errorf("%s: the body read does not match its hash", p)
-			}
-			got[p] = string(b)
-		}
-		return nil
+	var got map[string]string
+	err := c.Read(func(s *Snapshot) (err error) {
+		got, err = readBodies(s)
+		return err
 	})
 	if err != nil {
 		t.Fatalf("%s: %v", what, err)
@@ -232,16 +239,8 @@ func TestCatalogReadsWhileCompacting(t *testing.T) {
 			default:
 			}
 			err := c.Read(func(s *Snapshot) error {
-				for p, d := range s.c.docs {
-					b, err := s.Content(d)
-					if err != nil {
-						return err
-					}
-					if events.HashContent(b) != d.Hash {
-						return fmt.Errorf("%s: the body read does not match its hash", p)
-					}
-				}
-				return nil
+				_, err := readBodies(s)
+				return err
 			})
 			if err != nil {
 				failed <- err
