@@ -29,8 +29,8 @@ func CleanPath(p string) (string, *Error) {
 	if strings.IndexByte(p, 0) >= 0 {
 		return "", Errorf(ErrInvalidPath, "path %q contains a NUL byte", p)
 	}
-	if strings.HasPrefix(p, "/") || strings.HasPrefix(p, `\`) || hasDrive(p) || p == "~" || strings.HasPrefix(p, "~/") {
-		return "", Errorf(ErrInvalidPath, "%q is an absolute path; paths are relative to the project root (\"\" is the root)", p)
+	if absolute(p) {
+		return "", errAbsolute(p)
 	}
 	if traverses(p) {
 		c := path.Clean(strings.ReplaceAll(p, `\`, "/"))
@@ -56,7 +56,22 @@ func CleanPath(p string) (string, *Error) {
 		}
 		out = append(out, s)
 	}
-	return strings.Join(out, "/"), nil
+	clean := strings.Join(out, "/")
+	if absolute(clean) {
+		// "./C:/x" or "./\\server": absolute once the "." is dropped.
+		return "", errAbsolute(p)
+	}
+	return clean, nil
+}
+
+// absolute reports a path that names a place outside the project root by itself: from
+// the file system's root, a Windows drive or share, or the home folder.
+func absolute(p string) bool {
+	return strings.HasPrefix(p, "/") || strings.HasPrefix(p, `\`) || hasDrive(p) || p == "~" || strings.HasPrefix(p, "~/")
+}
+
+func errAbsolute(p string) *Error {
+	return Errorf(ErrInvalidPath, "%q is an absolute path; paths are relative to the project root (\"\" is the root)", p)
 }
 
 // traverses reports a ".." segment, with either slash as the separator.

@@ -29,6 +29,10 @@ func TestCleanPath(t *testing.T) {
 		{`\\server\share`, "", query.ErrInvalidPath},
 		{"C:/Windows", "", query.ErrInvalidPath},
 		{"~/secrets", "", query.ErrInvalidPath},
+		// What is absolute once "." and empty segments are dropped is absolute.
+		{`./\server\share`, "", query.ErrInvalidPath},
+		{"./C:/Windows", "", query.ErrInvalidPath},
+		{".//~/secrets", "", query.ErrInvalidPath},
 		{"a\x00b", "", query.ErrInvalidPath},
 		{"%2e%2e/%2e%2e/etc/passwd", "", query.ErrInvalidPath},
 		{"..%2Fsecret", "", query.ErrInvalidPath},
