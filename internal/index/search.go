@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -17,6 +18,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search"
 	bq "github.com/blevesearch/bleve/v2/search/query"
+	bindex "github.com/blevesearch/bleve_index_api"
 
 	"github.com/guide/guide/internal/events"
 )
@@ -252,7 +254,13 @@ func (x *Index) search(ctx context.Context, r Request, after *cursor, partial bo
 		// Sorting by score alone lets Bleve skip loading the path of every matching
 		// document (for a word in every document, most of the time of a search); ties
 		// are ordered by path here, which is exact unless they run past the hits asked for.
-		res, exact, err := x.run(ctx, q, r.Limit+1+tieSlack, nil, relaxed, false)
+		run := x.run
+		if tq := plainTerms(q); tq != nil && collectDirect {
+			run = func(ctx context.Context, _ bq.Query, n int, _ *cursor, relaxed, _ bool) (Result, func(int) bool, error) {
+				return x.collect(ctx, tq, n, relaxed)
+			}
+		}
+		res, exact, err := run(ctx, q, r.Limit+1+tieSlack, nil, relaxed, false)
 		if err != nil || exact(r.Limit) {
 			return res.page(r.Limit), err
 		}
@@ -282,19 +290,102 @@ func (x *Index) run(ctx context.Context, q bq.Query, n int, after *cursor, relax
 	}
 	sr, err := x.idx.SearchInContext(ctx, req)
 	if errors.Is(err, context.DeadlineExceeded) || err == nil && ctx.Err() != nil {
-		return Result{}, nil, fmt.Errorf("%w: it matched too much to rank within %v; add rarer words or a folder", ErrTooBroad, SearchTimeout)
+		return Result{}, nil, errTooBroad()
 	}
 	if err != nil {
 		return Result{}, nil, fmt.Errorf("search: %w", err)
 	}
 	res := Result{Total: sr.Total, Relaxed: relaxed}
 	for _, h := range sr.Hits {
-		k, err := events.ParseDocKey(h.ID)
+		if res.Hits, err = appendHit(res.Hits, h.ID, h.Score); err != nil {
+			return Result{}, nil, err
+		}
+	}
+	return res.ranked(n)
+}
+
+func errTooBroad() error {
+	return fmt.Errorf("%w: it matched too much to rank within %v; add rarer words or a folder", ErrTooBroad, SearchTimeout)
+}
+
+func appendHit(hits []Hit, id string, score float64) ([]Hit, error) {
+	k, err := events.ParseDocKey(id)
+	if err != nil {
+		return hits, fmt.Errorf("search: %w", err)
+	}
+	return append(hits, Hit{Path: k.Path, Session: k.Session, Score: score}), nil
+}
+
+// collectDirect is whether one word's search is collected by collect (tests compare
+// it with Bleve's collector).
+var collectDirect = true
+
+// plainTerms returns the terms of a query that is one word's alone, over every document:
+// no other word, phrase or ranking words, no filter. Such a query is collected by
+// collect rather than by Bleve.
+func plainTerms(q bq.Query) *termsQuery {
+	b, ok := q.(*bq.BooleanQuery)
+	if !ok || b.Should != nil || b.MustNot != nil || b.Filter != nil {
+		return nil
+	}
+	tq, _ := b.Must.(*termsQuery)
+	return tq
+}
+
+// collect finds the best n documents of one word's terms as run does, without Bleve's
+// collector: that one takes a match, scored and pooled, of every document, to keep the
+// best few; here a document that does not make the best n costs a comparison.
+func (x *Index) collect(ctx context.Context, q *termsQuery, n int, relaxed bool) (Result, func(int) bool, error) {
+	adv, err := x.idx.Advanced()
+	if err != nil {
+		return Result{}, nil, fmt.Errorf("search: %w", err)
+	}
+	r, err := adv.Reader()
+	if err != nil {
+		return Result{}, nil, fmt.Errorf("search: %w", err)
+	}
+	defer r.Close()
+	docs, err := r.DocCount()
+	if err != nil {
+		return Result{}, nil, fmt.Errorf("search: %w", err)
+	}
+	// The context Bleve's search gives its searchers: the index's scoring model and
+	// the lengths it ranks by (see run).
+	ctx = context.WithValue(ctx, search.GetScoringModelCallbackKey, search.GetScoringModelCallbackFn(func() string { return bindex.BM25Scoring }))
+	if st := x.lengths.Load().bm25Stats(docs); st != nil {
+		ctx = context.WithValue(ctx, search.BM25StatsKey, st)
+	}
+	s, err := q.Searcher(ctx, r, x.idx.Mapping(), search.SearcherOptions{})
+	if err != nil {
+		return Result{}, nil, fmt.Errorf("search: %w", err)
+	}
+	defer s.Close()
+	ts := s.(*termsSearcher)
+	best, total, err := ts.top(n, func() error { return ctx.Err() })
+	if ctx.Err() != nil {
+		return Result{}, nil, errTooBroad()
+	}
+	if err != nil {
+		return Result{}, nil, fmt.Errorf("search: %w", err)
+	}
+	res := Result{Total: total, Relaxed: relaxed}
+	id := make(bindex.IndexInternalID, 8)
+	for _, d := range best {
+		binary.BigEndian.PutUint64(id, d.doc)
+		ext, err := r.ExternalID(id)
 		if err != nil {
 			return Result{}, nil, fmt.Errorf("search: %w", err)
 		}
-		res.Hits = append(res.Hits, Hit{Path: k.Path, Session: k.Session, Score: h.Score})
+		if res.Hits, err = appendHit(res.Hits, ext, d.score); err != nil {
+			return Result{}, nil, err
+		}
 	}
+	return res.ranked(n)
+}
+
+// ranked orders the best n hits by score and then path, and says, for a page of limit
+// hits, whether those are the first limit+1 an ordering by path of every match would give.
+func (res Result) ranked(n int) (Result, func(int) bool, error) {
 	slices.SortStableFunc(res.Hits, func(a, b Hit) int {
 		if a.Score != b.Score {
 			return cmp.Compare(b.Score, a.Score)
@@ -427,33 +518,34 @@ func term(field, t string, boost float64) bq.Query {
 // form of it (the indexed words of the same English stem), or, for a CJK word, a run of
 // bigrams.
 func (x *Index) wordQuery(w string, weight float64) bq.Query {
-	var qs []bq.Query
+	var cs []termClause
 	s := x.stem(w)
 	for _, f := range rankedFields {
 		t := w
 		if f.stemmed && s != "" {
 			t = s
 		}
-		qs = append(qs, term(f.name, t, weight*f.boost))
+		cs = append(cs, termClause{f.name, t, weight * f.boost})
 	}
 	if s != "" {
 		for _, form := range x.forms(fieldName, w, s) {
-			qs = append(qs, term(fieldName, form, weight*boostName*boostForm))
+			cs = append(cs, termClause{fieldName, form, weight * boostName * boostForm})
 		}
 		// Other forms are looked for in the content only: the Markdown fields rank the
 		// word itself, and each form searched there would cost a term look-up per field.
 		for _, form := range x.forms(fieldContent, w, s) {
-			qs = append(qs, term(fieldContent, form, weight*boostContent*boostForm))
+			cs = append(cs, termClause{fieldContent, form, weight * boostContent * boostForm})
 		}
 	}
-	if hasCJK(w) {
-		m := bq.NewMatchPhraseQuery(w)
-		m.SetField(fieldContentCJK)
-		m.Analyzer = analyzerCJK
-		m.SetBoost(weight * boostContentCJK)
-		qs = append(qs, m)
+	terms := newTermsQuery(cs)
+	if !hasCJK(w) {
+		return terms
 	}
-	return newSumQuery(qs)
+	m := bq.NewMatchPhraseQuery(w)
+	m.SetField(fieldContentCJK)
+	m.Analyzer = analyzerCJK
+	m.SetBoost(weight * boostContentCJK)
+	return newSumQuery([]bq.Query{terms, m})
 }
 
 // forms returns the words of field other than w whose stem is s. A Porter stem is a

@@ -1,0 +1,211 @@
+package index
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search"
+	bq "github.com/blevesearch/bleve/v2/search/query"
+
+	"github.com/guide/guide/internal/events"
+	"github.com/guide/guide/internal/projection"
+)
+
+// randomIndex is an index of random Markdown documents over a small vocabulary, applied
+// in several batches (so several segments), with some documents deleted and some
+// written again.
+func randomIndex(t *testing.T, seed uint64) (*Index, []string) {
+	t.Helper()
+	x := &Index{Dir: filepath.Join(t.TempDir(), "index"), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	noErr(t, x.Open(), "open")
+	t.Cleanup(func() { _ = x.Close() })
+	noErr(t, x.Reset(projection.State{StreamID: "terms@1", Project: "terms"}), "reset")
+	r := rand.New(rand.NewPCG(seed, seed+1))
+	vocab := make([]string, 40)
+	for i := range vocab {
+		vocab[i] = fmt.Sprintf("w%02d", i)
+	}
+	words := func(n int) string {
+		var ws []string
+		for range n {
+			ws = append(ws, vocab[min(r.IntN(len(vocab)), r.IntN(len(vocab)))])
+		}
+		return strings.Join(ws, " ")
+	}
+	seq := uint64(0)
+	for range 5 {
+		var b events.Batch
+		for range 80 {
+			seq++
+			p := fmt.Sprintf("d%d/%s.md", r.IntN(3), vocab[r.IntN(len(vocab))]+fmt.Sprint(r.IntN(60)))
+			if r.IntN(8) == 0 {
+				b.Events = append(b.Events, events.Event{Op: events.OpDelete, Project: "terms", Path: p, Seq: seq})
+				continue
+			}
+			c := []byte(fmt.Sprintf("---\ndescription: %s\n---\n# %s\n\n%s\n\n## %s\n\n%s\n", words(2), words(1+r.IntN(3)), words(1+r.IntN(20)), words(2), words(r.IntN(30))))
+			b.Events = append(b.Events, events.Event{Op: events.OpUpsert, Project: "terms", Path: p,
+				Status: events.StatusOK, Content: c, Size: int64(len(c)), Hash: events.HashContent(c), Seq: seq})
+		}
+		noErr(t, x.Apply(b), "apply")
+	}
+	return x, vocab
+}
+
+// TestTermsQueryScoresAsBleve holds termsQuery, which reads postings itself, to the sum of
+// Bleve's term queries it stands for: the same documents, with the same scores, alone,
+// under a conjunction (which moves it on with Advance) and a filter, across segments and
+// deleted documents.
+func TestTermsQueryScoresAsBleve(t *testing.T) {
+	x, vocab := randomIndex(t, 21)
+	r := rand.New(rand.NewPCG(5, 6))
+	fields := []string{fieldName, fieldPath, fieldTitle, fieldMeta, fieldHeadings, fieldLead, fieldContent}
+	search := func(q bq.Query) map[string]float64 {
+		t.Helper()
+		req := bleve.NewSearchRequestOptions(q, 1000, 0, false)
+		if docs, err := x.idx.DocCount(); err == nil {
+			if st := x.lengths.Load().bm25Stats(docs); st != nil {
+				req.PreSearchData = map[string]any{search.BM25PreSearchDataKey: st}
+			}
+		}
+		sr, err := x.idx.Search(req)
+		noErr(t, err, "search")
+		out := map[string]float64{}
+		for _, h := range sr.Hits {
+			out[h.ID] = h.Score
+		}
+		return out
+	}
+	for round := range 150 {
+		var cs []termClause
+		for range 1 + r.IntN(12) {
+			cs = append(cs, termClause{fields[r.IntN(len(fields))], vocab[r.IntN(len(vocab))], 0.1 + 2*r.Float64()})
+		}
+		terms := newTermsQuery(cs).(*termsQuery)
+		other := term(fieldContent, vocab[r.IntN(len(vocab))], 1)
+		filter := term(fieldFolders, fmt.Sprintf("d%d", r.IntN(3)), 0)
+		for _, c := range []struct {
+			name         string
+			direct, want bq.Query
+		}{
+			{"alone", terms, terms.generic()},
+			{"conjunction", bq.NewConjunctionQuery([]bq.Query{other, terms}), bq.NewConjunctionQuery([]bq.Query{other, terms.generic()})},
+			{"filtered", &bq.BooleanQuery{Must: terms, Filter: filter}, &bq.BooleanQuery{Must: terms.generic(), Filter: filter}},
+		} {
+			got, want := search(c.direct), search(c.want)
+			if !slices.Equal(sortedKeys(got), sortedKeys(want)) {
+				t.Fatalf("round %d, %s, clauses %v: direct matches %v, Bleve's terms %v", round, c.name, cs, sortedKeys(got), sortedKeys(want))
+			}
+			for id, s := range want {
+				if math.Abs(got[id]-s) > 1e-12*s {
+					t.Fatalf("round %d, %s, clauses %v: %s scores %v direct, %v by Bleve's terms", round, c.name, cs, id, got[id], s)
+				}
+			}
+		}
+	}
+}
+
+// TestTermsAdvanceAsBleve moves termsQuery's searcher and Bleve's sum of term searchers
+// to the same random documents: each lands on the same next match, with the same score.
+func TestTermsAdvanceAsBleve(t *testing.T) {
+	x, vocab := randomIndex(t, 41)
+	r := rand.New(rand.NewPCG(7, 8))
+	adv, err := x.idx.Advanced()
+	noErr(t, err, "advanced")
+	reader, err := adv.Reader()
+	noErr(t, err, "reader")
+	defer reader.Close()
+	docs, err := reader.DocCount()
+	noErr(t, err, "count")
+	ctx := context.WithValue(context.Background(), search.GetScoringModelCallbackKey, search.GetScoringModelCallbackFn(func() string { return "bm25" }))
+	ctx = context.WithValue(ctx, search.BM25StatsKey, x.lengths.Load().bm25Stats(docs))
+	for round := range 100 {
+		var cs []termClause
+		for range 1 + r.IntN(6) {
+			cs = append(cs, termClause{fieldContent, vocab[r.IntN(len(vocab))], 1})
+		}
+		q := newTermsQuery(cs).(*termsQuery)
+		direct, err := q.Searcher(ctx, reader, x.idx.Mapping(), search.SearcherOptions{})
+		noErr(t, err, "direct")
+		generic, err := q.generic().Searcher(ctx, reader, x.idx.Mapping(), search.SearcherOptions{})
+		noErr(t, err, "generic")
+		sctx := &search.SearchContext{DocumentMatchPool: search.NewDocumentMatchPool(direct.DocumentMatchPoolSize()+generic.DocumentMatchPoolSize(), 0)}
+		target := uint64(0)
+		for {
+			target += uint64(r.IntN(40))
+			id := make([]byte, 8)
+			binary.BigEndian.PutUint64(id, target)
+			a, err := direct.Advance(sctx, id)
+			noErr(t, err, "advance direct")
+			b, err := generic.Advance(sctx, id)
+			noErr(t, err, "advance generic")
+			if (a == nil) != (b == nil) || a != nil && (!a.IndexInternalID.Equals(b.IndexInternalID) || math.Abs(a.Score-b.Score) > 1e-12*b.Score) {
+				t.Fatalf("round %d, %v, advance to %d: direct %v, Bleve's terms %v", round, cs, target, a, b)
+			}
+			if a == nil {
+				break
+			}
+			target = binary.BigEndian.Uint64(a.IndexInternalID) + 1
+			sctx.DocumentMatchPool.Put(a)
+			sctx.DocumentMatchPool.Put(b)
+		}
+		_ = direct.Close()
+		_ = generic.Close()
+	}
+}
+
+// TestCollectRanksAsBleve holds the direct collection of a one-word search to Bleve's
+// collector: every page of every word's results is the same, ties included.
+func TestCollectRanksAsBleve(t *testing.T) {
+	x, vocab := randomIndex(t, 31)
+	ctx := context.Background()
+	pages := func(w string, limit int) []Result {
+		t.Helper()
+		q, err := ParseQuery(w)
+		noErr(t, err, "parse")
+		var out []Result
+		req := Request{Query: q, Limit: limit}
+		for range 50 {
+			res, err := x.Search(ctx, req)
+			noErr(t, err, "search "+w)
+			res.Next, res.more = "", false
+			out = append(out, res)
+			if len(res.Hits) < limit {
+				break
+			}
+			req.Cursor = x.mustNext(t, req, res)
+		}
+		return out
+	}
+	for _, w := range vocab {
+		for _, limit := range []int{1, 3, 20} {
+			direct := pages(w, limit)
+			collectDirect = false
+			viaBleve := pages(w, limit)
+			collectDirect = true
+			if len(direct) != len(viaBleve) {
+				t.Fatalf("%s, limit %d: %d pages direct, %d through Bleve", w, limit, len(direct), len(viaBleve))
+			}
+			for i := range direct {
+				if fmt.Sprint(direct[i]) != fmt.Sprint(viaBleve[i]) {
+					t.Fatalf("%s, limit %d, page %d:\ndirect  %+v\nthrough Bleve %+v", w, limit, i, direct[i], viaBleve[i])
+				}
+			}
+		}
+	}
+}
+
+// mustNext is the cursor of the page after res.
+func (x *Index) mustNext(t *testing.T, req Request, res Result) string {
+	t.Helper()
+	return req.CursorAfter(res.Hits[len(res.Hits)-1], res.Relaxed)
+}
