@@ -74,6 +74,10 @@ type Index struct {
 	// disk is what scorch has persisted of the open Bleve index (one per open/create,
 	// so that a callback of an index already replaced cannot touch it).
 	disk *persistence
+	// merger merges the open index's segments when it is idle (see mergeWhenIdle);
+	// idleMerge, when set, is how long it waits (tests).
+	merger    atomic.Pointer[merger]
+	idleMerge time.Duration
 }
 
 // Open opens the index, or creates it. An index that cannot be opened, or was built with
@@ -156,6 +160,7 @@ func (x *Index) create(st projection.State) error {
 	x.seq.Store(0)
 	x.lengths.Store(&lengths{})
 	x.identity.Store(&[2]string{st.StreamID, st.Project})
+	x.startMerger(idx)
 	return nil
 }
 
@@ -177,6 +182,7 @@ func (x *Index) load() error {
 	x.disk = newPersistence(true)
 	x.disk.seq.Store(x.seq.Load())
 	x.identity.Store(&[2]string{get(keyStream), get(keyProject)})
+	x.startMerger(x.idx)
 	return nil
 }
 
@@ -243,6 +249,7 @@ func (x *Index) Close() error {
 	if x.idx == nil {
 		return nil
 	}
+	x.stopMerger()
 	x.flush()
 	err := x.idx.Close()
 	x.idx = nil
@@ -256,6 +263,7 @@ func (x *Index) abandon() error {
 	if x.idx == nil {
 		return nil
 	}
+	x.stopMerger()
 	err := x.idx.Close()
 	x.idx = nil
 	return err
@@ -279,6 +287,7 @@ func (x *Index) Reset(st projection.State) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if x.idx != nil {
+		x.stopMerger()
 		// The old index is deleted: nothing of it need reach the disk.
 		if err := x.idx.Close(); err != nil {
 			x.Logger.Warn("closing the index before a reset", "err", err)
@@ -417,6 +426,7 @@ func (x *Index) Apply(b events.Batch) error {
 	}
 	x.lengths.Store(&lens)
 	x.seq.Store(applied)
+	x.batchApplied()
 	return nil
 }
 
