@@ -256,3 +256,29 @@ func TestSearchDidYouMean(t *testing.T) {
 		}
 	}
 }
+
+// TestAnswerIsItsJSONOnce: a tool's answer is its JSON as one text block, with no
+// structured copy of it (the tools declare no output schema, and a copy doubled every
+// answer's bytes).
+func TestAnswerIsItsJSONOnce(t *testing.T) {
+	root := testkit.CopyTree(t, "../../testdata/sample")
+	p := testkit.NewPipeline(t, nil, root, "")
+	p.Reconcile()
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"search", map[string]any{"query": "dragon"}},
+		{"tree", map[string]any{}},
+		{"view", map[string]any{"path": "Worldbuilding/Creatures/Dragons.md"}},
+	} {
+		res := p.Call(c.tool, c.args)
+		if res.IsError || res.StructuredContent != nil || len(res.Content) != 1 {
+			t.Fatalf("%s: error %v, structured copy %v, %d content blocks: want one text block alone", c.tool, res.IsError, res.StructuredContent != nil, len(res.Content))
+		}
+		tc, ok := res.Content[0].(mcp.TextContent)
+		if !ok || !json.Valid([]byte(tc.Text)) {
+			t.Fatalf("%s: content %T is not JSON text", c.tool, res.Content[0])
+		}
+	}
+}

@@ -162,9 +162,10 @@ func toolResult(v any) (*mcp.CallToolResult, error) {
 	if err != nil {
 		return toolError(query.Internal(query.ErrUnknown, err, "encoding the result")), nil
 	}
-	// The structured copy is the same bytes: handing them over raw spares a second
-	// reflective encoding of what can be a 2,000-entry tree.
-	return mcp.NewToolResultStructured(json.RawMessage(b), string(b)), nil
+	// The JSON as text, once. The tools declare no output schema, so a structured copy
+	// is optional, and clients read the text: a copy doubled every answer, and the time
+	// both ends spent encoding and parsing it (a search's 20 hits are about 10 KB).
+	return mcp.NewToolResultText(string(b)), nil
 }
 
 // waitScanned waits for a catalog that has never held a complete scan, until InitialWait

@@ -40,8 +40,8 @@ type TreeView struct {
 
 // treeShare is the part of the response bound a tree takes: a tree is an overview, so
 // asking for the structure of a large project costs an agent about 12k tokens rather than
-// 25k, and the answer, which travels twice (JSON text and structured content), stays
-// quick to send and to read. A truncated tree says how to see more.
+// 25k, and the answer stays quick to send and to read. A truncated tree says how to see
+// more.
 const treeShare = 2
 
 // Tree answers tree(folder, depth): the folder's subfolders and documents, depth levels deep.
