@@ -78,6 +78,8 @@ type Index struct {
 	// idleMerge, when set, is how long it waits (tests).
 	merger    atomic.Pointer[merger]
 	idleMerge time.Duration
+	// saturations are the BM25 length tables searches share.
+	saturations saturations
 }
 
 // Open opens the index, or creates it. An index that cannot be opened, or was built with

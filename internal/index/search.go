@@ -360,7 +360,10 @@ func (x *Index) collect(ctx context.Context, q *termsQuery, n int, relaxed bool)
 		return Result{}, nil, fmt.Errorf("search: %w", err)
 	}
 	defer s.Close()
-	ts := s.(*termsSearcher)
+	ts, ok := s.(*termsSearcher)
+	if !ok {
+		return Result{}, nil, fmt.Errorf("search: the index reader is not scorch's (%T)", r)
+	}
 	best, total, err := ts.top(n, func() error { return ctx.Err() })
 	if ctx.Err() != nil {
 		return Result{}, nil, errTooBroad()
@@ -537,7 +540,7 @@ func (x *Index) wordQuery(w string, weight float64) bq.Query {
 			cs = append(cs, termClause{fieldContent, form, weight * boostContent * boostForm})
 		}
 	}
-	terms := newTermsQuery(cs)
+	terms := newTermsQuery(cs, &x.saturations)
 	if !hasCJK(w) {
 		return terms
 	}

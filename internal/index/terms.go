@@ -2,16 +2,20 @@ package index
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"math"
 	"reflect"
+	"sort"
+	"sync"
 
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search"
 	bq "github.com/blevesearch/bleve/v2/search/query"
 	"github.com/blevesearch/bleve/v2/search/scorer"
 	bindex "github.com/blevesearch/bleve_index_api"
+	segment "github.com/blevesearch/scorch_segment_api/v2"
 )
 
 // termClause is one term a word is looked for as: in a field, with a weight.
@@ -29,9 +33,12 @@ type termClause struct {
 // the same statistics, computed in the same order.
 type termsQuery struct {
 	clauses []termClause
+	sat     *saturations // nil: tables of its own
 }
 
-func newTermsQuery(cs []termClause) bq.Query { return &termsQuery{clauses: cs} }
+func newTermsQuery(cs []termClause, sat *saturations) bq.Query {
+	return &termsQuery{clauses: cs, sat: sat}
+}
 
 // generic is the same query through Bleve's term searchers, for what the direct reader
 // leaves out: explanations, term vectors and unscored searches.
@@ -44,7 +51,8 @@ func (q *termsQuery) generic() *sumQuery {
 }
 
 func (q *termsQuery) Searcher(ctx context.Context, r bindex.IndexReader, m mapping.IndexMapping, options search.SearcherOptions) (search.Searcher, error) {
-	if options.Explain || options.IncludeTermVectors || options.Score == "none" {
+	snap, ok := r.(*scorch.IndexSnapshot)
+	if !ok || options.Explain || options.IncludeTermVectors || options.Score == "none" {
 		return q.generic().Searcher(ctx, r, m, options)
 	}
 	bm25 := false
@@ -52,34 +60,64 @@ func (q *termsQuery) Searcher(ctx context.Context, r bindex.IndexReader, m mappi
 		bm25 = cb() == bindex.BM25Scoring
 	}
 	s := &termsSearcher{
-		readers: make([]bindex.TermFieldReader, 0, len(q.clauses)),
-		tfds:    make([]bindex.TermFieldDoc, len(q.clauses)),
+		clauses: q.clauses,
+		segs:    snap.Segments(),
+		seg:     -1,
+		its:     make([]segment.PostingsIterator, len(q.clauses)),
+		lists:   make([]segment.PostingsList, len(q.clauses)),
 		docs:    make([]uint64, len(q.clauses)),
+		freqs:   make([]uint64, len(q.clauses)),
+		lens:    make([]uint64, len(q.clauses)),
 		scores:  make([]termScore, len(q.clauses)),
+		dicts:   map[string]segment.TermDictionary{},
+		bitmaps: make([]*roaring.Bitmap, len(q.clauses)),
+		union:   roaring.New(),
 	}
+	var at uint64
+	for _, ss := range s.segs {
+		s.offsets = append(s.offsets, at)
+		at += ss.Segment().Count()
+	}
+	s.end = at
+	lengths := map[string]*fieldLengths{}
 	for i, c := range q.clauses {
 		if err := search.RecordTermSearcher(ctx); err != nil {
-			_ = s.Close()
 			return nil, err
 		}
-		tr, err := r.TermFieldReader(ctx, []byte(c.term), c.field, true, true, false)
-		if err != nil {
-			_ = s.Close()
-			return nil, err
+		// Documents holding the term, as Bleve's term searcher counts them for its idf.
+		var with uint64
+		for _, ss := range s.segs {
+			d, err := ss.Segment().Dictionary(c.field)
+			if err != nil {
+				return nil, err
+			}
+			pl, err := d.PostingsList([]byte(c.term), ss.Deleted(), nil)
+			if err != nil {
+				return nil, err
+			}
+			with += pl.Count()
 		}
-		s.readers = append(s.readers, tr)
 		var docs uint64
 		var avg float64
+		var err error
 		if bm25 {
 			docs, avg, err = bm25Metrics(ctx, c.field, r)
 		} else {
 			docs, err = r.DocCount()
 		}
 		if err != nil {
-			_ = s.Close()
 			return nil, err
 		}
-		s.scores[i] = newTermScore(c.boost, docs, tr.Count(), avg)
+		s.scores[i] = newTermScore(c.boost, docs, with, avg)
+		s.scores[i].with = with
+		if avg > 0 {
+			fl := lengths[c.field]
+			if fl == nil {
+				fl = q.sat.get(c.field, avg)
+				lengths[c.field] = fl
+			}
+			s.scores[i].lengths = fl
+		}
 	}
 	// Normalised as Bleve's disjunction is, until a query above it sets the norm.
 	s.SetQueryNorm(queryNorm(s.Weight()))
@@ -118,6 +156,8 @@ func bm25Metrics(ctx context.Context, field string, r bindex.IndexReader) (uint6
 // termScore scores one term's postings as Bleve's TermQueryScorer does.
 type termScore struct {
 	boost, idf, avg, weight float64
+	with                    uint64 // documents holding the term
+	lengths                 *fieldLengths
 }
 
 func newTermScore(boost float64, docs, withTerm uint64, avg float64) termScore {
@@ -130,7 +170,18 @@ func newTermScore(boost float64, docs, withTerm uint64, avg float64) termScore {
 	return s
 }
 
-func (s *termScore) score(freq uint64, norm float64) float64 {
+// bound is more than any posting of the term scores: BM25's saturation stays below k1,
+// whatever the frequency and the length (a hair is added for rounding). Under TF-IDF
+// there is none.
+func (s *termScore) bound() float64 {
+	if s.avg <= 0 {
+		return math.Inf(1)
+	}
+	return s.idf * search.BM25_k1 * s.weight * (1 + 1e-9)
+}
+
+// score is the score of a posting of freq occurrences in a field of n words.
+func (s *termScore) score(freq, n uint64) float64 {
 	var tf float64
 	if freq < scorer.MaxSqrtCache {
 		tf = scorer.SqrtCache[int(freq)]
@@ -139,10 +190,9 @@ func (s *termScore) score(freq uint64, norm float64) float64 {
 	}
 	var score float64
 	if s.avg > 0 {
-		length := 1 / (norm * norm)
-		score = s.idf * (tf * search.BM25_k1) / (tf + search.BM25_k1*(1-search.BM25_b+(search.BM25_b*length/s.avg)))
+		score = s.idf * (tf * search.BM25_k1) / (tf + s.lengths.saturation(n))
 	} else {
-		score = tf * norm * s.idf
+		score = tf * norm(n) * s.idf
 	}
 	if s.weight != 1.0 {
 		score = score * s.weight
@@ -150,86 +200,194 @@ func (s *termScore) score(freq uint64, norm float64) float64 {
 	return score
 }
 
-// termsSearcher walks the postings of its terms in document order: docs holds each term's
-// current document (noDoc once it has no more), and a document's score is the sum of the
+// norm is the norm a segment gives a field of n words (zap's Posting.Norm).
+func norm(n uint64) float64 {
+	return float64(float32(1.0 / math.Sqrt(float64(n))))
+}
+
+// fieldLengths holds, for one field and one mean length, the part of BM25's denominator
+// that depends on a field's length alone, by length: a posting then costs a look-up
+// rather than a square root and three divisions. Tables are shared by the searches of
+// the same lengths (see saturations), and read-only once made.
+type fieldLengths struct {
+	avg  float64
+	memo [4096]float64
+}
+
+func newFieldLengths(avg float64) *fieldLengths {
+	f := &fieldLengths{avg: avg}
+	for n := range f.memo {
+		f.memo[n] = f.compute(uint64(n))
+	}
+	return f
+}
+
+func (f *fieldLengths) saturation(n uint64) float64 {
+	if n < uint64(len(f.memo)) {
+		return f.memo[n]
+	}
+	return f.compute(n)
+}
+
+func (f *fieldLengths) compute(n uint64) float64 {
+	nm := norm(n)
+	length := 1 / (nm * nm)
+	return search.BM25_k1 * (1 - search.BM25_b + (search.BM25_b * length / f.avg))
+}
+
+// saturations keeps the latest table of each field: the mean lengths change with every
+// batch, and a table is made again when they have.
+type saturations struct {
+	mu sync.Mutex
+	by map[string]*fieldLengths
+}
+
+func (s *saturations) get(field string, avg float64) *fieldLengths {
+	if s == nil {
+		return newFieldLengths(avg)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if f := s.by[field]; f != nil && f.avg == avg {
+		return f
+	}
+	if s.by == nil {
+		s.by = map[string]*fieldLengths{}
+	}
+	f := newFieldLengths(avg)
+	s.by[field] = f
+	return f
+}
+
+// termsSearcher walks the postings of its terms in document order, a segment of the
+// index at a time: its[i] reads term i's postings in segment seg, docs[i] is its current
+// document there (noDoc once it has no more), and a document's score is the sum of the
 // scores of the terms whose current document it is, added in the order of the terms.
 type termsSearcher struct {
-	readers []bindex.TermFieldReader
-	tfds    []bindex.TermFieldDoc
-	docs    []uint64
+	clauses []termClause
+	segs    []*scorch.SegmentSnapshot
+	offsets []uint64 // each segment's first document number in the index
+	end     uint64   // one past the last document number
+	seg     int      // the segment being read; -1 before the first
+	dicts   map[string]segment.TermDictionary
+	its     []segment.PostingsIterator
+	lists   []segment.PostingsList
+	docs    []uint64 // in the segment
+	freqs   []uint64
+	lens    []uint64 // field length, in words
 	scores  []termScore
 	id      bindex.IndexInternalID // the current document's
-	started bool
+	// For counting the documents of a segment (top): each term's postings as a bitmap,
+	// or its one document when it has one, and their union.
+	bitmaps []*roaring.Bitmap
+	ones    []uint64
+	union   *roaring.Bitmap
 }
 
 const noDoc = math.MaxUint64
 
 var termsSearcherSize = int(reflect.TypeFor[termsSearcher]().Size())
 
-// read moves term i to its next posting, or to the first at or after id.
-func (s *termsSearcher) read(i int, id bindex.IndexInternalID) error {
-	var d *bindex.TermFieldDoc
-	var err error
-	if id == nil {
-		d, err = s.readers[i].Next(&s.tfds[i])
-	} else {
-		d, err = s.readers[i].Advance(id, &s.tfds[i])
-	}
-	if err != nil {
-		return err
-	}
-	if d == nil {
-		s.docs[i] = noDoc
-		return nil
-	}
-	if d != &s.tfds[i] {
-		s.tfds[i] = *d
-	}
-	s.docs[i] = binary.BigEndian.Uint64(s.tfds[i].ID)
-	return nil
-}
-
-func (s *termsSearcher) start() error {
-	s.started = true
-	for i := range s.readers {
-		if err := s.read(i, nil); err != nil {
+// open starts reading every term in segment seg, at its first posting at or after local
+// document number from.
+func (s *termsSearcher) open(seg int, from uint64) error {
+	s.seg = seg
+	ss := s.segs[seg]
+	clear(s.dicts)
+	s.ones = s.ones[:0]
+	for i, c := range s.clauses {
+		d := s.dicts[c.field]
+		if d == nil {
+			var err error
+			if d, err = ss.Segment().Dictionary(c.field); err != nil {
+				return err
+			}
+			s.dicts[c.field] = d
+		}
+		pl, err := d.PostingsList([]byte(c.term), ss.Deleted(), s.lists[i])
+		if err != nil {
 			return err
 		}
+		s.lists[i] = pl
+		s.its[i] = pl.Iterator(true, true, false, s.its[i])
+		if o, ok := s.its[i].(segment.OptimizablePostingsIterator); ok {
+			s.bitmaps[i] = o.ActualBitmap()
+			if d, ok := o.DocNum1Hit(); ok {
+				s.ones = append(s.ones, d)
+			}
+		} else {
+			s.bitmaps[i] = nil
+		}
+		var p segment.Posting
+		if from == 0 {
+			p, err = s.its[i].Next()
+		} else {
+			p, err = s.its[i].Advance(from)
+		}
+		if err != nil {
+			return err
+		}
+		s.take(i, p)
 	}
 	return nil
 }
 
-// next moves to the next document any term holds, and returns it (noDoc when none is
-// left) and its score; s.id is its identifier until the following call.
+// take makes p term i's current posting.
+func (s *termsSearcher) take(i int, p segment.Posting) {
+	if p == nil {
+		s.docs[i] = noDoc
+		return
+	}
+	s.docs[i] = p.Number()
+	s.freqs[i] = p.Frequency()
+	if raw, ok := p.(interface{ NormUint64() uint64 }); ok {
+		s.lens[i] = raw.NormUint64()
+	} else {
+		nm := p.Norm()
+		s.lens[i] = uint64(math.Round(1 / (nm * nm)))
+	}
+}
+
+// next moves to the next document any term holds, and returns its number in the index
+// (noDoc when none is left) and its score; s.id is its identifier until the next call.
 func (s *termsSearcher) next() (uint64, float64, error) {
-	if !s.started {
-		if err := s.start(); err != nil {
+	if s.seg < 0 {
+		if len(s.segs) == 0 {
+			return noDoc, 0, nil
+		}
+		if err := s.open(0, 0); err != nil {
 			return noDoc, 0, err
 		}
 	}
-	doc := uint64(noDoc)
-	for _, d := range s.docs {
-		doc = min(doc, d)
-	}
-	if doc == noDoc {
-		return noDoc, 0, nil
-	}
-	sum := 0.0
-	first := true
-	for i, d := range s.docs {
-		if d != doc {
-			continue
+	for {
+		doc := uint64(noDoc)
+		for _, d := range s.docs {
+			doc = min(doc, d)
 		}
-		if first {
-			s.id = append(s.id[:0], s.tfds[i].ID...)
-			first = false
+		if doc != noDoc {
+			sum := 0.0
+			for i, d := range s.docs {
+				if d != doc {
+					continue
+				}
+				sum += s.scores[i].score(s.freqs[i], s.lens[i])
+				p, err := s.its[i].Next()
+				if err != nil {
+					return noDoc, 0, err
+				}
+				s.take(i, p)
+			}
+			global := s.offsets[s.seg] + doc
+			s.id = bindex.NewIndexInternalID(s.id, global)
+			return global, sum, nil
 		}
-		sum += s.scores[i].score(s.tfds[i].Freq, s.tfds[i].Norm)
-		if err := s.read(i, nil); err != nil {
+		if s.seg+1 >= len(s.segs) {
+			return noDoc, 0, nil
+		}
+		if err := s.open(s.seg+1, 0); err != nil {
 			return noDoc, 0, err
 		}
 	}
-	return doc, sum, nil
 }
 
 func (s *termsSearcher) Next(ctx *search.SearchContext) (*search.DocumentMatch, error) {
@@ -244,16 +402,29 @@ func (s *termsSearcher) Next(ctx *search.SearchContext) (*search.DocumentMatch, 
 }
 
 func (s *termsSearcher) Advance(ctx *search.SearchContext, id bindex.IndexInternalID) (*search.DocumentMatch, error) {
-	if !s.started {
-		if err := s.start(); err != nil {
+	target := id.Value()
+	if target >= s.end || len(s.segs) == 0 {
+		for i := range s.docs {
+			s.docs[i] = noDoc
+		}
+		s.seg = max(s.seg, len(s.segs)-1)
+		return nil, nil
+	}
+	// The segment holding target: the last whose first document is at or before it.
+	seg := sort.Search(len(s.offsets), func(i int) bool { return s.offsets[i] > target }) - 1
+	local := target - s.offsets[seg]
+	if seg > s.seg {
+		if err := s.open(seg, local); err != nil {
 			return nil, err
 		}
-	}
-	target := binary.BigEndian.Uint64(id)
-	for i, d := range s.docs {
-		if d != noDoc && d < target {
-			if err := s.read(i, id); err != nil {
-				return nil, err
+	} else {
+		for i, d := range s.docs {
+			if d != noDoc && d < local {
+				p, err := s.its[i].Advance(local)
+				if err != nil {
+					return nil, err
+				}
+				s.take(i, p)
 			}
 		}
 	}
@@ -261,32 +432,113 @@ func (s *termsSearcher) Advance(ctx *search.SearchContext, id bindex.IndexIntern
 }
 
 // top returns the n best documents, by score and then in index order (as Bleve's
-// collector keeps them), best first, and how many documents matched; stop is asked
-// every thousand documents whether to give up.
+// collector keeps them), best first, and how many documents matched; stop is asked now
+// and then whether to give up.
+//
+// It skips the documents that cannot be among the best (MaxScore, as Lucene and other
+// engines do): no posting of a term scores above its bound, so once the n kept are all
+// above the sum of the bounds of the terms of lowest bound, a document those terms alone
+// hold cannot enter, and their postings are only looked up at the documents the other
+// terms hold. A common word's content postings are then mostly skipped when the best
+// documents also hold it in their titles or names. How many documents match is counted
+// from the postings' bitmaps, not by reading them.
 func (s *termsSearcher) top(n int, stop func() error) ([]scoredDoc, uint64, error) {
 	h := make(scoredHeap, 0, n)
 	var total uint64
-	for {
-		doc, score, err := s.next()
+	k := len(s.clauses)
+	bound := make([]float64, k)
+	order := make([]int, k) // the terms by bound, lowest first
+	for i := range k {
+		bound[i] = s.scores[i].bound()
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return bound[order[a]] < bound[order[b]] })
+	part := make([]float64, k)
+	steps := 0
+	theta := math.Inf(-1) // the score to beat: the worst kept, once n are kept
+	e, low := 0, 0.0      // order[:e] cannot make a document enter alone; their bounds add up to low
+	for seg := range s.segs {
+		union, err := s.openCounting(seg)
 		if err != nil {
 			return nil, total, err
 		}
-		if doc == noDoc {
-			break
-		}
-		total++
-		if total%1024 == 0 {
-			if err := stop(); err != nil {
-				return nil, total, err
+		total += union
+		for {
+			if steps++; steps%1024 == 0 {
+				if err := stop(); err != nil {
+					return nil, total, err
+				}
 			}
-		}
-		switch {
-		case len(h) < n:
-			h.push(scoredDoc{doc, score})
-		case score > h[0].score:
-			// Documents come in index order: one that ties the worst kept comes after it.
-			h[0] = scoredDoc{doc, score}
-			h.down(0)
+			if len(h) == n && h[0].score != theta {
+				theta = h[0].score
+				// The terms of lowest bound whose bounds add up to at most theta.
+				for e < k && low+bound[order[e]] <= theta {
+					low += bound[order[e]]
+					e++
+				}
+			}
+			if e == k {
+				break // nothing left in this segment can enter
+			}
+			doc := uint64(noDoc)
+			for _, i := range order[e:] {
+				doc = min(doc, s.docs[i])
+			}
+			if doc == noDoc {
+				break
+			}
+			clear(part)
+			sum := 0.0
+			for _, i := range order[e:] {
+				if s.docs[i] != doc {
+					continue
+				}
+				part[i] = s.scores[i].score(s.freqs[i], s.lens[i])
+				sum += part[i]
+				p, err := s.its[i].Next()
+				if err != nil {
+					return nil, total, err
+				}
+				s.take(i, p)
+			}
+			// The other terms, highest bound first, while the document can still enter.
+			rest := low
+			enters := true
+			for j := e - 1; j >= 0; j-- {
+				if sum+rest <= theta {
+					enters = false
+					break
+				}
+				i := order[j]
+				rest -= bound[i]
+				if s.docs[i] < doc {
+					p, err := s.its[i].Advance(doc)
+					if err != nil {
+						return nil, total, err
+					}
+					s.take(i, p)
+				}
+				if s.docs[i] == doc {
+					part[i] = s.scores[i].score(s.freqs[i], s.lens[i])
+					sum += part[i]
+				}
+			}
+			if !enters {
+				continue
+			}
+			score := 0.0
+			for _, v := range part { // in the order of the terms, as Next adds them
+				score += v
+			}
+			global := s.offsets[seg] + doc
+			switch {
+			case len(h) < n:
+				h.push(scoredDoc{global, score})
+			case score > h[0].score:
+				// Documents come in index order: one that ties the worst kept comes after it.
+				h[0] = scoredDoc{global, score}
+				h.down(0)
+			}
 		}
 	}
 	out := make([]scoredDoc, len(h))
@@ -294,6 +546,23 @@ func (s *termsSearcher) top(n int, stop func() error) ([]scoredDoc, uint64, erro
 		out[i] = h.pop()
 	}
 	return out, total, nil
+}
+
+// openCounting opens segment seg, and returns how many of its documents any term holds.
+func (s *termsSearcher) openCounting(seg int) (uint64, error) {
+	if err := s.open(seg, 0); err != nil {
+		return 0, err
+	}
+	s.union.Clear()
+	for _, bm := range s.bitmaps {
+		if bm != nil {
+			s.union.Or(bm)
+		}
+	}
+	for _, d := range s.ones {
+		s.union.Add(uint32(d))
+	}
+	return s.union.GetCardinality(), nil
 }
 
 // scoredDoc is a document of the index, by its number, and its score.
@@ -371,32 +640,18 @@ func (s *termsSearcher) SetQueryNorm(n float64) {
 // Count is an upper bound, as Bleve's disjunction's.
 func (s *termsSearcher) Count() uint64 {
 	var n uint64
-	for _, r := range s.readers {
-		n += r.Count()
+	for _, t := range s.scores {
+		n += t.with
 	}
 	return n
 }
 
 func (s *termsSearcher) Min() int { return 0 }
 
-func (s *termsSearcher) Size() int {
-	n := termsSearcherSize
-	for _, r := range s.readers {
-		n += r.Size()
-	}
-	return n
-}
+func (s *termsSearcher) Size() int { return termsSearcherSize }
 
 func (s *termsSearcher) DocumentMatchPoolSize() int { return 1 }
 
-func (s *termsSearcher) Close() error {
-	var first error
-	for _, r := range s.readers {
-		if err := r.Close(); err != nil && first == nil {
-			first = err
-		}
-	}
-	return first
-}
+func (s *termsSearcher) Close() error { return nil }
 
 var _ search.Searcher = (*termsSearcher)(nil)

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search"
@@ -90,7 +92,7 @@ func TestTermsQueryScoresAsBleve(t *testing.T) {
 		for range 1 + r.IntN(12) {
 			cs = append(cs, termClause{fields[r.IntN(len(fields))], vocab[r.IntN(len(vocab))], 0.1 + 2*r.Float64()})
 		}
-		terms := newTermsQuery(cs).(*termsQuery)
+		terms := newTermsQuery(cs, nil).(*termsQuery)
 		other := term(fieldContent, vocab[r.IntN(len(vocab))], 1)
 		filter := term(fieldFolders, fmt.Sprintf("d%d", r.IntN(3)), 0)
 		for _, c := range []struct {
@@ -133,7 +135,7 @@ func TestTermsAdvanceAsBleve(t *testing.T) {
 		for range 1 + r.IntN(6) {
 			cs = append(cs, termClause{fieldContent, vocab[r.IntN(len(vocab))], 1})
 		}
-		q := newTermsQuery(cs).(*termsQuery)
+		q := newTermsQuery(cs, nil).(*termsQuery)
 		direct, err := q.Searcher(ctx, reader, x.idx.Mapping(), search.SearcherOptions{})
 		noErr(t, err, "direct")
 		generic, err := q.generic().Searcher(ctx, reader, x.idx.Mapping(), search.SearcherOptions{})
@@ -208,4 +210,106 @@ func TestCollectRanksAsBleve(t *testing.T) {
 func (x *Index) mustNext(t *testing.T, req Request, res Result) string {
 	t.Helper()
 	return req.CursorAfter(res.Hits[len(res.Hits)-1], res.Relaxed)
+}
+
+// TestTopSkipsOnlyWhatCannotEnter holds the pruned collection of the best n documents
+// (termsSearcher.top) to reading every document: the same documents, scores and count,
+// for words common and rare, over segments with deletions, for small and large n.
+func TestTopSkipsOnlyWhatCannotEnter(t *testing.T) {
+	x := &Index{Dir: filepath.Join(t.TempDir(), "index"), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), idleMerge: time.Hour}
+	noErr(t, x.Open(), "open")
+	t.Cleanup(func() { _ = x.Close() })
+	noErr(t, x.Reset(projection.State{StreamID: "top@1", Project: "top"}), "reset")
+	r := rand.New(rand.NewPCG(3, 4))
+	filler := []string{"stone", "river", "lamp", "quiet", "northern", "window", "ledger"}
+	text := func(n int) string {
+		var ws []string
+		for range n {
+			ws = append(ws, filler[r.IntN(len(filler))])
+		}
+		return strings.Join(ws, " ")
+	}
+	seq := uint64(0)
+	for batch := range 6 {
+		var b events.Batch
+		for i := range 500 {
+			seq++
+			p := fmt.Sprintf("d%d/%04d.md", batch%2, r.IntN(2600))
+			if r.IntN(10) == 0 {
+				b.Events = append(b.Events, events.Event{Op: events.OpDelete, Project: "top", Path: p, Seq: seq})
+				continue
+			}
+			title := text(2)
+			if r.IntN(20) == 0 {
+				title += " harbour"
+			}
+			body := text(r.IntN(200))
+			for range r.IntN(4) {
+				body += " harbour " + text(r.IntN(30))
+			}
+			if r.IntN(3) == 0 {
+				body += " harbours"
+			}
+			if i == batch*7 { // a word of one document in each segment
+				body += fmt.Sprintf(" unique%d lonely", batch)
+			}
+			c := []byte(fmt.Sprintf("# %s\n\n%s\n", title, body))
+			b.Events = append(b.Events, events.Event{Op: events.OpUpsert, Project: "top", Path: p,
+				Status: events.StatusOK, Content: c, Size: int64(len(c)), Hash: events.HashContent(c), Seq: seq})
+		}
+		// A word held by one document's path alone: a posting of one document.
+		seq++
+		c := []byte(text(5))
+		b.Events = append(b.Events, events.Event{Op: events.OpUpsert, Project: "top", Path: fmt.Sprintf("e/solitary%d/note.md", batch),
+			Status: events.StatusOK, Content: c, Size: int64(len(c)), Hash: events.HashContent(c), Seq: seq})
+		noErr(t, x.Apply(b), "apply")
+		x.flush()
+	}
+	if n := segments(x.idx); n < 2 {
+		t.Fatalf("set-up: %d segment", n)
+	}
+	adv, err := x.idx.Advanced()
+	noErr(t, err, "advanced")
+	reader, err := adv.Reader()
+	noErr(t, err, "reader")
+	defer reader.Close()
+	docs, err := reader.DocCount()
+	noErr(t, err, "count")
+	ctx := context.WithValue(context.Background(), search.GetScoringModelCallbackKey, search.GetScoringModelCallbackFn(func() string { return "bm25" }))
+	ctx = context.WithValue(ctx, search.BM25StatsKey, x.lengths.Load().bm25Stats(docs))
+	for _, w := range []string{"harbour", "harbours", "stone", "lonely", "unique3", "quiet", "solitary2"} {
+		q, ok := x.wordQuery(w, 1).(*termsQuery)
+		if !ok {
+			t.Fatalf("%s: not a terms query", w)
+		}
+		searcher := func() *termsSearcher {
+			s, err := q.Searcher(ctx, reader, x.idx.Mapping(), search.SearcherOptions{})
+			noErr(t, err, "searcher")
+			return s.(*termsSearcher)
+		}
+		var all []scoredDoc
+		s := searcher()
+		for {
+			d, score, err := s.next()
+			noErr(t, err, "next")
+			if d == noDoc {
+				break
+			}
+			all = append(all, scoredDoc{d, score})
+		}
+		slices.SortStableFunc(all, func(a, b scoredDoc) int {
+			if a.score != b.score {
+				return cmp.Compare(b.score, a.score)
+			}
+			return cmp.Compare(a.doc, b.doc)
+		})
+		for _, n := range []int{1, 5, 37, 200} {
+			got, total, err := searcher().top(n, func() error { return nil })
+			noErr(t, err, "top")
+			want := all[:min(n, len(all))]
+			if total != uint64(len(all)) || !slices.Equal(got, want) {
+				t.Fatalf("%s, n %d: top found %d of %d documents:\n got %v\nwant %v", w, n, total, len(all), got, want)
+			}
+		}
+	}
 }
