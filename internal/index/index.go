@@ -435,11 +435,14 @@ func (x *Index) Apply(b events.Batch) error {
 // State is how far the index has followed the stream. Pending and AppliedAt are the
 // runner's telemetry (projection.Runner.Lag): Index.State leaves them for its reader.
 type State struct {
-	AppliedSeq uint64     `json:"applied_seq"`
-	Pending    uint64     `json:"pending"`
-	Documents  uint64     `json:"documents"`
-	Mapping    string     `json:"mapping"`
-	AppliedAt  *time.Time `json:"applied_at,omitempty"`
+	AppliedSeq uint64 `json:"applied_seq"`
+	Pending    uint64 `json:"pending"`
+	Documents  uint64 `json:"documents"`
+	Mapping    string `json:"mapping"`
+	// Segments is how many segments the index is in: many after a first index or a
+	// burst of edits, three or fewer once it has been idle a few seconds (see merge.go).
+	Segments  int        `json:"segments"`
+	AppliedAt *time.Time `json:"applied_at,omitempty"`
 }
 
 // State reports the checkpoint, the mapping and the number of documents.
@@ -449,6 +452,7 @@ func (x *Index) State() State {
 	defer x.mu.RUnlock()
 	if x.idx != nil {
 		st.Documents, _ = x.idx.DocCount()
+		st.Segments = segments(x.idx)
 	}
 	return st
 }

@@ -53,6 +53,9 @@ func TestIdleIndexMergesItsSegments(t *testing.T) {
 	if n > idleSegments {
 		t.Fatalf("the idle index kept %d segments, more than %d", n, idleSegments)
 	}
+	if st := z.State(); st.Segments != n {
+		t.Fatalf("status says %d segments, the index has %d", st.Segments, n)
+	}
 	q, err := ParseQuery("harbour")
 	noErr(t, err, "parse")
 	res, err := z.Search(context.Background(), Request{Query: q})

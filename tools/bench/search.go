@@ -50,9 +50,11 @@ func measureSearch(ctx context.Context, cfg Config, bin string, c *report.Corpus
 		Docs: st.Documents, Bytes: c.Bytes, Duration: d,
 		Note: fmt.Sprintf("catalog caught up after %s; index applied_seq %d = stream_last_seq %d", report.FormatDuration(catalog), indexSeq(st), st.StreamLastSeq)}
 	r.Catalog = catalog
-	r.IndexBytes = dirBytes(filepath.Join(data, "query", "index"))
 	r.RSS, _, _ = s.memory()
-	cfg.logf("    indexed %d documents in %s (catalog %s); index %s on disk", st.Documents, report.FormatDuration(d), report.FormatDuration(catalog), report.FormatMB(r.IndexBytes))
+	merged := s.waitMerged(ctx)
+	r.Index.Note += fmt.Sprintf("; searches timed once the idle index had merged its segments, %s later", report.FormatDuration(merged))
+	r.IndexBytes = dirBytes(filepath.Join(data, "query", "index"))
+	cfg.logf("    indexed %d documents in %s (catalog %s); index %s on disk, segments merged %s later", st.Documents, report.FormatDuration(d), report.FormatDuration(catalog), report.FormatMB(r.IndexBytes), report.FormatDuration(merged))
 
 	words := goWords
 	if c.Generated {

@@ -161,6 +161,28 @@ func (s *server) waitSearchable(ctx context.Context, poll time.Duration) (st que
 	}
 }
 
+// settledSegments is how many segments an idle index keeps (index.idleSegments).
+const settledSegments = 3
+
+// waitMerged waits until the search index, idle after its first index, has merged its
+// segments (guide://_status index.segments), or a minute passes; it returns how long
+// it waited. Searches timed before would measure the merge beside them.
+func (s *server) waitMerged(ctx context.Context) time.Duration {
+	start := time.Now()
+	for time.Since(start) < time.Minute {
+		st, err := s.status(ctx)
+		if err != nil || st.Index != nil && st.Index.Segments <= settledSegments {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return time.Since(start)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	return time.Since(start)
+}
+
 // memory reads the process's resident set and its peak, in bytes.
 func (s *server) memory() (rss, peak int64, err error) {
 	if s.cmd == nil || s.cmd.Process == nil {
