@@ -3,7 +3,9 @@ package events_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -87,6 +89,37 @@ func TestPublishIsIdempotent(t *testing.T) {
 	testkit.Equal(t, dups, 2, "duplicates dropped by the server")
 	info, _ := s.Info(ctx)
 	testkit.Equal(t, info.State.Msgs, uint64(1), "messages in the stream")
+}
+
+// TestAcksHoldNoContent: the acks a publisher keeps until Flush describe each event's
+// document but hold none of its content (a first scan's acks held every file's text),
+// and the caller's events are left as they were.
+func TestAcksHoldNoContent(t *testing.T) {
+	s := testkit.Stream(t, testkit.NATS(t))
+	ctx := testkit.Context(t)
+	pub := s.Publisher()
+	var sent []*events.Event
+	for i := range 3 * s.MaxPending { // past MaxPending: acks are collected before Flush
+		e := upsert(fmt.Sprintf("d/%d.md", i), strings.Repeat("text ", 100), 0)
+		sent = append(sent, e)
+		testkit.NoErr(t, pub.Publish(ctx, e), "publish")
+	}
+	acks, err := pub.Flush(ctx)
+	testkit.NoErr(t, err, "flush")
+	testkit.Equal(t, len(acks), len(sent), "acks")
+	for i, a := range acks {
+		if a.Event.Content != nil {
+			t.Fatalf("ack %d (%s) holds %d bytes of content", i, a.Event.Path, len(a.Event.Content))
+		}
+		if a.Event.Hash != events.HashContent([]byte(strings.Repeat("text ", 100))) || a.Event.Op != events.OpUpsert {
+			t.Fatalf("ack %d lost its event's state: %+v", i, a.Event)
+		}
+	}
+	for _, e := range sent {
+		if len(e.Content) == 0 {
+			t.Fatalf("the caller's event %s lost its content", e.Path)
+		}
+	}
 }
 
 func TestCurrentReadsLatestPerDocument(t *testing.T) {
