@@ -240,14 +240,9 @@ const tieSlack = 16
 // phrases of neighbouring words beside, took as long as the search itself.
 func (x *Index) holdsAll(ctx context.Context, r Request) (bool, error) {
 	q := x.build(Query{Words: r.Query.Words, Phrases: r.Query.Phrases}, r.Folder, r.Scope, false)
-	tooBroad := fmt.Errorf("%w: it matched too much to rank within %v; add rarer words or a folder", ErrTooBroad, SearchTimeout)
-	adv, err := x.idx.Advanced()
+	reader, ctx, err := x.reader(ctx)
 	if err != nil {
-		return false, fmt.Errorf("search: %w", err)
-	}
-	reader, err := adv.Reader()
-	if err != nil {
-		return false, fmt.Errorf("search: %w", err)
+		return false, err
 	}
 	defer reader.Close()
 	s, err := q.Searcher(ctx, reader, x.idx.Mapping(), search.SearcherOptions{Score: "none"})
@@ -257,9 +252,33 @@ func (x *Index) holdsAll(ctx context.Context, r Request) (bool, error) {
 	defer s.Close()
 	m, err := s.Next(&search.SearchContext{DocumentMatchPool: search.NewDocumentMatchPool(s.DocumentMatchPoolSize(), 0)})
 	if err != nil || ctx.Err() != nil {
-		return false, tooBroad
+		return false, errTooBroad()
 	}
 	return m != nil, nil
+}
+
+// reader opens a reader of the index's current snapshot, with the context Bleve's search
+// gives its searchers over it: the index's scoring model and the field lengths it ranks
+// by (see run).
+func (x *Index) reader(ctx context.Context) (bindex.IndexReader, context.Context, error) {
+	adv, err := x.idx.Advanced()
+	if err != nil {
+		return nil, ctx, fmt.Errorf("search: %w", err)
+	}
+	r, err := adv.Reader()
+	if err != nil {
+		return nil, ctx, fmt.Errorf("search: %w", err)
+	}
+	docs, err := r.DocCount()
+	if err != nil {
+		_ = r.Close()
+		return nil, ctx, fmt.Errorf("search: %w", err)
+	}
+	ctx = context.WithValue(ctx, search.GetScoringModelCallbackKey, search.GetScoringModelCallbackFn(func() string { return bindex.BM25Scoring }))
+	if st := x.lengths.Load().bm25Stats(docs); st != nil {
+		ctx = context.WithValue(ctx, search.BM25StatsKey, st)
+	}
+	return r, ctx, nil
 }
 
 // search runs one page; partial matches documents holding any of the words, ranked by
@@ -353,25 +372,11 @@ func plainTerms(q bq.Query) *termsQuery {
 // collector: that one takes a match, scored and pooled, of every document, to keep the
 // best few; here a document that does not make the best n costs a comparison.
 func (x *Index) collect(ctx context.Context, q *termsQuery, n int, relaxed bool) (Result, func(int) bool, error) {
-	adv, err := x.idx.Advanced()
+	r, ctx, err := x.reader(ctx)
 	if err != nil {
-		return Result{}, nil, fmt.Errorf("search: %w", err)
-	}
-	r, err := adv.Reader()
-	if err != nil {
-		return Result{}, nil, fmt.Errorf("search: %w", err)
+		return Result{}, nil, err
 	}
 	defer r.Close()
-	docs, err := r.DocCount()
-	if err != nil {
-		return Result{}, nil, fmt.Errorf("search: %w", err)
-	}
-	// The context Bleve's search gives its searchers: the index's scoring model and
-	// the lengths it ranks by (see run).
-	ctx = context.WithValue(ctx, search.GetScoringModelCallbackKey, search.GetScoringModelCallbackFn(func() string { return bindex.BM25Scoring }))
-	if st := x.lengths.Load().bm25Stats(docs); st != nil {
-		ctx = context.WithValue(ctx, search.BM25StatsKey, st)
-	}
 	s, err := q.Searcher(ctx, r, x.idx.Mapping(), search.SearcherOptions{})
 	if err != nil {
 		return Result{}, nil, fmt.Errorf("search: %w", err)

@@ -121,15 +121,9 @@ func TestTermsQueryScoresAsBleve(t *testing.T) {
 func TestTermsAdvanceAsBleve(t *testing.T) {
 	x, vocab := randomIndex(t, 41)
 	r := rand.New(rand.NewPCG(7, 8))
-	adv, err := x.idx.Advanced()
-	noErr(t, err, "advanced")
-	reader, err := adv.Reader()
+	reader, ctx, err := x.reader(context.Background())
 	noErr(t, err, "reader")
 	defer reader.Close()
-	docs, err := reader.DocCount()
-	noErr(t, err, "count")
-	ctx := context.WithValue(context.Background(), search.GetScoringModelCallbackKey, search.GetScoringModelCallbackFn(func() string { return "bm25" }))
-	ctx = context.WithValue(ctx, search.BM25StatsKey, x.lengths.Load().bm25Stats(docs))
 	for round := range 100 {
 		var cs []termClause
 		for range 1 + r.IntN(6) {
@@ -268,15 +262,9 @@ func TestTopSkipsOnlyWhatCannotEnter(t *testing.T) {
 	if n := segments(x.idx); n < 2 {
 		t.Fatalf("set-up: %d segment", n)
 	}
-	adv, err := x.idx.Advanced()
-	noErr(t, err, "advanced")
-	reader, err := adv.Reader()
+	reader, ctx, err := x.reader(context.Background())
 	noErr(t, err, "reader")
 	defer reader.Close()
-	docs, err := reader.DocCount()
-	noErr(t, err, "count")
-	ctx := context.WithValue(context.Background(), search.GetScoringModelCallbackKey, search.GetScoringModelCallbackFn(func() string { return "bm25" }))
-	ctx = context.WithValue(ctx, search.BM25StatsKey, x.lengths.Load().bm25Stats(docs))
 	for _, w := range []string{"harbour", "harbours", "stone", "lonely", "unique3", "quiet", "solitary2"} {
 		q, ok := x.wordQuery(w, 1).(*termsQuery)
 		if !ok {
