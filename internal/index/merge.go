@@ -89,7 +89,17 @@ func (x *Index) mergeWhenIdle(ctx context.Context, idx bleve.Index, applied <-ch
 				return
 			}
 			o := idleMergePlan
-			if err := s.ForceMerge(ctx, &o); err != nil {
+			// ForceMerge returns when the merge is done or the index closed; a merge
+			// running when the index is closed ends when it closes, so the merger does
+			// not wait for it (Close stops the merger first).
+			done := make(chan error, 1)
+			go func() { done <- s.ForceMerge(ctx, &o) }()
+			select {
+			case err = <-done:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil {
 				x.Logger.Warn("merging the index's segments", "err", err)
 			} else if ctx.Err() == nil {
 				// The merge's buffers are garbage now: hand them back, or the runtime
