@@ -80,7 +80,7 @@ func (r *Result) searchMarkdown() string {
 		for _, w := range words {
 			fmt.Fprintf(&b, "| %s | %s | %d | %d | %s | %s | %.0f× |\n", w.Word, w.Band, w.RGDocs, w.GuideTotal, FormatDuration(w.GuideP50), FormatDuration(w.RG), w.Ratio)
 		}
-		b.WriteString("\nBands by rg's share of files: rare < 1%, medium < 20%, common ≥ 20%. guide's total can exceed rg's count: English words also match their other forms (docs/search.md).\n\n")
+		b.WriteString("\nBands by rg's share of files: rare < 1%, medium < 20%, common ≥ 20%. guide's total can exceed rg's count: English words also match their other forms, and a word naming a folder matches the documents in it (README, Search).\n\n")
 	}
 	return b.String()
 }
