@@ -440,7 +440,7 @@ type State struct {
 	Documents  uint64 `json:"documents"`
 	Mapping    string `json:"mapping"`
 	// Segments is how many segments the index is in: many after a first index or a
-	// burst of edits, three or fewer once it has been idle a few seconds (see merge.go).
+	// burst of edits, one per tier once it has been idle a few seconds (see merge.go).
 	Segments  int        `json:"segments"`
 	AppliedAt *time.Time `json:"applied_at,omitempty"`
 }

@@ -165,8 +165,9 @@ func (s *server) waitSearchable(ctx context.Context, poll time.Duration) (st que
 const settledSegments = 3
 
 // waitMerged waits until the search index, idle after its first index, has merged its
-// segments (guide://_status index.segments), or a minute passes; it returns how long
-// it waited. Searches timed before would measure the merge beside them.
+// segments (guide://_status index.segments; three at 100k documents, one per tier), or a
+// minute passes, as at a million documents, where four tiers may stay; it returns how
+// long it waited. Searches timed before would measure the merge beside them.
 func (s *server) waitMerged(ctx context.Context) time.Duration {
 	start := time.Now()
 	for time.Since(start) < time.Minute {
