@@ -53,7 +53,7 @@ func ParseMarkdown(b []byte) Markdown {
 		}
 		para.Reset()
 	}
-	eachLine(b, body, func(l []byte, _ int) {
+	projection.Lines(b, body, func(l []byte, _, _ int) bool {
 		line := string(l)
 		if leadDone && line != "" {
 			more = true
@@ -62,12 +62,12 @@ func ParseMarkdown(b []byte) Markdown {
 			if strings.HasPrefix(line, fence) {
 				fence = ""
 			}
-			return
+			return true
 		}
 		if strings.HasPrefix(line, "```") || strings.HasPrefix(line, "~~~") {
 			flush()
 			fence = line[:3]
-			return
+			return true
 		}
 		if _, text, ok := projection.ParseHeading(line); ok {
 			flush()
@@ -79,16 +79,17 @@ func ParseMarkdown(b []byte) Markdown {
 				heads.WriteString(text)
 				heads.WriteByte('\n')
 			}
-			return
+			return true
 		}
 		if line == "" {
 			flush()
-			return
+			return true
 		}
 		if !leadDone && para.Len() < maxFieldBytes {
 			para.WriteString(line)
 			para.WriteByte(' ')
 		}
+		return true
 	})
 	flush()
 	if !more {
@@ -97,21 +98,6 @@ func ParseMarkdown(b []byte) Markdown {
 	}
 	md.Headings = heads.String()
 	return md
-}
-
-// eachLine calls fn with every line of b from byte off on, without its surrounding space,
-// and the offset where the line starts.
-func eachLine(b []byte, off int, fn func(line []byte, start int)) {
-	for off < len(b) {
-		end := bytes.IndexByte(b[off:], '\n')
-		if end < 0 {
-			end = len(b)
-		} else {
-			end += off
-		}
-		fn(bytes.TrimSpace(b[off:end]), off)
-		off = end + 1
-	}
 }
 
 // Sections returns the sections of a document: one at each heading its outline lists

@@ -180,20 +180,36 @@ func FrontMatter(b []byte) (yaml []byte, body int, ok bool) {
 	if !bytes.HasPrefix(b, []byte("---\n")) && !bytes.HasPrefix(b, []byte("---\r\n")) {
 		return nil, 0, false
 	}
-	start := bytes.IndexByte(b, '\n') + 1
-	for off := start; off < len(b) && off-start < MaxFrontMatter; {
+	first := bytes.IndexByte(b, '\n') + 1
+	Lines(b, first, func(line []byte, start, end int) bool {
+		if start-first >= MaxFrontMatter {
+			return false
+		}
+		if t := string(line); t == "---" || t == "..." {
+			yaml, body, ok = b[first:start], min(end+1, len(b)), true
+			return false
+		}
+		return true
+	})
+	return yaml, body, ok
+}
+
+// Lines calls fn with every line of b from byte off on — without its surrounding space,
+// with the offsets where it starts and where it ends, before its newline — until fn
+// returns false. It reads b in place: the line is a slice of it.
+func Lines(b []byte, off int, fn func(line []byte, start, end int) bool) {
+	for off < len(b) {
 		end := bytes.IndexByte(b[off:], '\n')
 		if end < 0 {
 			end = len(b)
 		} else {
 			end += off
 		}
-		if t := string(bytes.TrimSpace(b[off:end])); t == "---" || t == "..." {
-			return b[start:off], min(end+1, len(b)), true
+		if !fn(bytes.TrimSpace(b[off:end]), off, end) {
+			return
 		}
 		off = end + 1
 	}
-	return nil, 0, false
 }
 
 // scanLines calls fn with every line of b, its number (from 1) and whether it lies in
@@ -254,18 +270,10 @@ func Headings(b []byte, fn func(level int, text string, start int) bool) {
 		off = body
 	}
 	var fence []byte
-	for off < len(b) {
-		end := bytes.IndexByte(b[off:], '\n')
-		if end < 0 {
-			end = len(b)
-		} else {
-			end += off
+	Lines(b, off, func(line []byte, start, end int) bool {
+		if end-start > maxHeadingScanLine {
+			return false
 		}
-		if end-off > maxHeadingScanLine {
-			return
-		}
-		line, start := bytes.TrimSpace(b[off:end]), off
-		off = end + 1
 		switch {
 		case fence != nil:
 			if bytes.HasPrefix(line, fence) {
@@ -275,10 +283,11 @@ func Headings(b []byte, fn func(level int, text string, start int) bool) {
 			fence = line[:3]
 		case len(line) > 0 && line[0] == '#':
 			if lvl, text, ok := ParseHeading(string(line)); ok && !fn(lvl, text, start) {
-				return
+				return false
 			}
 		}
-	}
+		return true
+	})
 }
 
 // FirstParagraph is a document's first run of prose lines, joined by spaces: not a
