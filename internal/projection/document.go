@@ -343,6 +343,11 @@ func eachLine(b []byte, fn func(line string, inCode bool) bool) {
 
 // ParseHeading reads an ATX heading line ("## Text"): its level and text.
 func ParseHeading(line string) (int, string, bool) {
+	// A carriage return ends a line, as in CommonMark, even without a newline after it:
+	// a heading's text is never more than a line.
+	if i := strings.IndexByte(line, '\r'); i >= 0 {
+		line = line[:i]
+	}
 	t := strings.TrimSpace(line)
 	if !strings.HasPrefix(t, "#") {
 		return 0, "", false

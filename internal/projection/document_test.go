@@ -114,6 +114,8 @@ func TestTitle(t *testing.T) {
 		{"\n---\ntitle: not front matter\n# Heading", "Heading"},
 		{strings.Repeat("line\n", 200) + "# Past line 200", ""},
 		{strings.Repeat("line\n", 199) + "# Line 200", "Line 200"},
+		// A lone carriage return ends the heading's line.
+		{"# Old Mac\rline endings", "Old Mac"},
 	} {
 		if got := projection.Title([]byte(tc.in)); got != tc.want {
 			t.Errorf("Title(%q) = %q, want %q", tc.in, got, tc.want)
