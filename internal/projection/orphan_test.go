@@ -18,18 +18,11 @@ func TestCatalogReaderKeepsContentOrphanedBefore(t *testing.T) {
 	c := &Catalog{Dir: t.TempDir(), Logger: slog.New(slog.DiscardHandler)}
 	noErr(t, c.Open(), "open")
 	defer c.Close()
-	seq := uint64(0)
-	put := func(path, content string) events.Batch {
-		seq++
-		return events.Batch{Events: []events.Event{{Op: events.OpUpsert, Project: "p", Path: path,
-			Size: int64(len(content)), Mtime: time.Unix(1, 0), Hash: events.HashContent([]byte(content)),
-			Status: events.StatusOK, Content: []byte(content), Seq: seq}}}
-	}
+	put := upserts()
 	noErr(t, c.Apply(put("a.md", "shared")), "apply")
-	noErr(t, c.Apply(put("a.md", "other")), "apply")  // "shared" loses its reference
-	noErr(t, c.Apply(put("b.md", "shared")), "apply") // and is referenced again
-	seq++
-	drop := events.Batch{Events: []events.Event{{Op: events.OpDelete, Project: "p", Path: "b.md", Seq: seq}}}
+	noErr(t, c.Apply(put("a.md", "other")), "apply")                                                        // "shared" loses its reference
+	noErr(t, c.Apply(put("b.md", "shared")), "apply")                                                       // and is referenced again
+	drop := events.Batch{Events: []events.Event{{Op: events.OpDelete, Project: "p", Path: "b.md", Seq: 4}}} // after the three upserts
 	applied := make(chan error, 1)
 	err := c.Read(func(s *Snapshot) error {
 		d, ok := s.Document("b.md")
@@ -62,13 +55,7 @@ func TestCatalogOrphansOutliveARestart(t *testing.T) {
 	dir := t.TempDir()
 	c := &Catalog{Dir: dir, Logger: slog.New(slog.DiscardHandler)}
 	noErr(t, c.Open(), "open")
-	seq := uint64(0)
-	put := func(path, content string) events.Batch {
-		seq++
-		return events.Batch{Events: []events.Event{{Op: events.OpUpsert, Project: "p", Path: path,
-			Size: int64(len(content)), Mtime: time.Unix(1, 0), Hash: events.HashContent([]byte(content)),
-			Status: events.StatusOK, Content: []byte(content), Seq: seq}}}
-	}
+	put := upserts()
 	noErr(t, c.Apply(put("a.md", "first")), "apply")
 	noErr(t, c.Apply(put("a.md", "second")), "apply") // "first" is an orphan now
 	noErr(t, c.Close(), "close")
@@ -89,5 +76,17 @@ func TestCatalogOrphansOutliveARestart(t *testing.T) {
 	}
 	if live := bodyNow(c).live; live != int64(len(packContent([]byte("second")))+len(packContent([]byte("third")))) {
 		t.Fatalf("%d live bytes in the body file, want those of the two bodies referenced", live)
+	}
+}
+
+// upserts returns a function making a batch of one upsert of path with content, at the
+// next sequence each time.
+func upserts() func(path, content string) events.Batch {
+	seq := uint64(0)
+	return func(path, content string) events.Batch {
+		seq++
+		return events.Batch{Events: []events.Event{{Op: events.OpUpsert, Project: "p", Path: path,
+			Size: int64(len(content)), Mtime: time.Unix(1, 0), Hash: events.HashContent([]byte(content)),
+			Status: events.StatusOK, Content: []byte(content), Seq: seq}}}
 	}
 }

@@ -86,13 +86,7 @@ func TestStateFile(t *testing.T) {
 			s := testkit.Stream(t, testkit.NATS(t))
 			ctx := testkit.Context(t)
 			file := filepath.Join(t.TempDir(), reconcile.StateFileName)
-			index := func() reconcile.Summary {
-				t.Helper()
-				x := &reconcile.Indexer{Root: root, Project: "p", Stream: s, Logger: testkit.Logger(), StateFile: file}
-				sum, err := x.Reconcile(ctx)
-				testkit.NoErr(t, err, "reconcile")
-				return sum
-			}
+			index := stateIndexer(t, ctx, root, s, file)
 			first := index()
 			testkit.Equal(t, [2]any{first.Published, first.Known}, [2]any{4, "stream"}, "first run: published, known from")
 			again := index()
@@ -135,13 +129,7 @@ func TestStateFileOfARecreatedStream(t *testing.T) {
 	s := testkit.Stream(t, testkit.NATS(t))
 	ctx := testkit.Context(t)
 	file := filepath.Join(t.TempDir(), reconcile.StateFileName)
-	index := func() reconcile.Summary {
-		t.Helper()
-		x := &reconcile.Indexer{Root: root, Project: "p", Stream: s, Logger: testkit.Logger(), StateFile: file}
-		sum, err := x.Reconcile(ctx)
-		testkit.NoErr(t, err, "reconcile")
-		return sum
-	}
+	index := stateIndexer(t, ctx, root, s, file)
 	index()
 	// Publish to it until it reaches the old stream's end, so that only its identity
 	// tells the two apart.
@@ -191,4 +179,16 @@ func TestRunKeepsItsStateFile(t *testing.T) {
 	sum, err := y.Reconcile(testkit.Context(t))
 	testkit.NoErr(t, err, "reconcile")
 	testkit.Equal(t, [2]any{sum.Published, sum.Known}, [2]any{0, "state file"}, "published, known from")
+}
+
+// stateIndexer returns a function that runs an indexer of root with state file file on
+// stream s, and returns its summary.
+func stateIndexer(t *testing.T, ctx context.Context, root string, s *events.Stream, file string) func() reconcile.Summary {
+	return func() reconcile.Summary {
+		t.Helper()
+		x := &reconcile.Indexer{Root: root, Project: "p", Stream: s, Logger: testkit.Logger(), StateFile: file}
+		sum, err := x.Reconcile(ctx)
+		testkit.NoErr(t, err, "reconcile")
+		return sum
+	}
 }
