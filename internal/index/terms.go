@@ -64,12 +64,10 @@ func (q *termsQuery) Searcher(ctx context.Context, r bindex.IndexReader, m mappi
 		segs:    snap.Segments(),
 		seg:     -1,
 		its:     make([]segment.PostingsIterator, len(q.clauses)),
-		lists:   make([]segment.PostingsList, len(q.clauses)),
 		docs:    make([]uint64, len(q.clauses)),
 		freqs:   make([]uint64, len(q.clauses)),
 		lens:    make([]uint64, len(q.clauses)),
 		scores:  make([]termScore, len(q.clauses)),
-		dicts:   map[string]segment.TermDictionary{},
 		bitmaps: make([]*roaring.Bitmap, len(q.clauses)),
 		union:   roaring.New(),
 	}
@@ -77,24 +75,36 @@ func (q *termsQuery) Searcher(ctx context.Context, r bindex.IndexReader, m mappi
 	for _, ss := range s.segs {
 		s.offsets = append(s.offsets, at)
 		at += ss.Segment().Count()
+		s.lists = append(s.lists, make([]segment.PostingsList, len(q.clauses)))
 	}
 	s.end = at
+	type segField struct {
+		seg   int
+		field string
+	}
+	dicts := map[segField]segment.TermDictionary{}
 	lengths := map[string]*fieldLengths{}
 	for i, c := range q.clauses {
 		if err := search.RecordTermSearcher(ctx); err != nil {
 			return nil, err
 		}
-		// Documents holding the term, as Bleve's term searcher counts them for its idf.
+		// Documents holding the term, as Bleve's term searcher counts them for its idf;
+		// the postings lists are kept for reading each segment.
 		var with uint64
-		for _, ss := range s.segs {
-			d, err := ss.Segment().Dictionary(c.field)
-			if err != nil {
-				return nil, err
+		for j, ss := range s.segs {
+			d, ok := dicts[segField{j, c.field}]
+			if !ok {
+				var err error
+				if d, err = ss.Segment().Dictionary(c.field); err != nil {
+					return nil, err
+				}
+				dicts[segField{j, c.field}] = d
 			}
 			pl, err := d.PostingsList([]byte(c.term), ss.Deleted(), nil)
 			if err != nil {
 				return nil, err
 			}
+			s.lists[j][i] = pl
 			with += pl.Count()
 		}
 		var docs uint64
@@ -260,18 +270,18 @@ func (s *saturations) get(field string, avg float64) *fieldLengths {
 }
 
 // termsSearcher walks the postings of its terms in document order, a segment of the
-// index at a time: its[i] reads term i's postings in segment seg, docs[i] is its current
+// index at a time: its[i] reads term i's postings in segment seg (lists, looked up once
+// when the searcher is made, for the terms' idf), docs[i] is its current
 // document there (noDoc once it has no more), and a document's score is the sum of the
 // scores of the terms whose current document it is, added in the order of the terms.
 type termsSearcher struct {
 	clauses []termClause
 	segs    []*scorch.SegmentSnapshot
-	offsets []uint64 // each segment's first document number in the index
-	end     uint64   // one past the last document number
-	seg     int      // the segment being read; -1 before the first
-	dicts   map[string]segment.TermDictionary
+	offsets []uint64                 // each segment's first document number in the index
+	end     uint64                   // one past the last document number
+	seg     int                      // the segment being read; -1 before the first
+	lists   [][]segment.PostingsList // by segment, then term
 	its     []segment.PostingsIterator
-	lists   []segment.PostingsList
 	docs    []uint64 // in the segment
 	freqs   []uint64
 	lens    []uint64 // field length, in words
@@ -292,23 +302,8 @@ var termsSearcherSize = int(reflect.TypeFor[termsSearcher]().Size())
 // document number from.
 func (s *termsSearcher) open(seg int, from uint64) error {
 	s.seg = seg
-	ss := s.segs[seg]
-	clear(s.dicts)
 	s.ones = s.ones[:0]
-	for i, c := range s.clauses {
-		d := s.dicts[c.field]
-		if d == nil {
-			var err error
-			if d, err = ss.Segment().Dictionary(c.field); err != nil {
-				return err
-			}
-			s.dicts[c.field] = d
-		}
-		pl, err := d.PostingsList([]byte(c.term), ss.Deleted(), s.lists[i])
-		if err != nil {
-			return err
-		}
-		s.lists[i] = pl
+	for i, pl := range s.lists[seg] {
 		s.its[i] = pl.Iterator(true, true, false, s.its[i])
 		if o, ok := s.its[i].(segment.OptimizablePostingsIterator); ok {
 			s.bitmaps[i] = o.ActualBitmap()
@@ -319,6 +314,7 @@ func (s *termsSearcher) open(seg int, from uint64) error {
 			s.bitmaps[i] = nil
 		}
 		var p segment.Posting
+		var err error
 		if from == 0 {
 			p, err = s.its[i].Next()
 		} else {
