@@ -290,13 +290,14 @@ func (x *Index) search(ctx context.Context, r Request, after *cursor, partial bo
 		// Sorting by score alone lets Bleve skip loading the path of every matching
 		// document (for a word in every document, most of the time of a search); ties
 		// are ordered by path here, which is exact unless they run past the hits asked for.
-		run := x.run
+		var res Result
+		var exact func(int) bool
+		var err error
 		if tq := plainTerms(q); tq != nil && collectDirect {
-			run = func(ctx context.Context, _ bq.Query, n int, _ *cursor, relaxed, _ bool) (Result, func(int) bool, error) {
-				return x.collect(ctx, tq, n, relaxed)
-			}
+			res, exact, err = x.collect(ctx, tq, r.Limit+1+tieSlack, relaxed)
+		} else {
+			res, exact, err = x.run(ctx, q, r.Limit+1+tieSlack, nil, relaxed, false)
 		}
-		res, exact, err := run(ctx, q, r.Limit+1+tieSlack, nil, relaxed, false)
 		if err != nil || exact(r.Limit) {
 			return res.page(r.Limit), err
 		}
