@@ -818,23 +818,47 @@ func (s *Snapshot) State() State {
 
 // Content returns a document's bytes. They are valid only until the snapshot ends.
 func (s *Snapshot) Content(d *Document) ([]byte, error) {
+	b, err := s.Body(d)
+	if err != nil {
+		return nil, err
+	}
+	return b.Read()
+}
+
+// Body is where a document's content is stored: Read reads and unpacks it, from any
+// goroutine, while the snapshot it came from is open. Finding it (Snapshot.Body) takes the
+// snapshot's transaction and is for one goroutine at a time; reading it, the costly part,
+// is not.
+type Body struct {
+	s     *Snapshot
+	d     *Document
+	where []byte
+}
+
+// Body finds where d's content is stored.
+func (s *Snapshot) Body(d *Document) (Body, error) {
 	if !d.Readable() {
-		return nil, fmt.Errorf("%s: no content (%s)", d.Path, d.Status)
+		return Body{}, fmt.Errorf("%s: no content (%s)", d.Path, d.Status)
 	}
 	if s.tx == nil {
 		tx, err := s.c.db.Begin(false)
 		if err != nil {
-			return nil, err
+			return Body{}, err
 		}
 		s.tx = tx
 	}
 	v := s.tx.Bucket(bucketContent).Get([]byte(d.Hash))
 	if v == nil {
-		return nil, fmt.Errorf("%s: content %s missing from the catalog", d.Path, d.Hash)
+		return Body{}, fmt.Errorf("%s: content %s missing from the catalog", d.Path, d.Hash)
 	}
-	body, err := s.readBody(v)
+	return Body{s, d, v}, nil
+}
+
+// Read returns the content.
+func (b Body) Read() ([]byte, error) {
+	body, err := b.s.readBody(b.where)
 	if err != nil {
-		return nil, fmt.Errorf("%s: content %s: %w", d.Path, d.Hash, err)
+		return nil, fmt.Errorf("%s: content %s: %w", b.d.Path, b.d.Hash, err)
 	}
 	return body, nil
 }

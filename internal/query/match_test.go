@@ -1,6 +1,8 @@
 package query
 
 import (
+	"encoding/json"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -67,4 +69,25 @@ func FuzzWordMatches(f *testing.F) {
 			t.Fatalf("text %q, term %q stem %q:\n got %v\nwant %v", text, term, stem, got, want)
 		}
 	})
+}
+
+// TestHitUpperSize: the size a page counts for a hit far from its bound is never below
+// the hit's encoding, whatever its strings hold.
+func TestHitUpperSize(t *testing.T) {
+	worst := strings.Repeat("\x01\"<\xff", 50)
+	for _, h := range []SearchHit{
+		{},
+		{Path: "a.md", Name: "a.md", Words: math.MaxInt, Score: -math.MaxFloat64},
+		{Path: worst, Name: worst, Title: worst, Snippet: worst, Words: math.MinInt, Score: math.SmallestNonzeroFloat64,
+			Origin:  &Origin{Type: worst, ID: worst},
+			Section: &HitSection{Heading: worst, Level: math.MinInt, Offset: math.MinInt}},
+	} {
+		enc, err := json.Marshal(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if u := hitUpperSize(h); u < len(enc) {
+			t.Errorf("upper size %d < %d, the encoding of %s", u, len(enc), enc)
+		}
+	}
 }

@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/guide/guide/internal/index"
 	"github.com/guide/guide/internal/projection"
@@ -172,7 +175,12 @@ func searchHits(snap *projection.Snapshot, x Searcher, a SearchArgs, folder stri
 	if len(res.Corrections) > 0 {
 		out.DidYouMean = text
 	}
-	size := 200 // the envelope
+	// The hits' documents are looked up in the snapshot one by one; their text (reading,
+	// unpacking and matching each document's words, most of a page's time) is found on
+	// every core.
+	hits := make([]SearchHit, 0, len(res.Hits))
+	from := make([]int, 0, len(res.Hits)) // each hit's place in res.Hits
+	var bodies []*projection.Body         // nil for a document without text
 	for i, h := range res.Hits {
 		var d *projection.Document
 		var ok bool
@@ -194,19 +202,30 @@ func searchHits(snap *projection.Snapshot, x Searcher, a SearchArgs, folder stri
 			o := a.Scope.Annotate(h.Session, d.Path)
 			hit.Origin = &o
 		}
+		var b *projection.Body
 		if d.Readable() {
-			if b, err := snap.Content(d); err == nil {
-				hit.Section, hit.Snippet = hitText(b, terms, stems, pairs)
+			if found, err := snap.Body(d); err == nil {
+				b = &found
 			}
 		}
-		enc, _ := json.Marshal(hit)
-		if size+len(enc) > l.MaxChars && len(out.Hits) > 0 {
+		hits, from, bodies = append(hits, hit), append(from, i), append(bodies, b)
+	}
+	parallel(len(hits), func(i int) {
+		if bodies[i] == nil {
+			return
+		}
+		if b, err := bodies[i].Read(); err == nil {
+			hits[i].Section, hits[i].Snippet = hitText(b, terms, stems, pairs)
+		}
+	})
+	var size pageSize
+	for i, hit := range hits {
+		if !size.add(hit, l.MaxChars) && len(out.Hits) > 0 {
 			out.Truncated = true
-			out.NextCursor = req.CursorAfter(res.Hits[i-1], res.Relaxed)
+			out.NextCursor = req.CursorAfter(res.Hits[from[i-1]], res.Relaxed)
 			out.Message = "the response size bound cut this page short; pass next_cursor to go on"
 			break
 		}
-		size += len(enc) + 1
 		out.Hits = append(out.Hits, hit)
 	}
 	switch {
@@ -222,6 +241,80 @@ func searchHits(snap *projection.Snapshot, x Searcher, a SearchArgs, folder stri
 		out.Message = "no document holds every word; these hold some of them"
 	}
 	return out
+}
+
+// pageSize counts a page's encoded size against its bound: from an upper bound of each
+// hit's size while the sum of those stays within it (encoding twenty hits to count them
+// cost as much as the rest of the answer), exactly from the hits' encoding past that.
+type pageSize struct {
+	upper, exact int
+	kept         []SearchHit // while counting by upper bounds
+	exactly      bool
+}
+
+// pageEnvelope is the room the page's other fields take.
+const pageEnvelope = 200
+
+// add counts hit into the page and reports whether the page stays within max.
+func (p *pageSize) add(hit SearchHit, max int) bool {
+	if !p.exactly {
+		u := hitUpperSize(hit)
+		if pageEnvelope+p.upper+u <= max {
+			p.upper += u
+			p.kept = append(p.kept, hit)
+			return true
+		}
+		p.exactly = true
+		for _, h := range p.kept {
+			p.exact += encodedSize(h) + 1
+		}
+		p.kept = nil
+	}
+	n := encodedSize(hit)
+	if pageEnvelope+p.exact+n > max {
+		return false
+	}
+	p.exact += n + 1
+	return true
+}
+
+func encodedSize(hit SearchHit) int {
+	enc, _ := json.Marshal(hit)
+	return len(enc)
+}
+
+// hitUpperSize is at least the size of hit's JSON encoding: a byte of a string takes at
+// most six (\u00XX), the field names and numbers a few hundred.
+func hitUpperSize(h SearchHit) int {
+	n := len(h.Path) + len(h.Name) + len(h.Title) + len(h.Snippet)
+	if h.Origin != nil {
+		n += len(h.Origin.Type) + len(h.Origin.ID)
+	}
+	if h.Section != nil {
+		n += len(h.Section.Heading)
+	}
+	return 6*n + 400
+}
+
+// parallel calls fn(0) … fn(n-1), on as many goroutines as there are cores.
+func parallel(n int, fn func(int)) {
+	workers := min(n, runtime.GOMAXPROCS(0))
+	if workers <= 1 {
+		for i := range n {
+			fn(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				fn(i)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // hitText finds a hit's best section, and the snippet of it (of the whole document when it

@@ -2,7 +2,10 @@ package query_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -53,4 +56,81 @@ func TestSearchHoldsNoCatalogLockWhileSearching(t *testing.T) {
 	if len(res.Hits) != 1 || res.Hits[0].Snippet == "" {
 		t.Fatalf("hits %+v; want Elara's, with a snippet from the batch applied during the search", res.Hits)
 	}
+}
+
+// listedIndex finds every document of the catalog it was given, in that order.
+type listedIndex struct{ paths []string }
+
+func (x listedIndex) Search(context.Context, index.Request) (index.Result, error) {
+	var r index.Result
+	for i, p := range x.paths {
+		r.Hits = append(r.Hits, index.Hit{Path: p, Score: float64(len(x.paths) - i)})
+	}
+	r.Total = uint64(len(r.Hits))
+	return r, nil
+}
+func (listedIndex) Stem(w string) string { return w }
+func (listedIndex) Checkpoint() uint64   { return 1 << 40 }
+func (listedIndex) State() index.State   { return index.State{} }
+
+// TestSearchPageSizeBound: a page holds as many hits as fit the response size bound,
+// counted from their encoding, and the cursor goes on from the first one left out.
+func TestSearchPageSizeBound(t *testing.T) {
+	docs := map[string]string{}
+	var paths []string
+	for i := range 30 {
+		p := fmt.Sprintf("notes/%02d-tide.md", i)
+		// Text that JSON escapes (quotes, control characters) next to the word, so that
+		// the snippets' encodings are longer than their text.
+		docs[p] = fmt.Sprintf("# Tide %d\n\n%s tide \"tables\" \x01 and <tags> %s", i,
+			strings.Repeat("quiet words ", i*3), strings.Repeat("\"q\" ", i))
+		paths = append(paths, p)
+	}
+	cat := testkit.Catalog(t, docs)
+	x := listedIndex{paths}
+	search := func(bound int) *query.SearchResult {
+		res, qerr := query.Search(testkit.Context(t), cat, x, query.SearchArgs{Query: "tide"}, query.Limits{MaxChars: bound})
+		if qerr != nil {
+			t.Fatal(qerr)
+		}
+		return res
+	}
+	all := search(10_000_000)
+	if len(all.Hits) != 30 || all.Truncated {
+		t.Fatalf("unbounded: %d hits, truncated %v; want 30", len(all.Hits), all.Truncated)
+	}
+	sizes := make([]int, len(all.Hits))
+	for i, h := range all.Hits {
+		enc, _ := json.Marshal(h)
+		sizes[i] = len(enc)
+	}
+	for _, keep := range []int{1, 2, 7, 18, 29} {
+		used := 200 // the envelope
+		for _, n := range sizes[:keep] {
+			used += n + 1
+		}
+		// The smallest bound that holds keep hits, and one byte less.
+		for _, bound := range []int{used - 1, used - 2} {
+			want := keep
+			if bound < used-1 {
+				want = keep - 1
+			}
+			want = max(want, 1) // a page holds at least one hit
+			res := search(bound)
+			if len(res.Hits) != want || !res.Truncated {
+				t.Fatalf("bound %d: %d hits (truncated %v); want %d, truncated", bound, len(res.Hits), res.Truncated, want)
+			}
+			next, err := x.Search(context.Background(), index.Request{})
+			testkit.NoErr(t, err, "search")
+			wantCursor := index.Request{Query: mustParse(t, "tide")}.CursorAfter(next.Hits[want-1], false)
+			testkit.Equal(t, res.NextCursor, wantCursor, "the cursor after the last hit kept")
+		}
+	}
+}
+
+func mustParse(t *testing.T, q string) index.Query {
+	t.Helper()
+	p, err := index.ParseQuery(q)
+	testkit.NoErr(t, err, "parse")
+	return p
 }
