@@ -97,6 +97,8 @@ type Hit struct {
 	Path    string  `json:"path"`
 	Session string  `json:"session,omitempty"` // a session document's session token
 	Score   float64 `json:"score"`
+
+	past bool // ranked after the nearness window, by the query's words alone (near.go)
 }
 
 func (h Hit) key() events.DocKey { return events.DocKey{Session: h.Session, Path: h.Path} }
@@ -120,6 +122,9 @@ type cursor struct {
 	Score   string `json:"s"`
 	Path    string `json:"p"`
 	Relaxed bool   `json:"r,omitempty"`
+	// Past is set when the hit lies after the nearness window: Score is then its score
+	// by the query's words alone (near.go).
+	Past bool `json:"w,omitempty"`
 }
 
 func fingerprint(q Query, folder string) string {
@@ -226,7 +231,7 @@ func (x *Index) searchPage(ctx context.Context, r Request) (Result, error) {
 	if res.more {
 		last := res.Hits[len(res.Hits)-1]
 		res.Next = cursor{Key: key, Score: strconv.FormatFloat(last.Score, 'g', -1, 64),
-			Path: last.key().ID(), Relaxed: res.Relaxed}.encode()
+			Path: last.key().ID(), Relaxed: res.Relaxed, Past: last.past}.encode()
 	}
 	return res, nil
 }
@@ -284,6 +289,9 @@ func (x *Index) reader(ctx context.Context) (bindex.IndexReader, context.Context
 // search runs one page; partial matches documents holding any of the words, ranked by
 // how many they hold.
 func (x *Index) search(ctx context.Context, r Request, after *cursor, partial bool) (Result, error) {
+	if len(r.Query.Pairs) > 0 && rankNear {
+		return x.searchNear(ctx, r, after, partial)
+	}
 	relaxed := partial
 	q := x.build(r.Query, r.Folder, r.Scope, partial)
 	if after == nil {
@@ -647,7 +655,7 @@ func hasCJK(s string) bool {
 // results, for a caller that shows fewer hits than it was given.
 func (r Request) CursorAfter(h Hit, relaxed bool) string {
 	return cursor{Key: fingerprint(r.Query, r.Folder+scopeKey(r.Scope)), Score: strconv.FormatFloat(h.Score, 'g', -1, 64),
-		Path: h.key().ID(), Relaxed: relaxed}.encode()
+		Path: h.key().ID(), Relaxed: relaxed, Past: h.past}.encode()
 }
 
 // Stem returns the stemmed form of a folded word, as searches expand it.

@@ -51,6 +51,14 @@ func (q *termsQuery) generic() *sumQuery {
 }
 
 func (q *termsQuery) Searcher(ctx context.Context, r bindex.IndexReader, m mapping.IndexMapping, options search.SearcherOptions) (search.Searcher, error) {
+	if only, ok := r.(*docsReader); ok {
+		// A few documents of the index (rescore): its searcher moved to each of them.
+		s, err := q.Searcher(ctx, only.IndexReader, m, options)
+		if err != nil {
+			return nil, err
+		}
+		return &docsSearcher{Searcher: s, docs: only.docs}, nil
+	}
 	snap, ok := r.(*scorch.IndexSnapshot)
 	if !ok || options.Explain || options.IncludeTermVectors || options.Score == "none" {
 		return q.generic().Searcher(ctx, r, m, options)
