@@ -301,11 +301,7 @@ func (x *Index) search(ctx context.Context, r Request, after *cursor, partial bo
 		var res Result
 		var exact func(int) bool
 		var err error
-		if tq := plainTerms(q); tq != nil && collectDirect {
-			res, exact, err = x.collect(ctx, tq, r.Limit+1+tieSlack, relaxed)
-		} else {
-			res, exact, err = x.run(ctx, q, r.Limit+1+tieSlack, nil, relaxed, false)
-		}
+		res, exact, err = x.best(ctx, q, r.Limit+1+tieSlack, relaxed)
 		if err != nil || exact(r.Limit) {
 			return res.page(r.Limit), err
 		}
@@ -361,8 +357,8 @@ func appendHit(hits []Hit, id string, score float64) ([]Hit, error) {
 	return append(hits, Hit{Path: k.Path, Session: k.Session, Score: score}), nil
 }
 
-// collectDirect is whether one word's search is collected by collect (tests compare
-// it with Bleve's collector).
+// collectDirect is whether one word's search, and a sentence's, are collected by
+// collect (tests compare it with Bleve's collector).
 var collectDirect = true
 
 // plainTerms returns the terms of a query that is one word's alone, over every document:
@@ -377,10 +373,26 @@ func plainTerms(q bq.Query) *termsQuery {
 	return tq
 }
 
-// collect finds the best n documents of one word's terms as run does, without Bleve's
-// collector: that one takes a match, scored and pooled, of every document, to keep the
-// best few; here a document that does not make the best n costs a comparison.
-func (x *Index) collect(ctx context.Context, q *termsQuery, n int, relaxed bool) (Result, func(int) bool, error) {
+// best finds the best n documents of q, ordered by score and then path, as run does
+// without a cursor; exact is run's. One word's query, and a sentence's, are collected
+// directly (collect), others by Bleve.
+func (x *Index) best(ctx context.Context, q bq.Query, n int, relaxed bool) (Result, func(int) bool, error) {
+	if collectDirect {
+		if tq := plainTerms(q); tq != nil {
+			return x.collect(ctx, tq, nil, n, relaxed)
+		}
+		if tq, groups := plainSentence(q); tq != nil {
+			return x.collect(ctx, tq, groups, n, relaxed)
+		}
+	}
+	return x.run(ctx, q, n, nil, relaxed, false)
+}
+
+// collect finds the best n documents of a word's terms, or of a sentence's (groups), as
+// run does, without Bleve's collector: that one takes a match, scored and pooled, of every
+// document, to keep the best few; here a document that does not make the best n costs a
+// comparison, and most of those that cannot are skipped (termsSearcher.top).
+func (x *Index) collect(ctx context.Context, q *termsQuery, groups *wordGroups, n int, relaxed bool) (Result, func(int) bool, error) {
 	r, ctx, err := x.reader(ctx)
 	if err != nil {
 		return Result{}, nil, err
@@ -394,6 +406,11 @@ func (x *Index) collect(ctx context.Context, q *termsQuery, n int, relaxed bool)
 	ts, ok := s.(*termsSearcher)
 	if !ok {
 		return Result{}, nil, fmt.Errorf("search: the index reader is not scorch's (%T)", r)
+	}
+	if groups != nil {
+		groups.sortGroups(ts.scores)
+		ts.groups = groups
+		ts.SetQueryNorm(groups.norm(ts.scores))
 	}
 	best, total, err := ts.top(n, func() error { return ctx.Err() })
 	if ctx.Err() != nil {

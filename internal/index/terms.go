@@ -298,8 +298,11 @@ type termsSearcher struct {
 	// For counting the documents of a segment (top): each term's postings as a bitmap,
 	// or its one document when it has one, and their union.
 	bitmaps []*roaring.Bitmap
-	ones    []uint64
+	ones    []oneHit
 	union   *roaring.Bitmap
+	// groups, when set, are a sentence's words (sentence.go): a document matches when it
+	// holds one of them, and is scored as Bleve scores their disjunction.
+	groups *wordGroups
 }
 
 const noDoc = math.MaxUint64
@@ -316,7 +319,7 @@ func (s *termsSearcher) open(seg int, from uint64) error {
 		if o, ok := s.its[i].(segment.OptimizablePostingsIterator); ok {
 			s.bitmaps[i] = o.ActualBitmap()
 			if d, ok := o.DocNum1Hit(); ok {
-				s.ones = append(s.ones, d)
+				s.ones = append(s.ones, oneHit{i, d})
 			}
 		} else {
 			s.bitmaps[i] = nil
@@ -458,6 +461,7 @@ func (s *termsSearcher) top(n int, stop func() error) ([]scoredDoc, uint64, erro
 	}
 	sort.SliceStable(order, func(a, b int) bool { return bound[order[a]] < bound[order[b]] })
 	part := make([]float64, k)
+	held := make([]bool, k)
 	steps := 0
 	theta := math.Inf(-1) // the score to beat: the worst kept, once n are kept
 	e, low := 0, 0.0      // order[:e] cannot make a document enter alone; their bounds add up to low
@@ -492,12 +496,15 @@ func (s *termsSearcher) top(n int, stop func() error) ([]scoredDoc, uint64, erro
 				break
 			}
 			clear(part)
+			if s.groups != nil {
+				clear(held)
+			}
 			sum := 0.0
 			for _, i := range order[e:] {
 				if s.docs[i] != doc {
 					continue
 				}
-				part[i] = s.scores[i].score(s.freqs[i], s.lens[i])
+				part[i], held[i] = s.scores[i].score(s.freqs[i], s.lens[i]), true
 				sum += part[i]
 				p, err := s.its[i].Next()
 				if err != nil {
@@ -523,7 +530,7 @@ func (s *termsSearcher) top(n int, stop func() error) ([]scoredDoc, uint64, erro
 					s.take(i, p)
 				}
 				if s.docs[i] == doc {
-					part[i] = s.scores[i].score(s.freqs[i], s.lens[i])
+					part[i], held[i] = s.scores[i].score(s.freqs[i], s.lens[i]), true
 					sum += part[i]
 				}
 			}
@@ -531,8 +538,15 @@ func (s *termsSearcher) top(n int, stop func() error) ([]scoredDoc, uint64, erro
 				continue
 			}
 			score := 0.0
-			for _, v := range part { // in the order of the terms, as Next adds them
-				score += v
+			if s.groups != nil {
+				var matches bool
+				if score, matches = s.groups.score(part, held); !matches {
+					continue // it holds ranking words alone
+				}
+			} else {
+				for _, v := range part { // in the order of the terms, as Next adds them
+					score += v
+				}
 			}
 			global := s.offsets[seg] + doc
 			switch {
@@ -558,15 +572,27 @@ func (s *termsSearcher) openCounting(seg int) (uint64, error) {
 		return 0, err
 	}
 	s.union.Clear()
-	for _, bm := range s.bitmaps {
+	counted := len(s.bitmaps)
+	if s.groups != nil {
+		counted = s.groups.matching()
+	}
+	for _, bm := range s.bitmaps[:counted] {
 		if bm != nil {
 			s.union.Or(bm)
 		}
 	}
 	for _, d := range s.ones {
-		s.union.Add(uint32(d))
+		if d.term < counted {
+			s.union.Add(uint32(d.doc))
+		}
 	}
 	return s.union.GetCardinality(), nil
+}
+
+// oneHit is a term's one document in a segment, held as a number rather than a bitmap.
+type oneHit struct {
+	term int
+	doc  uint64
 }
 
 // scoredDoc is a document of the index, by its number, and its score.

@@ -28,6 +28,13 @@ import (
 // written again.
 func randomIndex(t *testing.T, seed uint64) (*Index, []string) {
 	t.Helper()
+	return randomIndexOf(t, seed, nil)
+}
+
+// randomIndexOf is randomIndex with the words common mixed into its text, one word in
+// four.
+func randomIndexOf(t *testing.T, seed uint64, common []string) (*Index, []string) {
+	t.Helper()
 	x := &Index{Dir: filepath.Join(t.TempDir(), "index"), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	noErr(t, x.Open(), "open")
 	t.Cleanup(func() { _ = x.Close() })
@@ -40,6 +47,9 @@ func randomIndex(t *testing.T, seed uint64) (*Index, []string) {
 	words := func(n int) string {
 		var ws []string
 		for range n {
+			if len(common) > 0 && r.IntN(4) == 0 {
+				ws = append(ws, common[r.IntN(len(common))])
+			}
 			ws = append(ws, vocab[min(r.IntN(len(vocab)), r.IntN(len(vocab)))])
 		}
 		return strings.Join(ws, " ")
