@@ -24,9 +24,9 @@ import (
 // would score them. The documents after the window follow in the order of their words
 // alone. A document outside the window that its words' nearness would have lifted into
 // it is the one difference from ranking everything by the whole query; a page is
-// twenty hits, the window ten pages (on the known-item sets, windows of 50 documents and
+// twenty hits, the window five pages (on the known-item sets, windows of 50 documents and
 // more rank as one search does; 20 already loses a little).
-var nearWindow = 200
+var nearWindow = 100
 
 // rankNear is whether queries with neighbouring words are ranked in two steps (tests
 // compare it with one search of the whole query).
