@@ -28,6 +28,33 @@ var goWords = []string{
 	"inlining", "escape", "preempt", "sched", "zstd",
 }
 
+// goSentences are sentences searched in the Go source tree, as an agent asks them.
+var goSentences = []string{
+	"extract a compressed archive into the current directory",
+	"how to read all the bytes from a reader",
+	"parse a duration string like one hour and ten minutes",
+	"sort a slice of strings in place",
+	"what happens when a goroutine panics in a deferred call",
+}
+
+// sentences makes sentences of a generated corpus's own words, as agents write them:
+// common words between the corpus's words of each band.
+func sentences(words []string) []string {
+	var bands [3][]string // rare, medium, common: vocabulary's order
+	per := max(1, len(words)/3)
+	for i, w := range words {
+		bands[min(2, i/per)] = append(bands[min(2, i/per)], w)
+	}
+	at := func(b, i int) string { return bands[b][i%max(1, len(bands[b]))] }
+	return []string{
+		fmt.Sprintf("how to %s a %s %s", at(2, 0), at(2, 1), at(2, 2)),
+		fmt.Sprintf("what is the %s of the %s for a %s", at(2, 3), at(1, 0), at(2, 4)),
+		fmt.Sprintf("%s %s in the %s with %s", at(1, 1), at(2, 5), at(0, 0), at(2, 6)),
+		fmt.Sprintf("why does the %s %s when the %s is %s", at(0, 1), at(2, 7), at(1, 2), at(2, 8)),
+		fmt.Sprintf("find the %s and %s notes about %s", at(1, 3), at(0, 2), at(2, 0)),
+	}
+}
+
 // measureSearch indexes c from an empty data directory with bin/guide-mcp --root, waits
 // for the full-text index, then times search for every word against rg -l -w -i. The
 // server is returned running (for the content scenario) unless keep is false.
@@ -96,6 +123,38 @@ func measureSearch(ctx context.Context, cfg Config, bin string, c *report.Corpus
 			}
 		}
 	}
+	says := goSentences
+	if c.Generated {
+		says = sentences(words)
+	}
+	var sayAll []time.Duration
+	sayErrs := 0
+	var sayErr error
+	for _, q := range says {
+		out, err := s.call(ctx, "search", map[string]any{"query": q})
+		if err != nil {
+			cfg.logf("    search %q: %v", q, err)
+			sayErrs++
+			sayErr = cmpErr(sayErr, err)
+			continue
+		}
+		var lat []time.Duration
+		for range cfg.SearchReps {
+			t := time.Now()
+			_, err := s.call(ctx, "search", map[string]any{"query": q})
+			d := time.Since(t)
+			lat = append(lat, d)
+			if err != nil {
+				sayErrs++
+				sayErr = cmpErr(sayErr, err)
+			}
+		}
+		sayAll = append(sayAll, lat...)
+		r.Sentences = append(r.Sentences, report.SentenceResult{Sentence: q, GuideTotal: searchTotal(out),
+			GuideP50: stats.Median(lat), GuideMax: slices.Max(lat)})
+	}
+	r.GuideSentence = summarize("guide (bin/guide-mcp, stdio)", "search(sentence)", sayAll, sayErrs)
+	r.GuideSentence.Note = errNote(sayErr)
 	for _, w := range words {
 		if bad[w] {
 			continue

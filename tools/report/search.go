@@ -19,11 +19,15 @@ type SearchResult struct {
 	RSSAfter   int64
 	Words      []WordResult
 	Guide      Latency // every search call
-	RG         Latency // every rg run
-	Ratio      float64 // median over words of rg time / guide median time
-	Reps       int
-	Load       Load
-	Err        string
+	// Sentences are queries written as sentences, as agents paste them: each searched
+	// Reps times (a known sentence of the corpus's own words, not compared with rg).
+	Sentences     []SentenceResult
+	GuideSentence Latency
+	RG            Latency // every rg run
+	Ratio         float64 // median over words of rg time / guide median time
+	Reps          int
+	Load          Load
+	Err           string
 }
 
 // WordResult is one word of the list: how many documents each side found and how fast.
@@ -35,6 +39,14 @@ type WordResult struct {
 	GuideP50   time.Duration
 	RG         time.Duration
 	Ratio      float64
+}
+
+// SentenceResult is one sentence searched: how many documents match and how fast.
+type SentenceResult struct {
+	Sentence   string
+	GuideTotal int
+	GuideP50   time.Duration
+	GuideMax   time.Duration
 }
 
 func (r *Result) searchMarkdown() string {
@@ -81,6 +93,15 @@ func (r *Result) searchMarkdown() string {
 			fmt.Fprintf(&b, "| %s | %s | %d | %d | %s | %s | %.0f× |\n", w.Word, w.Band, w.RGDocs, w.GuideTotal, FormatDuration(w.GuideP50), FormatDuration(w.RG), w.Ratio)
 		}
 		b.WriteString("\nBands by rg's share of files: rare < 1%, medium < 20%, common ≥ 20%. guide's total can exceed rg's count: English words also match their other forms, and a word naming a folder matches the documents in it (README, Search).\n\n")
+		if len(s.Sentences) > 0 {
+			fmt.Fprintf(&b, "Sentences (a document matches when it holds one of the words; %d searches each, default limit 20):\n\n", s.Reps)
+			latencyRows(&b, s.GuideSentence)
+			b.WriteString("| sentence | guide total | guide p50 | guide max |\n|---|---:|---:|---:|\n")
+			for _, x := range s.Sentences {
+				fmt.Fprintf(&b, "| %s | %d | %s | %s |\n", x.Sentence, x.GuideTotal, FormatDuration(x.GuideP50), FormatDuration(x.GuideMax))
+			}
+			b.WriteString("\n")
+		}
 	}
 	return b.String()
 }
