@@ -412,7 +412,11 @@ func (x *Index) collect(ctx context.Context, q *termsQuery, groups *wordGroups, 
 		ts.groups = groups
 		ts.SetQueryNorm(groups.norm(ts.scores))
 	}
-	best, total, err := ts.top(n, func() error { return ctx.Err() })
+	top := ts.top
+	if groups != nil && groups.all {
+		top = ts.topAll
+	}
+	best, total, err := top(n, func() error { return ctx.Err() })
 	if ctx.Err() != nil {
 		return Result{}, nil, errTooBroad()
 	}

@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"sort"
 
+	"github.com/RoaringBitmap/roaring/v2"
 	bq "github.com/blevesearch/bleve/v2/search/query"
 	bsearcher "github.com/blevesearch/bleve/v2/search/searcher"
 )
@@ -19,6 +21,9 @@ import (
 type wordGroups struct {
 	ends  []int
 	words int // how many groups are the query's words; the rest rank only
+	// all is set when every word is required: the words are a conjunction (or one
+	// word), scored as the sum of their scores.
+	all bool
 	// order is the groups in the order Bleve's disjunctions hold their searchers, which
 	// is the order their scores and weights are summed in: the words, then the ranking
 	// words, each by how many postings they have (sort.Sort of fewer than 12 searchers is
@@ -60,7 +65,7 @@ func (g *wordGroups) matching() int { return g.ends[g.words-1] }
 // whether it matches.
 func (g *wordGroups) score(part []float64, held []bool) (float64, bool) {
 	must, m := g.disjunction(part, held, 0, g.words)
-	if m == 0 {
+	if m == 0 || g.all && m < g.words {
 		return 0, false
 	}
 	// Bleve's Boolean searcher adds its parts' scores to 0 (ConjunctionQueryScorer).
@@ -94,7 +99,50 @@ func (g *wordGroups) disjunction(part []float64, held []bool, from, to int) (flo
 			n++
 		}
 	}
+	if g.all && from == 0 {
+		return sum, n // a conjunction's score: the sum alone
+	}
 	return sum * (float64(n) / float64(to-from)), n
+}
+
+// counts reports whether a document holding some of the terms of segment's postings
+// (bitmaps, a term's one document in ones) matches, and counts those that do: for a
+// conjunction, those holding a term of every word.
+func (g *wordGroups) count(bitmaps []*roaring.Bitmap, ones []oneHit, union *roaring.Bitmap) uint64 {
+	if !g.all {
+		for _, bm := range bitmaps[:g.matching()] {
+			if bm != nil {
+				union.Or(bm)
+			}
+		}
+		for _, d := range ones {
+			if d.term < g.matching() {
+				union.Add(uint32(d.doc))
+			}
+		}
+		return union.GetCardinality()
+	}
+	word := roaring.New()
+	for gi := range g.words {
+		word.Clear()
+		start, end := g.terms(gi)
+		for i := start; i < end; i++ {
+			if bitmaps[i] != nil {
+				word.Or(bitmaps[i])
+			}
+		}
+		for _, d := range ones {
+			if start <= d.term && d.term < end {
+				word.Add(uint32(d.doc))
+			}
+		}
+		if gi == 0 {
+			union.Or(word)
+		} else {
+			union.And(word)
+		}
+	}
+	return union.GetCardinality()
 }
 
 // norm is the query norm Bleve's Boolean searcher sets on every term of the query: one
@@ -122,6 +170,10 @@ func (g *wordGroups) norm(scores []termScore) float64 {
 	return 1.0 / math.Sqrt(sum)
 }
 
+// sortInPlace is how many searchers sort.Sort orders by insertion, keeping ties in place
+// (a conjunction's children: Bleve's conjunction sorts them so).
+const sortInPlace = 12
+
 // plainSentence returns the terms of a sentence's query, as one termsQuery, when Bleve
 // would search it as wordGroups describe: a Boolean query with no filter and nothing
 // excluded, whose required part is a disjunction of at least one of words alone and
@@ -135,11 +187,27 @@ func plainSentence(q bq.Query) (*termsQuery, *wordGroups) {
 	var all termsQuery
 	g := &wordGroups{}
 	add := func(part bq.Query, min float64) bool {
-		d, ok := part.(*bq.DisjunctionQuery)
-		if !ok || d.Min != min || len(d.Disjuncts) == 0 || len(d.Disjuncts) > bsearcher.DisjunctionHeapTakeover {
+		var words []bq.Query
+		switch d := part.(type) {
+		case *bq.DisjunctionQuery:
+			if d.Min != min || len(d.Disjuncts) == 0 || len(d.Disjuncts) > bsearcher.DisjunctionHeapTakeover {
+				return false
+			}
+			words = d.Disjuncts
+		case *bq.ConjunctionQuery: // every word required: min is 1 here, as a word's own
+			if min != 1 || len(d.Conjuncts) == 0 || len(d.Conjuncts) > sortInPlace {
+				return false
+			}
+			words, g.all = d.Conjuncts, true
+		case *termsQuery: // one word, required
+			if min != 1 {
+				return false
+			}
+			words, g.all = []bq.Query{d}, true
+		default:
 			return false
 		}
-		for _, w := range d.Disjuncts {
+		for _, w := range words {
 			tq, ok := w.(*termsQuery)
 			if !ok {
 				return false
@@ -158,4 +226,172 @@ func plainSentence(q bq.Query) (*termsQuery, *wordGroups) {
 		return nil, nil
 	}
 	return &all, g
+}
+
+// topAll is top for a query whose words are all required (groups.all). A document is
+// scored only if every word holds it and, once n are kept, it holds one of the terms
+// whose ceilings could lift it above the worst of them (MaxScore, as top): those terms'
+// postings and the words' are moved on in step to the next document that meets both
+// (the rarest word first, as Bleve's conjunction does). The other terms are looked up at
+// such a document, highest ceiling first, while it could still enter.
+func (s *termsSearcher) topAll(n int, stop func() error) ([]scoredDoc, uint64, error) {
+	g := s.groups
+	k := len(s.clauses)
+	bound := make([]float64, k)
+	for i := range k {
+		bound[i] = s.scores[i].bound()
+	}
+	// Every term by ceiling, lowest first: a document holding only the terms of a prefix
+	// whose ceilings add up to at most the worst score kept cannot enter.
+	order := make([]int, k)
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return bound[order[a]] < bound[order[b]] })
+	h := make(scoredHeap, 0, n)
+	part := make([]float64, k)
+	held := make([]bool, k)
+	var total uint64
+	moveTo := func(i int, doc uint64) (uint64, error) {
+		if s.docs[i] < doc {
+			p, err := s.its[i].Advance(doc)
+			if err != nil {
+				return noDoc, err
+			}
+			s.take(i, p)
+		}
+		return s.docs[i], nil
+	}
+	// first moves terms on to doc, and returns the first document one of them holds: doc
+	// itself as soon as one holds it (the others may stay behind).
+	first := func(terms []int, doc uint64) (uint64, error) {
+		f := uint64(noDoc)
+		for _, i := range terms {
+			d, err := moveTo(i, doc)
+			if err != nil {
+				return noDoc, err
+			}
+			if d == doc {
+				return doc, nil
+			}
+			f = min(f, d)
+		}
+		return f, nil
+	}
+	words := make([][]int, g.words) // each word's terms, highest ceiling first; the rarest word first
+	for w, gi := range g.order[:g.words] {
+		start, end := g.terms(gi)
+		for i := start; i < end; i++ {
+			words[w] = append(words[w], i)
+		}
+		sort.SliceStable(words[w], func(a, b int) bool { return bound[words[w][a]] > bound[words[w][b]] })
+	}
+	byCeiling := slices.Clone(order) // highest ceiling first
+	slices.Reverse(byCeiling)
+	var behind []int
+	theta := math.Inf(-1)
+	e, low := 0, 0.0 // order[:e] cannot make a document enter alone; their ceilings add up to low
+	steps := 0
+	for seg := range s.segs {
+		count, err := s.openCounting(seg)
+		if err != nil {
+			return nil, total, err
+		}
+		total += count
+		target := uint64(0)
+	segment:
+		for {
+			if steps++; steps%1024 == 0 {
+				if err := stop(); err != nil {
+					return nil, total, err
+				}
+			}
+			if len(h) == n && h[0].score != theta {
+				theta = h[0].score
+				for e < k && (low+bound[order[e]])*(1+1e-9) <= theta {
+					low += bound[order[e]]
+					e++
+				}
+			}
+			if e == k {
+				break // nothing left can enter
+			}
+			// The first document at or after target that every word holds, and, past the
+			// first n, one of the terms that could make it enter.
+			doc := target
+			for agreed := false; !agreed; {
+				agreed = true
+				if e > 0 {
+					f, err := first(order[e:], doc)
+					if err != nil {
+						return nil, total, err
+					}
+					if f == noDoc {
+						break segment
+					}
+					doc = f
+				}
+				for _, terms := range words {
+					f, err := first(terms, doc)
+					if err != nil {
+						return nil, total, err
+					}
+					if f == noDoc {
+						break segment
+					}
+					if f > doc {
+						doc, agreed = f, false
+					}
+				}
+			}
+			target = doc + 1
+			clear(part)
+			clear(held)
+			sum, rest := 0.0, 0.0
+			behind = behind[:0] // terms not moved on to doc yet
+			for _, i := range byCeiling {
+				switch {
+				case s.docs[i] == doc:
+					part[i], held[i] = s.scores[i].score(s.freqs[i], s.lens[i]), true
+					sum += part[i]
+				case s.docs[i] < doc:
+					behind = append(behind, i)
+					rest += bound[i]
+				}
+			}
+			// The other terms, highest ceiling first, while the document can still enter.
+			enters := true
+			for _, i := range behind {
+				if len(h) == n && (sum+rest)*(1+1e-9) <= theta {
+					enters = false
+					break
+				}
+				rest -= bound[i]
+				if _, err := moveTo(i, doc); err != nil {
+					return nil, total, err
+				}
+				if s.docs[i] == doc {
+					part[i], held[i] = s.scores[i].score(s.freqs[i], s.lens[i]), true
+					sum += part[i]
+				}
+			}
+			if !enters || len(h) == n && (sum)*(1+1e-9) <= theta {
+				continue
+			}
+			score, _ := g.score(part, held)
+			global := s.offsets[seg] + doc
+			switch {
+			case len(h) < n:
+				h.push(scoredDoc{global, score})
+			case score > h[0].score:
+				h[0] = scoredDoc{global, score}
+				h.down(0)
+			}
+		}
+	}
+	out := make([]scoredDoc, len(h))
+	for i := len(h) - 1; i >= 0; i-- {
+		out[i] = h.pop()
+	}
+	return out, total, nil
 }

@@ -16,10 +16,11 @@ import (
 	"github.com/guide/guide/internal/projection"
 )
 
-// TestSentenceCollectsAsBleve holds the direct collection of a sentence's words (a
-// disjunction of the words, each a word's terms, and one of the common words that only
-// rank) to Bleve's collector: every page of every query is the same, scores and ties
-// included; the nearness window, ranked from it, too.
+// TestSentenceCollectsAsBleve holds the direct collection of a query's words — a
+// sentence's disjunction of its words, or the conjunction of fewer words, each a word's
+// terms, with the common words that only rank — to Bleve's collector: every page of
+// every query is the same, scores and ties included; the nearness window, ranked from
+// it, too.
 func TestSentenceCollectsAsBleve(t *testing.T) {
 	common := []string{"the", "to", "of", "a", "how"}
 	x, vocab := randomIndexOf(t, 51, common)
@@ -42,17 +43,50 @@ func TestSentenceCollectsAsBleve(t *testing.T) {
 	}
 	// Words far apart: no pairs, so the first page is collected directly too.
 	queries = append(queries, "w01 the of to w02 a the how w03", "w05 a of the to w09 how the a w13 of")
+	// Two words, and one with common words: every word required.
+	queries = append(queries, "w03 w07", "w02 the w11", "w04 of the to a w06", "w01 w00", "how to w05", "the w09", "w12 zz1", "a w02 of the zz3",
+		"w37 w39", "w36 the w38", "how w35 w39 a", "w30 w34 w38") // rare words: fewer matches than a page asks for
+	// Two words fewer documents hold together than a page asks for.
+	few := 0
+	for i := len(vocab) - 1; i > 0 && few < 4; i-- {
+		for j := i - 1; j >= 0 && few < 4; j-- {
+			text := vocab[j] + " " + vocab[i]
+			q, err := ParseQuery(text)
+			noErr(t, err, "parse")
+			collectDirect = false
+			res, err := x.Search(context.Background(), Request{Query: q})
+			collectDirect = true
+			noErr(t, err, "search")
+			if !res.Relaxed && res.Total >= 1 && res.Total <= 10 {
+				// Apart, with no pair to weigh, the first page is the collection itself.
+				queries = append(queries, text, vocab[j]+" the of to "+vocab[i])
+				few++
+			}
+		}
+	}
+	if few < 4 {
+		t.Fatalf("set-up: %d pairs of words with a few documents holding both", few)
+	}
 	direct := 0
 	for _, text := range queries {
 		q, err := ParseQuery(text)
 		noErr(t, err, "parse")
-		if len(q.Words)+len(q.Phrases) < rankedWords {
-			continue
-		}
 		alone := q
 		alone.Pairs = nil
-		if tq, _ := plainSentence(x.build(alone, "", nil, true)); tq != nil {
+		if tq, _ := plainSentence(x.build(alone, "", nil, len(q.Words) >= rankedWords)); tq != nil {
 			direct++
+		}
+		// The collection itself, which a page's checks (ties at its end go to Bleve, the
+		// window is scored again) could hide.
+		for _, n := range []int{5, 37} {
+			q1 := x.build(alone, "", nil, len(q.Words) >= rankedWords)
+			got, _, err := x.best(context.Background(), q1, n, false)
+			noErr(t, err, "best")
+			want, _, err := x.run(context.Background(), q1, n, nil, false, false)
+			noErr(t, err, "run")
+			if fmt.Sprint(got.Total, got.Hits) != fmt.Sprint(want.Total, want.Hits) {
+				t.Fatalf("%q, best %d:\ndirect        %v %+v\nthrough Bleve %v %+v", text, n, got.Total, got.Hits, want.Total, want.Hits)
+			}
 		}
 		for _, window := range []int{3, 200} {
 			nearWindow = window
@@ -72,7 +106,7 @@ func TestSentenceCollectsAsBleve(t *testing.T) {
 			}
 		}
 	}
-	if direct < 10 {
+	if direct < 20 {
 		t.Fatalf("only %d of the sentences were collected directly", direct)
 	}
 }

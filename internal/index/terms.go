@@ -572,19 +572,16 @@ func (s *termsSearcher) openCounting(seg int) (uint64, error) {
 		return 0, err
 	}
 	s.union.Clear()
-	counted := len(s.bitmaps)
 	if s.groups != nil {
-		counted = s.groups.matching()
+		return s.groups.count(s.bitmaps, s.ones, s.union), nil
 	}
-	for _, bm := range s.bitmaps[:counted] {
+	for _, bm := range s.bitmaps {
 		if bm != nil {
 			s.union.Or(bm)
 		}
 	}
 	for _, d := range s.ones {
-		if d.term < counted {
-			s.union.Add(uint32(d.doc))
-		}
+		s.union.Add(uint32(d.doc))
 	}
 	return s.union.GetCardinality(), nil
 }
