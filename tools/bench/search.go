@@ -125,7 +125,13 @@ func measureSearch(ctx context.Context, cfg Config, bin string, c *report.Corpus
 	}
 	says := goSentences
 	if c.Generated {
-		says = sentences(words)
+		var kept []string // the words searched alone: no stop words
+		for _, w := range words {
+			if !bad[w] {
+				kept = append(kept, w)
+			}
+		}
+		says = sentences(kept)
 	}
 	var sayAll []time.Duration
 	sayErrs := 0
