@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -308,7 +309,8 @@ func TestStatusAndNotReady(t *testing.T) {
 }
 
 // TestAnalyzeBeforeReady: analyze reads the latest version from the stream, before any
-// projection applied it; list shows such a document as processing.
+// projection applied it; list shows such a document as processing once the process has
+// seen it (an event another process publishes reaches this one a moment later).
 func TestAnalyzeBeforeReady(t *testing.T) {
 	nats := testkit.NATSListening(t)
 	root := testkit.CopyTree(t, "../../testdata/contexts")
@@ -328,8 +330,11 @@ func TestAnalyzeBeforeReady(t *testing.T) {
 	_, err := s.PublishSync(testkit.Context(t), e)
 	testkit.NoErr(t, err, "publish")
 
-	l := list(t, a, map[string]any{"folder": "Other"})
-	testkit.Equal(t, l.lines(), []string{"descendant Other Other/misc.md ready", "descendant Other Other/new.md processing"}, "processing")
+	want := []string{"descendant Other Other/misc.md ready", "descendant Other Other/new.md processing"}
+	testkit.Eventually(t, 10*time.Second, func() (bool, string) {
+		got := list(t, a, map[string]any{"folder": "Other"}).lines()
+		return slices.Equal(got, want), fmt.Sprintf("list shows %q; want %q", got, want)
+	})
 	f := testkit.DecodeFailure(t, testkit.Call(t, a, "get_summary", map[string]any{"path": "Other/new.md"}))
 	testkit.Equal(t, f.ErrorType, "not_ready", "get_summary before ready")
 	var an struct {

@@ -84,7 +84,7 @@ func (s *Server) pending(ctx context.Context, id string) query.Pending {
 	// more pending: no round trip to NATS.
 	if runner != nil {
 		if lag, at := runner.Lag(s.Catalog); !at.IsZero() && lag == 0 {
-			if ev, ok := s.recent.above(s.applied()); ok {
+			if ev, ok := s.recent.above(s.applied(), s.Sessions.LastPublished()); ok {
 				p.Events = ev
 				return p
 			}

@@ -26,6 +26,7 @@ type recent struct {
 	started bool
 	from    uint64 // every event of the project above it that reached the catalog is here
 	pruned  uint64 // nothing at or below it is held
+	seen    uint64 // the last sequence the catalog's consumer delivered
 	events  map[events.DocKey]events.DocState
 }
 
@@ -33,7 +34,7 @@ type recent struct {
 func (r *recent) start(checkpoint uint64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.started, r.from, r.pruned = true, checkpoint, 0
+	r.started, r.from, r.pruned, r.seen = true, checkpoint, 0, checkpoint
 	r.events = map[events.DocKey]events.DocState{}
 }
 
@@ -44,6 +45,7 @@ func (r *recent) note(b events.Batch) {
 	if !r.started {
 		return
 	}
+	r.seen = max(r.seen, b.Last())
 	for i := range b.Events {
 		e := &b.Events[i]
 		if e.Op != events.OpUpsert && e.Op != events.OpDelete {
@@ -64,11 +66,12 @@ func (r *recent) note(b events.Batch) {
 
 // above returns the latest event per document above after, and whether that is the
 // whole answer: false when tracking began above after or has let go of events above it (a
-// projection reset to an older checkpoint).
-func (r *recent) above(after uint64) (map[events.DocKey]events.DocState, bool) {
+// projection reset to an older checkpoint), or when the catalog's consumer has not yet
+// delivered through, a sequence this process knows the stream holds (its own publish).
+func (r *recent) above(after, through uint64) (map[events.DocKey]events.DocState, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if !r.started || after < r.from || after < r.pruned {
+	if !r.started || after < r.from || after < r.pruned || r.seen < through {
 		return nil, false
 	}
 	if after > r.pruned {

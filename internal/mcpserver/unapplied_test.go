@@ -62,7 +62,7 @@ func TestUnappliedBuildsOnItsAnswer(t *testing.T) {
 		if !complete {
 			t.Fatalf("round %d: the whole read is incomplete", round)
 		}
-		mem, ok := rc.above(after)
+		mem, ok := rc.above(after, 0)
 		if !ok && after >= highest {
 			t.Fatalf("round %d (after %d): what the process knows is not the whole answer", round, after)
 		}
@@ -83,5 +83,24 @@ func noErr(t *testing.T, err error, what string) {
 	t.Helper()
 	if err != nil {
 		t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// TestRecentWaitsForWhatTheProcessPublished: what the process knows is not the whole
+// answer before its catalog's consumer has delivered an event the process itself
+// published (a session's attach, then list at once).
+func TestRecentWaitsForWhatTheProcessPublished(t *testing.T) {
+	var rc recent
+	rc.start(10)
+	rc.note(events.Batch{Events: []events.Event{{Op: events.OpUpsert, Project: "p", Path: "a.md", Seq: 11}}})
+	if _, ok := rc.above(10, 11); !ok {
+		t.Fatal("delivered through 11: the whole answer")
+	}
+	if _, ok := rc.above(10, 12); ok {
+		t.Fatal("12 published, not delivered: not the whole answer")
+	}
+	rc.note(events.Batch{Events: []events.Event{{Op: events.OpUpsert, Project: "p", Path: "b.md", Seq: 12}}})
+	if ev, ok := rc.above(10, 12); !ok || len(ev) != 2 {
+		t.Fatalf("delivered through 12: %v, %v; want both documents", ev, ok)
 	}
 }

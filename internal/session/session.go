@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/guide/guide/internal/backoff"
@@ -77,8 +78,11 @@ type Registry struct {
 	once     sync.Once
 	mu       sync.Mutex
 	sessions map[string]*state // by token
-	connMu   sync.Mutex        // guards Stream, Applied, AppliedChange and Store, which Connect sets while serving
-	storeMu  sync.Mutex        // serialises opening the store
+	// published is the last stream sequence this process published a session document
+	// at (LastPublished).
+	published atomic.Uint64
+	connMu    sync.Mutex // guards Stream, Applied, AppliedChange and Store, which Connect sets while serving
+	storeMu   sync.Mutex // serialises opening the store
 	// connected is closed by Connect: a session this process did not issue can be
 	// checked from then on.
 	connected chan struct{}
@@ -451,6 +455,20 @@ func (r *Registry) Contexts(id string) query.Contexts {
 }
 
 // Uploading returns the names of a session's documents being published.
+// LastPublished is the last stream sequence this process published a session document
+// (an attach or a detach) at: an answer about the documents' statuses that has not seen
+// the stream that far would miss what a session just did.
+func (r *Registry) LastPublished() uint64 { return r.published.Load() }
+
+func (r *Registry) notePublished(seq uint64) {
+	for {
+		last := r.published.Load()
+		if seq <= last || r.published.CompareAndSwap(last, seq) {
+			return
+		}
+	}
+}
+
 func (r *Registry) Uploading(id string) map[string]bool {
 	r.init()
 	if id == "" {
@@ -573,6 +591,9 @@ func (r *Registry) Attach(ctx context.Context, id, rawName, content string) (*At
 	stream, err := r.stream()
 	if err == nil {
 		seq, err = stream.PublishSync(ctx, e)
+	}
+	if err == nil {
+		r.notePublished(seq)
 	}
 	r.mu.Lock()
 	delete(st.uploading, name)
@@ -765,6 +786,7 @@ func (r *Registry) publishDelete(ctx context.Context, d *projection.Document) (u
 	if err != nil {
 		return 0, nil, err
 	}
+	r.notePublished(seq)
 	forget := func(ctx context.Context) {
 		subj, err := e.Subject()
 		if err == nil {
