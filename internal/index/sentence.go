@@ -379,19 +379,8 @@ func (s *termsSearcher) topAll(n int, stop func() error) ([]scoredDoc, uint64, e
 				continue
 			}
 			score, _ := g.score(part, held)
-			global := s.offsets[seg] + doc
-			switch {
-			case len(h) < n:
-				h.push(scoredDoc{global, score})
-			case score > h[0].score:
-				h[0] = scoredDoc{global, score}
-				h.down(0)
-			}
+			h.offer(scoredDoc{s.offsets[seg] + doc, score}, n)
 		}
 	}
-	out := make([]scoredDoc, len(h))
-	for i := len(h) - 1; i >= 0; i-- {
-		out[i] = h.pop()
-	}
-	return out, total, nil
+	return h.best(), total, nil
 }

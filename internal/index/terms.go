@@ -548,22 +548,10 @@ func (s *termsSearcher) top(n int, stop func() error) ([]scoredDoc, uint64, erro
 					score += v
 				}
 			}
-			global := s.offsets[seg] + doc
-			switch {
-			case len(h) < n:
-				h.push(scoredDoc{global, score})
-			case score > h[0].score:
-				// Documents come in index order: one that ties the worst kept comes after it.
-				h[0] = scoredDoc{global, score}
-				h.down(0)
-			}
+			h.offer(scoredDoc{s.offsets[seg] + doc, score}, n)
 		}
 	}
-	out := make([]scoredDoc, len(h))
-	for i := len(h) - 1; i >= 0; i-- {
-		out[i] = h.pop()
-	}
-	return out, total, nil
+	return h.best(), total, nil
 }
 
 // openCounting opens segment seg, and returns how many of its documents any term holds.
@@ -601,6 +589,27 @@ type scoredDoc struct {
 // scoredHeap keeps the worst of the best documents on top: the lowest score, and of
 // equal scores the latest in index order.
 type scoredHeap []scoredDoc
+
+// offer keeps d if it is among the best n offered so far. Documents are offered in index
+// order: one that ties the worst kept comes after it, and does not enter.
+func (h *scoredHeap) offer(d scoredDoc, n int) {
+	switch {
+	case len(*h) < n:
+		h.push(d)
+	case d.score > (*h)[0].score:
+		(*h)[0] = d
+		h.down(0)
+	}
+}
+
+// best empties the heap, best first.
+func (h *scoredHeap) best() []scoredDoc {
+	out := make([]scoredDoc, len(*h))
+	for i := len(*h) - 1; i >= 0; i-- {
+		out[i] = h.pop()
+	}
+	return out
+}
 
 func (h scoredHeap) worse(i, j int) bool {
 	if h[i].score != h[j].score {

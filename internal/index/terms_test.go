@@ -173,24 +173,11 @@ func TestTermsAdvanceAsBleve(t *testing.T) {
 // collector: every page of every word's results is the same, ties included.
 func TestCollectRanksAsBleve(t *testing.T) {
 	x, vocab := randomIndex(t, 31)
-	ctx := context.Background()
 	pages := func(w string, limit int) []Result {
 		t.Helper()
 		q, err := ParseQuery(w)
 		noErr(t, err, "parse")
-		var out []Result
-		req := Request{Query: q, Limit: limit}
-		for range 50 {
-			res, err := x.Search(ctx, req)
-			noErr(t, err, "search "+w)
-			res.Next, res.more = "", false
-			out = append(out, res)
-			if len(res.Hits) < limit {
-				break
-			}
-			req.Cursor = x.mustNext(t, req, res)
-		}
-		return out
+		return allPages(t, x, q, limit)
 	}
 	for _, w := range vocab {
 		for _, limit := range []int{1, 3, 20} {
