@@ -11,13 +11,14 @@ import (
 	bsearcher "github.com/blevesearch/bleve/v2/search/searcher"
 )
 
-// wordGroups are the terms of a sentence's query (build, relaxed) in one termsSearcher:
+// wordGroups are the terms of a query of several words (build) in one termsSearcher:
 // each word's terms, the words first and the ranking words after, ends[g] one past the
 // last term of group g. Bleve would search it as a Boolean query whose required part is
-// the disjunction of the words (at least one) and whose optional part is that of the
-// ranking words, each word a termsQuery; score gives a document the score that query
-// gives it, the same floating-point operations in the same order, so that the pages of
-// the direct collection and those of Bleve's are the same.
+// the disjunction of the words (a sentence: at least one) or their conjunction (all), and
+// whose optional part is the disjunction of the ranking words, each word a termsQuery;
+// score gives a document the score that query gives it, the same floating-point
+// operations in the same order, so that the pages of the direct collection and those of
+// Bleve's are the same.
 type wordGroups struct {
 	ends  []int
 	words int // how many groups are the query's words; the rest rank only
@@ -105,9 +106,9 @@ func (g *wordGroups) disjunction(part []float64, held []bool, from, to int) (flo
 	return sum * (float64(n) / float64(to-from)), n
 }
 
-// counts reports whether a document holding some of the terms of segment's postings
-// (bitmaps, a term's one document in ones) matches, and counts those that do: for a
-// conjunction, those holding a term of every word.
+// count returns how many documents of a segment match, from its terms' postings (bitmaps,
+// or a term's one document in ones): those holding a term of some word, or of every word
+// for a conjunction.
 func (g *wordGroups) count(bitmaps []*roaring.Bitmap, ones []oneHit, union *roaring.Bitmap) uint64 {
 	if !g.all {
 		for _, bm := range bitmaps[:g.matching()] {

@@ -300,8 +300,8 @@ type termsSearcher struct {
 	bitmaps []*roaring.Bitmap
 	ones    []oneHit
 	union   *roaring.Bitmap
-	// groups, when set, are a sentence's words (sentence.go): a document matches when it
-	// holds one of them, and is scored as Bleve scores their disjunction.
+	// groups, when set, are the words of a query of several (sentence.go): which of them
+	// a document must hold, and how Bleve would score it.
 	groups *wordGroups
 }
 
@@ -554,7 +554,8 @@ func (s *termsSearcher) top(n int, stop func() error) ([]scoredDoc, uint64, erro
 	return h.best(), total, nil
 }
 
-// openCounting opens segment seg, and returns how many of its documents any term holds.
+// openCounting opens segment seg, and returns how many of its documents match: hold any
+// term, or as groups say.
 func (s *termsSearcher) openCounting(seg int) (uint64, error) {
 	if err := s.open(seg, 0); err != nil {
 		return 0, err
