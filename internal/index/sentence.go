@@ -30,6 +30,7 @@ type wordGroups struct {
 	// words, each by how many postings they have (sort.Sort of fewer than 12 searchers is
 	// an insertion sort, which keeps ties in place).
 	order []int
+	word  *roaring.Bitmap // count's, for a word's documents in a segment
 }
 
 // sortGroups orders the groups of each disjunction as Bleve does (order).
@@ -123,7 +124,10 @@ func (g *wordGroups) count(bitmaps []*roaring.Bitmap, ones []oneHit, union *roar
 		}
 		return union.GetCardinality()
 	}
-	word := roaring.New()
+	if g.word == nil {
+		g.word = roaring.New()
+	}
+	word := g.word
 	for gi := range g.words {
 		word.Clear()
 		start, end := g.terms(gi)
@@ -238,40 +242,23 @@ func plainSentence(q bq.Query) (*termsQuery, *wordGroups) {
 func (s *termsSearcher) topAll(n int, stop func() error) ([]scoredDoc, uint64, error) {
 	g := s.groups
 	k := len(s.clauses)
-	bound := make([]float64, k)
-	for i := range k {
-		bound[i] = s.scores[i].bound()
-	}
-	// Every term by ceiling, lowest first: a document holding only the terms of a prefix
-	// whose ceilings add up to at most the worst score kept cannot enter.
-	order := make([]int, k)
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool { return bound[order[a]] < bound[order[b]] })
+	// Every term by ceiling: a document holding only the terms of a prefix whose ceilings
+	// add up to at most the worst score kept cannot enter.
+	c := newCeilings(s.scores)
+	bound, order := c.bound, c.order
 	h := make(scoredHeap, 0, n)
 	part := make([]float64, k)
 	held := make([]bool, k)
 	var total uint64
-	moveTo := func(i int, doc uint64) (uint64, error) {
-		if s.docs[i] < doc {
-			p, err := s.its[i].Advance(doc)
-			if err != nil {
-				return noDoc, err
-			}
-			s.take(i, p)
-		}
-		return s.docs[i], nil
-	}
 	// first moves terms on to doc, and returns the first document one of them holds: doc
 	// itself as soon as one holds it (the others may stay behind).
 	first := func(terms []int, doc uint64) (uint64, error) {
 		f := uint64(noDoc)
 		for _, i := range terms {
-			d, err := moveTo(i, doc)
-			if err != nil {
+			if err := s.moveTo(i, doc); err != nil {
 				return noDoc, err
 			}
+			d := s.docs[i]
 			if d == doc {
 				return doc, nil
 			}
@@ -290,8 +277,6 @@ func (s *termsSearcher) topAll(n int, stop func() error) ([]scoredDoc, uint64, e
 	byCeiling := slices.Clone(order) // highest ceiling first
 	slices.Reverse(byCeiling)
 	var behind []int
-	theta := math.Inf(-1)
-	e, low := 0, 0.0 // order[:e] cannot make a document enter alone; their ceilings add up to low
 	steps := 0
 	for seg := range s.segs {
 		count, err := s.openCounting(seg)
@@ -307,16 +292,10 @@ func (s *termsSearcher) topAll(n int, stop func() error) ([]scoredDoc, uint64, e
 					return nil, total, err
 				}
 			}
-			if len(h) == n && h[0].score != theta {
-				theta = h[0].score
-				for e < k && (low+bound[order[e]])*(1+1e-9) <= theta {
-					low += bound[order[e]]
-					e++
-				}
-			}
-			if e == k {
+			if !c.raise(h, n) {
 				break // nothing left can enter
 			}
+			e, theta := c.e, c.theta
 			// The first document at or after target that every word holds, and, past the
 			// first n, one of the terms that could make it enter.
 			doc := target
@@ -368,7 +347,7 @@ func (s *termsSearcher) topAll(n int, stop func() error) ([]scoredDoc, uint64, e
 					break
 				}
 				rest -= bound[i]
-				if _, err := moveTo(i, doc); err != nil {
+				if err := s.moveTo(i, doc); err != nil {
 					return nil, total, err
 				}
 				if s.docs[i] == doc {

@@ -425,17 +425,61 @@ func (s *termsSearcher) Advance(ctx *search.SearchContext, id bindex.IndexIntern
 			return nil, err
 		}
 	} else {
-		for i, d := range s.docs {
-			if d != noDoc && d < local {
-				p, err := s.its[i].Advance(local)
-				if err != nil {
-					return nil, err
-				}
-				s.take(i, p)
+		for i := range s.docs {
+			if err := s.moveTo(i, local); err != nil {
+				return nil, err
 			}
 		}
 	}
 	return s.Next(ctx)
+}
+
+// moveTo moves term i on to its first posting at or after local document number doc, in
+// the segment being read (a term with none left stays so).
+func (s *termsSearcher) moveTo(i int, doc uint64) error {
+	if s.docs[i] >= doc { // noDoc included
+		return nil
+	}
+	p, err := s.its[i].Advance(doc)
+	if err != nil {
+		return err
+	}
+	s.take(i, p)
+	return nil
+}
+
+// ceilings are the terms of a searcher by the ceiling of their scores, for MaxScore
+// (top, topAll): once n documents are kept, a document holding only terms of a prefix of
+// order whose ceilings add up to at most the worst score kept (theta) cannot enter.
+type ceilings struct {
+	bound []float64
+	order []int   // the terms by bound, lowest first
+	theta float64 // the score to beat: the worst kept, once n are kept
+	e     int     // order[:e] cannot make a document enter alone
+	low   float64 // their bounds added up
+}
+
+func newCeilings(scores []termScore) *ceilings {
+	c := &ceilings{bound: make([]float64, len(scores)), order: make([]int, len(scores)), theta: math.Inf(-1)}
+	for i := range scores {
+		c.bound[i] = scores[i].bound()
+		c.order[i] = i
+	}
+	sort.SliceStable(c.order, func(a, b int) bool { return c.bound[c.order[a]] < c.bound[c.order[b]] })
+	return c
+}
+
+// raise takes the worst score of h once it holds n, grows the prefix of terms that cannot
+// make a document enter alone, and reports whether any other term is left.
+func (c *ceilings) raise(h scoredHeap, n int) bool {
+	if len(h) == n && h[0].score != c.theta {
+		c.theta = h[0].score
+		for c.e < len(c.order) && c.low+c.bound[c.order[c.e]] <= c.theta {
+			c.low += c.bound[c.order[c.e]]
+			c.e++
+		}
+	}
+	return c.e < len(c.order)
 }
 
 // top returns the n best documents, by score and then in index order (as Bleve's
@@ -453,18 +497,11 @@ func (s *termsSearcher) top(n int, stop func() error) ([]scoredDoc, uint64, erro
 	h := make(scoredHeap, 0, n)
 	var total uint64
 	k := len(s.clauses)
-	bound := make([]float64, k)
-	order := make([]int, k) // the terms by bound, lowest first
-	for i := range k {
-		bound[i] = s.scores[i].bound()
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool { return bound[order[a]] < bound[order[b]] })
+	c := newCeilings(s.scores)
+	bound, order := c.bound, c.order
 	part := make([]float64, k)
 	held := make([]bool, k)
 	steps := 0
-	theta := math.Inf(-1) // the score to beat: the worst kept, once n are kept
-	e, low := 0, 0.0      // order[:e] cannot make a document enter alone; their bounds add up to low
 	for seg := range s.segs {
 		union, err := s.openCounting(seg)
 		if err != nil {
@@ -477,17 +514,10 @@ func (s *termsSearcher) top(n int, stop func() error) ([]scoredDoc, uint64, erro
 					return nil, total, err
 				}
 			}
-			if len(h) == n && h[0].score != theta {
-				theta = h[0].score
-				// The terms of lowest bound whose bounds add up to at most theta.
-				for e < k && low+bound[order[e]] <= theta {
-					low += bound[order[e]]
-					e++
-				}
-			}
-			if e == k {
+			if !c.raise(h, n) {
 				break // nothing left in this segment can enter
 			}
+			e, theta := c.e, c.theta
 			doc := uint64(noDoc)
 			for _, i := range order[e:] {
 				doc = min(doc, s.docs[i])
@@ -513,7 +543,7 @@ func (s *termsSearcher) top(n int, stop func() error) ([]scoredDoc, uint64, erro
 				s.take(i, p)
 			}
 			// The other terms, highest bound first, while the document can still enter.
-			rest := low
+			rest := c.low
 			enters := true
 			for j := e - 1; j >= 0; j-- {
 				if sum+rest <= theta {
@@ -522,12 +552,8 @@ func (s *termsSearcher) top(n int, stop func() error) ([]scoredDoc, uint64, erro
 				}
 				i := order[j]
 				rest -= bound[i]
-				if s.docs[i] < doc {
-					p, err := s.its[i].Advance(doc)
-					if err != nil {
-						return nil, total, err
-					}
-					s.take(i, p)
+				if err := s.moveTo(i, doc); err != nil {
+					return nil, total, err
 				}
 				if s.docs[i] == doc {
 					part[i], held[i] = s.scores[i].score(s.freqs[i], s.lens[i]), true

@@ -220,7 +220,7 @@ func searchHits(snap *projection.Snapshot, x Searcher, a SearchArgs, folder stri
 	})
 	var size pageSize
 	for i, hit := range hits {
-		if !size.add(hit, l.MaxChars) && len(out.Hits) > 0 {
+		if !size.add(out.Hits, hit, l.MaxChars) && len(out.Hits) > 0 {
 			out.Truncated = true
 			out.NextCursor = req.CursorAfter(res.Hits[from[i-1]], res.Relaxed)
 			out.Message = "the response size bound cut this page short; pass next_cursor to go on"
@@ -248,27 +248,25 @@ func searchHits(snap *projection.Snapshot, x Searcher, a SearchArgs, folder stri
 // cost as much as the rest of the answer), exactly from the hits' encoding past that.
 type pageSize struct {
 	upper, exact int
-	kept         []SearchHit // while counting by upper bounds
 	exactly      bool
 }
 
 // pageEnvelope is the room the page's other fields take.
 const pageEnvelope = 200
 
-// add counts hit into the page and reports whether the page stays within max.
-func (p *pageSize) add(hit SearchHit, max int) bool {
+// add counts hit into the page, whose hits so far are kept, and reports whether the page
+// stays within max.
+func (p *pageSize) add(kept []SearchHit, hit SearchHit, max int) bool {
 	if !p.exactly {
 		u := hitUpperSize(hit)
 		if pageEnvelope+p.upper+u <= max {
 			p.upper += u
-			p.kept = append(p.kept, hit)
 			return true
 		}
 		p.exactly = true
-		for _, h := range p.kept {
+		for _, h := range kept {
 			p.exact += encodedSize(h) + 1
 		}
-		p.kept = nil
 	}
 	n := encodedSize(hit)
 	if pageEnvelope+p.exact+n > max {
