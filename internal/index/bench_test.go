@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -103,12 +102,6 @@ type benchIndex struct {
 	contents    [][]byte
 }
 
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 var (
 	benchOnce sync.Once
 	bench     benchIndex
@@ -123,7 +116,7 @@ func buildBenchIndex(b *testing.B) benchIndex {
 		testkit.NoErr(b, x.Reset(stateFor()), "reset")
 		paths, contents := corpus(benchDocs())
 		bench.paths, bench.contents = paths, contents
-		start, cpu := time.Now(), cpuTime()
+		start, cpu := time.Now(), testkit.CPUTime()
 		var seq uint64
 		for i := 0; i < len(paths); i += 1000 {
 			var batch events.Batch
@@ -139,7 +132,7 @@ func buildBenchIndex(b *testing.B) benchIndex {
 		testkit.NoErr(b, x.Close(), "close")
 		elapsed := time.Since(start).Seconds()
 		bench = benchIndex{x: x, paths: paths, contents: contents, docsPerSec: float64(len(paths)) / elapsed, seconds: elapsed,
-			cpuSeconds: (cpuTime() - cpu).Seconds()}
+			cpuSeconds: (testkit.CPUTime() - cpu).Seconds()}
 		testkit.NoErr(b, x.Open(), "reopen")
 		for _, c := range contents {
 			bench.corpusBytes += int64(len(c))

@@ -1,9 +1,11 @@
 package mcpserver_test
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
-	"github.com/guide/guide/internal/query"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -14,8 +16,10 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/guide/guide/internal/events"
+	"github.com/guide/guide/internal/index"
 	"github.com/guide/guide/internal/mcpserver"
 	"github.com/guide/guide/internal/projection"
+	"github.com/guide/guide/internal/query"
 	"github.com/guide/guide/internal/testkit"
 )
 
@@ -197,4 +201,46 @@ func BenchmarkTreeWire(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkSearchExisting calls the search tool through an in-process MCP client on a data
+// directory filled elsewhere — GUIDE_BENCH_DATA=DIR, such as the one `make bench` indexed
+// the 100k corpus into (no process may have it open) — for the words of GUIDE_BENCH_WORDS
+// (comma-separated), a page of 20 each: the owner's whole share of a search (the index,
+// the hits' text, the answer's encoding) without the transport. It reports CPU time and
+// allocations per search, which a shared machine's load moves less than wall time.
+//
+//	GUIDE_BENCH_DATA=DIR go test ./internal/mcpserver -run '^$' -bench SearchExisting -benchmem
+func BenchmarkSearchExisting(b *testing.B) {
+	data := os.Getenv("GUIDE_BENCH_DATA")
+	if data == "" {
+		b.Skip("GUIDE_BENCH_DATA is not set")
+	}
+	cat := &projection.Catalog{Dir: filepath.Join(data, "query"), Logger: testkit.Logger()}
+	testkit.NoErr(b, cat.Open(), "open catalog")
+	b.Cleanup(func() { _ = cat.Close() })
+	x := &index.Index{Dir: filepath.Join(data, "query", "index"), Logger: testkit.Logger()}
+	testkit.NoErr(b, x.Open(), "open index")
+	b.Cleanup(func() { _ = x.Close() })
+	srv := &mcpserver.Server{Project: "bench", Catalog: cat, Index: x, Logger: testkit.Logger()}
+	c, err := client.NewInProcessClient(srv.New())
+	testkit.NoErr(b, err, "client")
+	ctx := testkit.Context(b)
+	testkit.NoErr(b, c.Start(ctx), "start")
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	_, err = c.Initialize(ctx, init)
+	testkit.NoErr(b, err, "initialize")
+	words := strings.Split(cmp.Or(os.Getenv("GUIDE_BENCH_WORDS"), "legal,zuerst,dirname,count,python,reviewer"), ",")
+	runtime.GC()
+	for _, w := range words {
+		b.Run(w, func(b *testing.B) {
+			b.ReportAllocs()
+			cpu0 := testkit.CPUTime()
+			for b.Loop() {
+				testkit.Call(b, c, "search", map[string]any{"query": w})
+			}
+			b.ReportMetric(float64((testkit.CPUTime()-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+		})
+	}
 }

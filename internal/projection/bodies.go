@@ -274,8 +274,8 @@ func (c *Catalog) compact() error {
 	return nil
 }
 
-// readBody reads and unpacks the body at location v.
-func (s *Snapshot) readBody(v []byte) ([]byte, error) {
+// readBody reads and unpacks the body at location v, into buf's memory when buf is set.
+func (s *Snapshot) readBody(v []byte, buf *BodyBuffer) ([]byte, error) {
 	l, err := decodeLocation(v)
 	if err != nil {
 		return nil, err
@@ -284,9 +284,33 @@ func (s *Snapshot) readBody(v []byte) ([]byte, error) {
 	if f == nil {
 		return nil, fmt.Errorf("body file of generation %d is not open", l.gen)
 	}
-	buf := make([]byte, l.n)
-	if _, err := f.ReadAt(buf, l.off); err != nil {
+	if buf == nil {
+		buf = &BodyBuffer{}
+	}
+	buf.packed = grown(buf.packed, int(l.n))
+	if _, err := f.ReadAt(buf.packed, l.off); err != nil {
 		return nil, err
 	}
-	return unpackContent(buf)
+	body, err := unpackContent(buf.packed, buf.body[:cap(buf.body)])
+	if err == nil && len(buf.packed) > 0 && buf.packed[0] == contentS2 {
+		buf.body = body[:0]
+	}
+	return body, err
+}
+
+// BodyBuffer is the memory a body is read into (Body.ReadBuffered), used again by the
+// next read: its stored form and, once unpacked, the body.
+type BodyBuffer struct {
+	packed, body []byte
+}
+
+// Size is the memory the buffer holds, in bytes.
+func (b *BodyBuffer) Size() int { return cap(b.packed) + cap(b.body) }
+
+// grown returns b's memory with length n, or new memory when b holds less.
+func grown(b []byte, n int) []byte {
+	if cap(b) >= n {
+		return b[:n]
+	}
+	return make([]byte, n)
 }

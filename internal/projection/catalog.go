@@ -856,7 +856,14 @@ func (s *Snapshot) Body(d *Document) (Body, error) {
 
 // Read returns the content.
 func (b Body) Read() ([]byte, error) {
-	body, err := b.s.readBody(b.where)
+	return b.ReadBuffered(nil)
+}
+
+// ReadBuffered returns the content, read into buf's memory when buf is set: it is valid
+// until buf is used again. Reading many bodies one after the other into one buffer
+// allocates once for the largest of them, not twice for each.
+func (b Body) ReadBuffered(buf *BodyBuffer) ([]byte, error) {
+	body, err := b.s.readBody(b.where, buf)
 	if err != nil {
 		return nil, fmt.Errorf("%s: content %s: %w", b.d.Path, b.d.Hash, err)
 	}
@@ -881,8 +888,9 @@ func packContent(body []byte) []byte {
 	return out
 }
 
-// unpackContent returns the body a stored value holds.
-func unpackContent(v []byte) ([]byte, error) {
+// unpackContent returns the body a stored value holds: v's own memory, or for a
+// compressed body dst's when it is long enough, or new memory.
+func unpackContent(v, dst []byte) ([]byte, error) {
 	if len(v) == 0 {
 		return nil, errors.New("empty stored content")
 	}
@@ -890,7 +898,7 @@ func unpackContent(v []byte) ([]byte, error) {
 	case contentRaw:
 		return v[1:], nil
 	case contentS2:
-		return s2.Decode(nil, v[1:])
+		return s2.Decode(dst, v[1:])
 	}
 	return nil, fmt.Errorf("stored content of unknown form %d", v[0])
 }

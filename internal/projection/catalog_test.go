@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -234,5 +235,51 @@ func TestCatalogFirstBatchKeepsItsContent(t *testing.T) {
 		testkit.NoErr(t, c.Apply(h.batch()), "apply")
 		snapshot(t, c) // fails on content missing from the catalog
 		testkit.NoErr(t, c.Close(), "close")
+	}
+}
+
+// TestBodiesReadIntoOneBuffer reads bodies stored compressed and as they are, long and
+// short, one after the other into one buffer: each read gives its own body whole, never
+// what an earlier read left in the buffer.
+func TestBodiesReadIntoOneBuffer(t *testing.T) {
+	c := &projection.Catalog{Dir: t.TempDir(), Logger: testkit.Logger()}
+	testkit.NoErr(t, c.Open(), "open")
+	t.Cleanup(func() { _ = c.Close() })
+	testkit.NoErr(t, c.Reset(projection.State{StreamID: "s", Project: "p"}), "reset")
+	random := make([]byte, 3000) // S2 cannot make it smaller: stored as it is
+	for i := range random {
+		random[i] = byte(i*7919%251) ^ byte(i>>3)
+	}
+	bodies := map[string]string{
+		"long.md":   strings.Repeat("the dragon sleeps under the mountain; ", 400),
+		"short.md":  "# Short\n\nA few words.",
+		"raw.md":    string(random),
+		"medium.md": strings.Repeat("maps of the crown, ", 40),
+	}
+	f := &fold{}
+	for p, b := range bodies {
+		f.put(p, b)
+	}
+	testkit.NoErr(t, c.Apply(f.scan().batch()), "apply")
+	var buf projection.BodyBuffer
+	for _, p := range []string{"long.md", "short.md", "raw.md", "medium.md", "long.md", "raw.md", "short.md"} {
+		testkit.NoErr(t, c.Read(func(s *projection.Snapshot) error {
+			d, ok := s.Document(p)
+			if !ok {
+				t.Fatalf("%s not in the catalog", p)
+			}
+			b, err := s.Body(d)
+			if err != nil {
+				return err
+			}
+			got, err := b.ReadBuffered(&buf)
+			if err != nil {
+				return err
+			}
+			if string(got) != bodies[p] {
+				t.Errorf("%s read into the shared buffer: %d bytes %.40q…, want %d bytes %.40q…", p, len(got), got, len(bodies[p]), bodies[p])
+			}
+			return nil
+		}), "read")
 	}
 }

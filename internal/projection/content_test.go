@@ -27,7 +27,7 @@ func TestContentPacking(t *testing.T) {
 			if len(v) > 1+len(tc.body) {
 				t.Errorf("stored in %d bytes, more than the body's %d and a byte", len(v), len(tc.body))
 			}
-			got, err := unpackContent(v)
+			got, err := unpackContent(v, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -37,7 +37,7 @@ func TestContentPacking(t *testing.T) {
 		})
 	}
 	for _, v := range [][]byte{nil, {9, 1, 2}, {contentS2, 0xff, 0xff}} {
-		if _, err := unpackContent(v); err == nil {
+		if _, err := unpackContent(v, nil); err == nil {
 			t.Errorf("unpackContent(%v) read a value it should reject", v)
 		}
 	}

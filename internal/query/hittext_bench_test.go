@@ -37,11 +37,12 @@ func BenchmarkHitText(b *testing.B) {
 		stems := append([]string(nil), terms...)
 		b.Run(q, func(b *testing.B) {
 			n := 0
+			var lower []byte
 			cpu0 := cpuTime()
 			for b.Loop() {
 				for _, c := range docs {
 					n += len(c)
-					_, _ = hitText(c, terms, stems, pairs)
+					_, _ = hitText(c, terms, stems, pairs, &lower)
 				}
 			}
 			b.SetBytes(int64(n / max(1, b.N)))

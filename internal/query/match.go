@@ -24,8 +24,10 @@ type termMatch struct {
 // words are found by looking for the terms themselves in a lower-cased copy of the text,
 // and only the places found are read as words, which is many times faster than splitting
 // the whole text. Both ways give the same words (TestWordMatchesAgree).
-func wordMatches(content []byte, terms, stems []string, max int) []termMatch {
-	if ms, ok := asciiWordMatches(content, terms, stems, max); ok {
+//
+// lower, when set, is memory for the lower-cased copy, used again by the next call.
+func wordMatches(content []byte, terms, stems []string, max int, lower *[]byte) []termMatch {
+	if ms, ok := asciiWordMatches(content, terms, stems, max, lower); ok {
 		return ms
 	}
 	return splitWordMatches(content, terms, stems, max)
@@ -55,7 +57,7 @@ var foldsToASCII = [][]byte{[]byte("\u212a"), []byte("\u017f")}
 
 // asciiWordMatches finds the matches of terms and stems that are all ASCII; ok is false
 // when they are not, or when the text holds a character that folds to an ASCII letter.
-func asciiWordMatches(content []byte, terms, stems []string, max int) (ms []termMatch, ok bool) {
+func asciiWordMatches(content []byte, terms, stems []string, max int, scratch *[]byte) (ms []termMatch, ok bool) {
 	needles := make([][]byte, len(terms))
 	for i, t := range terms {
 		if !isASCII(t) || !isASCII(stems[i]) || t == "" {
@@ -81,7 +83,15 @@ func asciiWordMatches(content []byte, terms, stems []string, max int) (ms []term
 			return nil, false
 		}
 	}
-	lower := make([]byte, len(content))
+	var lower []byte
+	if scratch != nil && cap(*scratch) >= len(content) {
+		lower = (*scratch)[:len(content)]
+	} else {
+		lower = make([]byte, len(content))
+		if scratch != nil {
+			*scratch = lower
+		}
+	}
 	for i, c := range content {
 		if 'A' <= c && c <= 'Z' {
 			c += 'a' - 'A'

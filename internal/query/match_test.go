@@ -38,7 +38,7 @@ func TestWordMatchesAgree(t *testing.T) {
 		text := []byte(b.String())
 		q := queries[n%len(queries)]
 		want := splitWordMatches(text, q[0], q[1], 1000)
-		got, ok := asciiWordMatches(text, q[0], q[1], 1000)
+		got, ok := asciiWordMatches(text, q[0], q[1], 1000, nil)
 		if !ok {
 			continue
 		}
@@ -64,7 +64,7 @@ func FuzzWordMatches(f *testing.F) {
 		}
 		terms, stems := []string{term, "the"}, []string{stem, "the"}
 		want := splitWordMatches(text, terms, stems, 50)
-		got := wordMatches(text, terms, stems, 50)
+		got := wordMatches(text, terms, stems, 50, nil)
 		if !slices.Equal(got, want) {
 			t.Fatalf("text %q, term %q stem %q:\n got %v\nwant %v", text, term, stem, got, want)
 		}

@@ -214,8 +214,10 @@ func searchHits(snap *projection.Snapshot, x Searcher, a SearchArgs, folder stri
 		if bodies[i] == nil {
 			return
 		}
-		if b, err := bodies[i].Read(); err == nil {
-			hits[i].Section, hits[i].Snippet = hitText(b, terms, stems, pairs)
+		buf := textBuffers.Get().(*textBuffer)
+		defer buf.put()
+		if b, err := bodies[i].ReadBuffered(&buf.body); err == nil {
+			hits[i].Section, hits[i].Snippet = hitText(b, terms, stems, pairs, &buf.lower)
 		}
 	})
 	var size pageSize
@@ -315,10 +317,30 @@ func parallel(n int, fn func(int)) {
 	wg.Wait()
 }
 
+// textBuffer is the memory a hit's text is found in: its document's body, and the body
+// lower-cased. A search reads the bodies of a page's hits into buffers used again, rather
+// than allocating two copies of each, which the collector then had to chase.
+type textBuffer struct {
+	body  projection.BodyBuffer
+	lower []byte
+}
+
+var textBuffers = sync.Pool{New: func() any { return new(textBuffer) }}
+
+// maxTextBuffer bounds the memory a buffer keeps for the next search: a large document's
+// is let go.
+const maxTextBuffer = 1 << 20
+
+func (b *textBuffer) put() {
+	if b.body.Size()+cap(b.lower) <= maxTextBuffer {
+		textBuffers.Put(b)
+	}
+}
+
 // hitText finds a hit's best section, and the snippet of it (of the whole document when it
-// has no sections), from one pass over its words.
-func hitText(content []byte, terms, stems []string, pairs map[[2]string]bool) (*HitSection, string) {
-	ms := wordMatches(content, terms, stems, maxHitMatches)
+// has no sections), from one pass over its words; lower is memory for wordMatches.
+func hitText(content []byte, terms, stems []string, pairs map[[2]string]bool, lower *[]byte) (*HitSection, string) {
+	ms := wordMatches(content, terms, stems, maxHitMatches, lower)
 	sec, start, end, ok := bestSection(content, ms, len(terms), pairs)
 	text := clipScan(content[start:end]) // the whole text when it has no sections
 	snippet := snippetOf(text, terms, clip(ms, start, start+len(text)))

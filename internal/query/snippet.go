@@ -28,7 +28,7 @@ const (
 // the term. Without any match, it is the beginning of the document.
 func Snippet(content []byte, terms, stems []string) string {
 	content = clipScan(content)
-	return snippetOf(content, terms, wordMatches(content, terms, stems, maxSnippetMatches))
+	return snippetOf(content, terms, wordMatches(content, terms, stems, maxSnippetMatches, nil))
 }
 
 // maxSnippetMatches bounds the matches a snippet's window is chosen among.

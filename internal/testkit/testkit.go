@@ -15,6 +15,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -466,4 +467,12 @@ func PublishDocs(t testing.TB, s *events.Stream, project, pathFmt, contentFmt st
 	}
 	_, err := pub.Flush(ctx)
 	NoErr(t, err, "flush")
+}
+
+// CPUTime is the process's user and system CPU time: benchmarks report it beside wall
+// time, which a shared machine's load moves more.
+func CPUTime() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
