@@ -159,3 +159,53 @@ func loopbackOf(addr string) addrString {
 	i := strings.LastIndex(addr, ":")
 	return addrString("127.0.0.1" + addr[i:])
 }
+
+// TestHTTPAnswersWhole: a call's JSON answer leaves in one piece with its length, not in
+// chunks; a call that sends notifications before its result still streams them as events.
+func TestHTTPAnswersWhole(t *testing.T) {
+	root := testkit.CopyTree(t, "../../testdata/sample")
+	testkit.WriteFile(t, root, "Long.md", "# Long\n\n"+strings.Repeat("The dragon sleeps under the mountain. ", 400))
+	m := inProcess(t, "--root", root, "--data", t.TempDir(), "--http", "127.0.0.1:0")
+	testkit.WaitCaughtUp(t, sessionClient(t, m))
+	session := ""
+	post := func(body string) (*http.Response, string) {
+		req, _ := http.NewRequest("POST", "http://"+m.Addr().String()+"/mcp", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		}
+		res, err := http.DefaultClient.Do(req)
+		testkit.NoErr(t, err, "POST")
+		defer res.Body.Close()
+		b, err := io.ReadAll(res.Body)
+		testkit.NoErr(t, err, "read the answer")
+		return res, string(b)
+	}
+
+	res, _ := post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`)
+	if session = res.Header.Get("Mcp-Session-Id"); session == "" {
+		t.Fatal("no session")
+	}
+	post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+
+	res, body := post(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"view","arguments":{"path":"Long.md"}}}`)
+	if ct := res.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		t.Fatalf("answer of type %q: %.200s", ct, body)
+	}
+	if len(body) < 8<<10 || !strings.Contains(body, "dragon sleeps") {
+		t.Fatalf("answer of %d bytes: %.200s", len(body), body)
+	}
+	if res.ContentLength != int64(len(body)) || len(res.TransferEncoding) > 0 {
+		t.Errorf("answer of %d bytes sent with length %d and transfer encoding %v, not whole", len(body), res.ContentLength, res.TransferEncoding)
+	}
+
+	res, body = post(`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"view","arguments":{"path":"Long.md"},"_meta":{"progressToken":"p8"}}}`)
+	if ct := res.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
+		t.Fatalf("a call with progress answered with type %q, not events", ct)
+	}
+	if !strings.Contains(body, "notifications/progress") || !strings.Contains(body, `"id":8`) || !strings.Contains(body, "dragon sleeps") {
+		t.Errorf("events lack the progress or the result: %.300s", body)
+	}
+}

@@ -19,7 +19,7 @@ import (
 func (s *Server) HTTPHandler(m *server.MCPServer, opts ...server.StreamableHTTPOption) http.Handler {
 	s.ensureSessions()
 	opts = append(opts, server.WithSessionIdManagerResolver(sessionIDs{s.Sessions}))
-	return s.checkSession(server.NewStreamableHTTPServer(m, opts...))
+	return s.checkSession(wholeAnswers(server.NewStreamableHTTPServer(m, opts...)))
 }
 
 // checkSession answers 404 to a GET or DELETE that names a session id not issued or

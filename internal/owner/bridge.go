@@ -210,7 +210,7 @@ func (b *Bridge) post(ctx context.Context, msg, id json.RawMessage, method strin
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		return b.copyEvents(resp.Body, id, method)
 	}
-	body, err := io.ReadAll(resp.Body)
+	body, err := readBody(resp)
 	if err != nil {
 		return fmt.Errorf("%w: %w", errOwnerGone, err)
 	}
@@ -224,6 +224,17 @@ func (b *Bridge) post(ctx context.Context, msg, id json.RawMessage, method strin
 		b.fail(id, fmt.Errorf("the owner answered %s: %s", resp.Status, body))
 	}
 	return nil
+}
+
+// readBody reads an answer's body, into memory of its length (and a byte for the line's
+// end, which deliver adds) when the owner sent it.
+func readBody(resp *http.Response) ([]byte, error) {
+	if resp.ContentLength <= 0 || resp.ContentLength > 1<<30 {
+		return io.ReadAll(resp.Body)
+	}
+	body := make([]byte, resp.ContentLength, resp.ContentLength+1)
+	_, err := io.ReadFull(resp.Body, body)
+	return body, err
 }
 
 // copyEvents writes the data of each server-sent event; a stream that ends before the
