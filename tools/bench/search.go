@@ -123,14 +123,16 @@ func measureSearch(ctx context.Context, cfg Config, bin string, c *report.Corpus
 			}
 		}
 	}
+	var kept []string // the words searched alone: no stop words
+	for _, w := range words {
+		if !bad[w] {
+			kept = append(kept, w)
+		}
+	}
+	// The same words through another client: the one desktop clients are built on.
+	r.GuideSDK = measureSDK(ctx, cfg, bin, c, data, kept, log)
 	says := goSentences
 	if c.Generated {
-		var kept []string // the words searched alone: no stop words
-		for _, w := range words {
-			if !bad[w] {
-				kept = append(kept, w)
-			}
-		}
 		says = sentences(kept)
 	}
 	var sayAll []time.Duration
