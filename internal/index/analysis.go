@@ -160,7 +160,7 @@ func Fold(s []byte) []byte {
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRune(s[i:])
 		i += size
-		out = utf8.AppendRune(out, foldRune(r))
+		out = utf8.AppendRune(out, FoldRune(r))
 	}
 	return out
 }
@@ -168,7 +168,9 @@ func Fold(s []byte) []byte {
 // FoldString is Fold for a string.
 func FoldString(s string) string { return string(Fold([]byte(s))) }
 
-func foldRune(r rune) rune {
+// FoldRune is r as the index folds it: its lower-case form, the same for every character
+// bytes.EqualFold holds equal to it.
+func FoldRune(r rune) rune {
 	if r < utf8.RuneSelf {
 		if r >= 'A' && r <= 'Z' {
 			return r + 'a' - 'A'

@@ -65,7 +65,13 @@ func benchCatalog(b *testing.B, tops, subs, docs int) *projection.Catalog {
 func benchClient(b *testing.B) *client.Client {
 	b.Helper()
 	cat := benchCatalog(b, 100, 10, 100)
-	srv := &mcpserver.Server{Project: "bench", Catalog: cat, Logger: testkit.Logger()}
+	return inProcessClient(b, &mcpserver.Server{Project: "bench", Catalog: cat, Logger: testkit.Logger()})
+}
+
+// inProcessClient serves srv to an in-process MCP client, with the set-up's garbage
+// collected.
+func inProcessClient(b *testing.B, srv *mcpserver.Server) *client.Client {
+	b.Helper()
 	c, err := client.NewInProcessClient(srv.New())
 	testkit.NoErr(b, err, "client")
 	ctx := testkit.Context(b)
@@ -222,17 +228,8 @@ func BenchmarkSearchExisting(b *testing.B) {
 	x := &index.Index{Dir: filepath.Join(data, "query", "index"), Logger: testkit.Logger()}
 	testkit.NoErr(b, x.Open(), "open index")
 	b.Cleanup(func() { _ = x.Close() })
-	srv := &mcpserver.Server{Project: "bench", Catalog: cat, Index: x, Logger: testkit.Logger()}
-	c, err := client.NewInProcessClient(srv.New())
-	testkit.NoErr(b, err, "client")
-	ctx := testkit.Context(b)
-	testkit.NoErr(b, c.Start(ctx), "start")
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	_, err = c.Initialize(ctx, init)
-	testkit.NoErr(b, err, "initialize")
+	c := inProcessClient(b, &mcpserver.Server{Project: "bench", Catalog: cat, Index: x, Logger: testkit.Logger()})
 	words := strings.Split(cmp.Or(os.Getenv("GUIDE_BENCH_WORDS"), "legal,zuerst,dirname,count,python,reviewer"), ",")
-	runtime.GC()
 	for _, w := range words {
 		b.Run(w, func(b *testing.B) {
 			b.ReportAllocs()

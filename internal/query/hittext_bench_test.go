@@ -28,7 +28,7 @@ func BenchmarkHitText(b *testing.B) {
 		}
 		return nil
 	})
-	for _, q := range []string{"the", "review code"} {
+	for _, q := range []string{"the", "review code", "пример"} {
 		terms := []string{q}
 		pairs := queryPairs(q)
 		if q == "review code" {

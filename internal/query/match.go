@@ -3,6 +3,7 @@ package query
 import (
 	"bytes"
 	"slices"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/guide/guide/internal/index"
@@ -20,14 +21,14 @@ type termMatch struct {
 // once, for the first term it matches, in order of the text, at most max of them. Words
 // are split as the index splits them (index.Words).
 //
-// Hit text reads every word of up to twenty documents a search: for ASCII terms the
-// words are found by looking for the terms themselves in a lower-cased copy of the text,
-// and only the places found are read as words, which is many times faster than splitting
-// the whole text. Both ways give the same words (TestWordMatchesAgree).
+// Hit text reads every word of up to twenty documents a search: the words are found by
+// looking for the terms themselves in a case-folded copy of the text, and only the places
+// found are read as words, which is many times faster than splitting the whole text (for
+// Cyrillic text, five times). Both ways give the same words (TestWordMatchesAgree).
 //
-// lower, when set, is memory for the lower-cased copy, used again by the next call.
+// lower, when set, is memory for the folded copy, used again by the next call.
 func wordMatches(content []byte, terms, stems []string, max int, lower *[]byte) []termMatch {
-	if ms, ok := asciiWordMatches(content, terms, stems, max, lower); ok {
+	if ms, ok := foldedWordMatches(content, terms, stems, max, lower); ok {
 		return ms
 	}
 	return splitWordMatches(content, terms, stems, max)
@@ -55,18 +56,27 @@ func splitWordMatches(content []byte, terms, stems []string, max int) []termMatc
 // word.
 var foldsToASCII = [][]byte{[]byte("\u212a"), []byte("\u017f")}
 
-// asciiWordMatches finds the matches of terms and stems that are all ASCII; ok is false
-// when they are not, or when the text holds a character that folds to an ASCII letter.
-func asciiWordMatches(content []byte, terms, stems []string, max int, scratch *[]byte) (ms []termMatch, ok bool) {
+// foldedWordMatches finds the matches of terms and stems by looking for what each match
+// starts with in a case-folded copy of the text, of the same length: when every term is
+// ASCII, with its ASCII letters lower-cased; otherwise with every character folded as the
+// index folds it (index.FoldRune). ok is false when a term does not start with word
+// characters, or when the text holds a character whose folded form is of another length
+// (the Kelvin sign, the long s): such a text is split into words.
+func foldedWordMatches(content []byte, terms, stems []string, max int, scratch *[]byte) (ms []termMatch, ok bool) {
 	needles := make([][]byte, len(terms))
+	ascii := true
 	for i, t := range terms {
-		if !isASCII(t) || !isASCII(stems[i]) || t == "" {
+		if t == "" {
 			return nil, false
 		}
 		// Every word a term matches starts with the term, or with its stem when the
 		// stem is long enough to match (stemMatch): look for what both start with.
-		n := []byte(lowerASCII(t))
-		if s := lowerASCII(stems[i]); len(s) >= 3 {
+		n := foldBytes(t)
+		if len(stems[i]) >= 3 {
+			s := foldBytes(stems[i])
+			if len(s) != len(stems[i]) {
+				return nil, false // stemMatch compares the stem's length of a word
+			}
 			k := 0
 			for k < len(n) && k < len(s) && n[k] == s[k] {
 				k++
@@ -77,11 +87,7 @@ func asciiWordMatches(content []byte, terms, stems []string, max int, scratch *[
 			return nil, false // no word starts with it
 		}
 		needles[i] = n
-	}
-	for _, c := range foldsToASCII {
-		if bytes.Contains(content, c) {
-			return nil, false
-		}
+		ascii = ascii && isASCII(string(n))
 	}
 	var lower []byte
 	if scratch != nil && cap(*scratch) >= len(content) {
@@ -92,11 +98,20 @@ func asciiWordMatches(content []byte, terms, stems []string, max int, scratch *[
 			*scratch = lower
 		}
 	}
-	for i, c := range content {
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
+	if ascii {
+		for _, c := range foldsToASCII {
+			if bytes.Contains(content, c) {
+				return nil, false
+			}
 		}
-		lower[i] = c
+		for i, c := range content {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			lower[i] = c
+		}
+	} else if !foldInto(lower, content) {
+		return nil, false
 	}
 	for i, n := range needles {
 		found := 0
@@ -170,13 +185,84 @@ var asciiWordByte = func() (t [utf8.RuneSelf]bool) {
 }()
 
 func allWord(b []byte) bool {
-	for _, c := range b {
-		if !asciiWordByte[c] {
+	for len(b) > 0 {
+		if c := b[0]; c < utf8.RuneSelf {
+			if !asciiWordByte[c] {
+				return false
+			}
+			b = b[1:]
+			continue
+		}
+		r, size := utf8.DecodeRune(b)
+		if r == utf8.RuneError || !index.IsWordRune(r) {
 			return false
 		}
+		b = b[size:]
 	}
 	return true
 }
+
+// foldBytes folds s as the index does.
+func foldBytes(s string) []byte {
+	if isASCII(s) {
+		return []byte(lowerASCII(s))
+	}
+	return index.Fold([]byte(s))
+}
+
+// foldInto writes content into dst, of the same length, with every character folded as
+// the index folds it; bytes that are not UTF-8 are copied as they are. It reports false
+// when a character's folded form is of another length.
+func foldInto(dst, content []byte) bool {
+	table := foldTable()
+	for i := 0; i < len(content); {
+		c := content[i]
+		if c < utf8.RuneSelf {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			dst[i] = c
+			i++
+			continue
+		}
+		var r rune
+		var size int
+		if c >= 0xc2 && c < 0xe0 && i+1 < len(content) && content[i+1]&0xc0 == 0x80 {
+			r, size = rune(c&0x1f)<<6|rune(content[i+1]&0x3f), 2 // two bytes: Latin, Greek, Cyrillic
+		} else if r, size = utf8.DecodeRune(content[i:]); r == utf8.RuneError && size == 1 {
+			dst[i] = c
+			i++
+			continue
+		}
+		f := table[min(r, foldTableSize-1)]
+		if r >= foldTableSize {
+			f = index.FoldRune(r)
+		}
+		switch {
+		case f == r:
+			copy(dst[i:i+size], content[i:i+size])
+		case utf8.RuneLen(f) != size:
+			return false
+		default:
+			utf8.EncodeRune(dst[i:], f)
+		}
+		i += size
+	}
+	return true
+}
+
+// foldTable holds index.FoldRune of the characters below U+3000 (Latin, Greek, Cyrillic
+// and the others of two-byte UTF-8, and most of three-byte): folding searches Unicode's
+// tables, several times the cost of the rest of the copy.
+const foldTableSize = 0x3000
+
+var foldTable = sync.OnceValue(func() *[foldTableSize]rune {
+	var t [foldTableSize]rune
+	for r := range t {
+		t[r] = index.FoldRune(rune(r))
+	}
+	return &t
+})
 
 func isASCII(s string) bool {
 	for i := 0; i < len(s); i++ {
