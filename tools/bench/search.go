@@ -80,8 +80,9 @@ func measureSearch(ctx context.Context, cfg Config, bin string, c *report.Corpus
 	r.RSS, _, _ = s.memory()
 	merged := s.waitMerged(ctx)
 	r.Index.Note += fmt.Sprintf("; searches timed once the idle index had merged its segments, %s later", report.FormatDuration(merged))
-	r.IndexBytes = dirBytes(filepath.Join(data, "query", "index"))
-	cfg.logf("    indexed %d documents in %s (catalog %s); index %s on disk, segments merged %s later", st.Documents, report.FormatDuration(d), report.FormatDuration(catalog), report.FormatMB(r.IndexBytes), report.FormatDuration(merged))
+	first := dirBytes(filepath.Join(data, "query", "index"))
+	r.IndexBytes = settledBytes(ctx, filepath.Join(data, "query", "index"))
+	cfg.logf("    indexed %d documents in %s (catalog %s); index %s on disk (%s as the merges ended), segments merged %s later", st.Documents, report.FormatDuration(d), report.FormatDuration(catalog), report.FormatMB(r.IndexBytes), report.FormatMB(first), report.FormatDuration(merged))
 
 	words := goWords
 	if c.Generated {
@@ -257,6 +258,27 @@ func rgFiles(root, word string) (int, error) {
 }
 
 // dirBytes is the size of the files below dir.
+// settledBytes is dirBytes once it has stopped changing for a second (at most 30 s):
+// the files of the segments a merge replaced are removed a moment after it, and counting
+// them gave the index up to half as much again as it holds.
+func settledBytes(ctx context.Context, dir string) int64 {
+	n := dirBytes(dir)
+	for start, same := time.Now(), 0; same < 2 && time.Since(start) < 30*time.Second; {
+		select {
+		case <-ctx.Done():
+			return n
+		case <-time.After(500 * time.Millisecond):
+		}
+		m := dirBytes(dir)
+		if m == n {
+			same++
+		} else {
+			n, same = m, 0
+		}
+	}
+	return n
+}
+
 func dirBytes(dir string) int64 {
 	var n int64
 	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
