@@ -23,8 +23,8 @@ type termMatch struct {
 //
 // Hit text reads every word of up to twenty documents a search: the words are found by
 // looking for the terms themselves in a case-folded copy of the text, and only the places
-// found are read as words, which is many times faster than splitting the whole text (for
-// Cyrillic text, five times). Both ways give the same words (TestWordMatchesAgree).
+// found are read as words, which is several times faster than splitting the whole text,
+// whatever its script. Both ways give the same words (TestWordMatchesAgree).
 //
 // lower, when set, is memory for the folded copy, used again by the next call.
 func wordMatches(content []byte, terms, stems []string, max int, lower *[]byte) []termMatch {
@@ -59,9 +59,9 @@ var foldsToASCII = [][]byte{[]byte("\u212a"), []byte("\u017f")}
 // foldedWordMatches finds the matches of terms and stems by looking for what each match
 // starts with in a case-folded copy of the text, of the same length: when every term is
 // ASCII, with its ASCII letters lower-cased; otherwise with every character folded as the
-// index folds it (index.FoldRune). ok is false when a term does not start with word
-// characters, or when the text holds a character whose folded form is of another length
-// (the Kelvin sign, the long s): such a text is split into words.
+// index folds it (index.FoldRune). ok is false when no word can start with a term (it
+// holds other characters), or when the text holds a character whose folded form is of
+// another length (the Kelvin sign, the long s): such a text is split into words.
 func foldedWordMatches(content []byte, terms, stems []string, max int, scratch *[]byte) (ms []termMatch, ok bool) {
 	needles := make([][]byte, len(terms))
 	ascii := true
@@ -75,7 +75,7 @@ func foldedWordMatches(content []byte, terms, stems []string, max int, scratch *
 		if len(stems[i]) >= 3 {
 			s := foldBytes(stems[i])
 			if len(s) != len(stems[i]) {
-				return nil, false // stemMatch compares the stem's length of a word
+				return nil, false // stemMatch compares a word's first len(stem) bytes
 			}
 			k := 0
 			for k < len(n) && k < len(s) && n[k] == s[k] {
@@ -234,8 +234,10 @@ func foldInto(dst, content []byte) bool {
 			i++
 			continue
 		}
-		f := table[min(r, foldTableSize-1)]
-		if r >= foldTableSize {
+		f := r
+		if r < foldTableSize {
+			f = table[r]
+		} else {
 			f = index.FoldRune(r)
 		}
 		switch {

@@ -318,7 +318,7 @@ func parallel(n int, fn func(int)) {
 }
 
 // textBuffer is the memory a hit's text is found in: its document's body, and the body
-// lower-cased. A search reads the bodies of a page's hits into buffers used again, rather
+// case-folded (wordMatches). A search reads the bodies of a page's hits into buffers used again, rather
 // than allocating two copies of each, which the collector then had to chase.
 type textBuffer struct {
 	body  projection.BodyBuffer
