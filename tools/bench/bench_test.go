@@ -141,3 +141,39 @@ func TestStripStamp(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 }
+
+// TestListTreeAsGuideLists: the files a corpus's calls ask about are the documents guide
+// lists — not what its ignore rules leave out, nor its files of rules and configuration.
+func TestListTreeAsGuideLists(t *testing.T) {
+	root := t.TempDir()
+	for rel, content := range map[string]string{
+		"README.md":         "# Read me",
+		"docs/guide.md":     "# Guide",
+		"docs/.gitignore":   "drafts/\n*.log\n",
+		"docs/drafts/a.md":  "# Draft",
+		"docs/run.log":      "log",
+		"notes.md~":         "editor backup",
+		".git/HEAD":         "ref: refs/heads/main",
+		"guide.yaml":        "categories: {}\n",
+		".guideignore":      "private/\n",
+		"private/secret.md": "# Secret",
+		"src/main.go":       "package main",
+	} {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := realTree("t", root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(c.Files)
+	want := []string{"README.md", "docs/guide.md", "src/main.go"}
+	if !slices.Equal(c.Files, want) {
+		t.Errorf("listed %q, want %q", c.Files, want)
+	}
+}

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/guide/guide/internal/guideyaml"
+	"github.com/guide/guide/internal/ignore"
 	"github.com/guide/guide/tools/corpus"
 	"github.com/guide/guide/tools/report"
 )
@@ -74,28 +76,38 @@ func realTree(name, root string) (*report.Corpus, error) {
 	return c, listTree(c)
 }
 
-// list walks the tree once for the files and folders to ask about.
+// list walks the tree once for the files and folders to ask about: the documents guide
+// lists, leaving out what its ignore rules leave out (the built-in ones, the repository's,
+// a root .guideignore) and the files of rules and configuration (view would answer
+// not_found for those).
 func listTree(c *report.Corpus) error {
+	rules, err := ignore.Load(c.Root, ignore.Options{Git: true})
+	if err != nil {
+		return err
+	}
 	folders := map[string]bool{"": true}
 	c.Files, c.Bytes = nil, 0
-	err := filepath.WalkDir(c.Root, func(p string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(c.Root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
+		if p == c.Root {
+			return nil
+		}
+		rel := filepath.ToSlash(p[len(c.Root)+1:])
 		if d.IsDir() {
-			if vcsDirs[d.Name()] && p != c.Root {
+			if vcsDirs[d.Name()] || rules.Self(rel, true) {
 				return fs.SkipDir
 			}
 			return nil
 		}
-		if !d.Type().IsRegular() {
+		if !d.Type().IsRegular() || rules.Self(rel, false) || ignore.RuleFile(rel) || rel == guideyaml.FileName {
 			return nil
 		}
 		info, err := d.Info()
 		if err != nil {
 			return err
 		}
-		rel := filepath.ToSlash(p[len(c.Root)+1:])
 		c.Files = append(c.Files, rel)
 		c.Bytes += info.Size()
 		for dir := path.Dir(rel); dir != "."; dir = path.Dir(dir) {
