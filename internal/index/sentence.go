@@ -112,16 +112,7 @@ func (g *wordGroups) disjunction(part []float64, held []bool, from, to int) (flo
 // for a conjunction.
 func (g *wordGroups) count(bitmaps []*roaring.Bitmap, ones []oneHit, union *roaring.Bitmap) uint64 {
 	if !g.all {
-		for _, bm := range bitmaps[:g.matching()] {
-			if bm != nil {
-				union.Or(bm)
-			}
-		}
-		for _, d := range ones {
-			if d.term < g.matching() {
-				union.Add(uint32(d.doc))
-			}
-		}
+		unionOf(union, bitmaps, ones, 0, g.matching())
 		return union.GetCardinality()
 	}
 	if g.word == nil {
@@ -131,16 +122,7 @@ func (g *wordGroups) count(bitmaps []*roaring.Bitmap, ones []oneHit, union *roar
 	for gi := range g.words {
 		word.Clear()
 		start, end := g.terms(gi)
-		for i := start; i < end; i++ {
-			if bitmaps[i] != nil {
-				word.Or(bitmaps[i])
-			}
-		}
-		for _, d := range ones {
-			if start <= d.term && d.term < end {
-				word.Add(uint32(d.doc))
-			}
-		}
+		unionOf(word, bitmaps, ones, start, end)
 		if gi == 0 {
 			union.Or(word)
 		} else {
@@ -277,7 +259,7 @@ func (s *termsSearcher) topAll(n int, stop func() error) ([]scoredDoc, uint64, e
 	byCeiling := slices.Clone(order) // highest ceiling first
 	slices.Reverse(byCeiling)
 	var behind []int
-	steps := 0
+	p := pace{stop: stop}
 	for seg := range s.segs {
 		count, err := s.openCounting(seg)
 		if err != nil {
@@ -287,10 +269,8 @@ func (s *termsSearcher) topAll(n int, stop func() error) ([]scoredDoc, uint64, e
 		target := uint64(0)
 	segment:
 		for {
-			if steps++; steps%1024 == 0 {
-				if err := stop(); err != nil {
-					return nil, total, err
-				}
+			if err := p.step(); err != nil {
+				return nil, total, err
 			}
 			if !c.raise(h, n) {
 				break // nothing left can enter
@@ -355,7 +335,7 @@ func (s *termsSearcher) topAll(n int, stop func() error) ([]scoredDoc, uint64, e
 					sum += part[i]
 				}
 			}
-			if !enters || len(h) == n && (sum)*(1+1e-9) <= theta {
+			if !enters || len(h) == n && sum*(1+1e-9) <= theta {
 				continue
 			}
 			score, _ := g.score(part, held)

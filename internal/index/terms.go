@@ -501,7 +501,7 @@ func (s *termsSearcher) top(n int, stop func() error) ([]scoredDoc, uint64, erro
 	bound, order := c.bound, c.order
 	part := make([]float64, k)
 	held := make([]bool, k)
-	steps := 0
+	p := pace{stop: stop}
 	for seg := range s.segs {
 		union, err := s.openCounting(seg)
 		if err != nil {
@@ -509,10 +509,8 @@ func (s *termsSearcher) top(n int, stop func() error) ([]scoredDoc, uint64, erro
 		}
 		total += union
 		for {
-			if steps++; steps%1024 == 0 {
-				if err := stop(); err != nil {
-					return nil, total, err
-				}
+			if err := p.step(); err != nil {
+				return nil, total, err
 			}
 			if !c.raise(h, n) {
 				break // nothing left in this segment can enter
@@ -590,15 +588,36 @@ func (s *termsSearcher) openCounting(seg int) (uint64, error) {
 	if s.groups != nil {
 		return s.groups.count(s.bitmaps, s.ones, s.union), nil
 	}
-	for _, bm := range s.bitmaps {
+	unionOf(s.union, s.bitmaps, s.ones, 0, len(s.bitmaps))
+	return s.union.GetCardinality(), nil
+}
+
+// unionOf adds to dst the documents terms start to end hold in a segment: their postings'
+// bitmaps, or a term's one document in ones.
+func unionOf(dst *roaring.Bitmap, bitmaps []*roaring.Bitmap, ones []oneHit, start, end int) {
+	for _, bm := range bitmaps[start:end] {
 		if bm != nil {
-			s.union.Or(bm)
+			dst.Or(bm)
 		}
 	}
-	for _, d := range s.ones {
-		s.union.Add(uint32(d.doc))
+	for _, d := range ones {
+		if start <= d.term && d.term < end {
+			dst.Add(uint32(d.doc))
+		}
 	}
-	return s.union.GetCardinality(), nil
+}
+
+// pace asks stop every 1024 steps of a collection whether to give up.
+type pace struct {
+	stop  func() error
+	steps int
+}
+
+func (p *pace) step() error {
+	if p.steps++; p.steps%1024 == 0 {
+		return p.stop()
+	}
+	return nil
 }
 
 // oneHit is a term's one document in a segment, held as a number rather than a bitmap.

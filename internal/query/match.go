@@ -71,9 +71,9 @@ func foldedWordMatches(content []byte, terms, stems []string, max int, scratch *
 		}
 		// Every word a term matches starts with the term, or with its stem when the
 		// stem is long enough to match (stemMatch): look for what both start with.
-		n := foldBytes(t)
+		n := index.Fold([]byte(t))
 		if len(stems[i]) >= 3 {
-			s := foldBytes(stems[i])
+			s := index.Fold([]byte(stems[i]))
 			if len(s) != len(stems[i]) {
 				return nil, false // stemMatch compares a word's first len(stem) bytes
 			}
@@ -202,14 +202,6 @@ func allWord(b []byte) bool {
 	return true
 }
 
-// foldBytes folds s as the index does.
-func foldBytes(s string) []byte {
-	if isASCII(s) {
-		return []byte(lowerASCII(s))
-	}
-	return index.Fold([]byte(s))
-}
-
 // foldInto writes content into dst, of the same length, with every character folded as
 // the index folds it; bytes that are not UTF-8 are copied as they are. It reports false
 // when a character's folded form is of another length.
@@ -273,14 +265,4 @@ func isASCII(s string) bool {
 		}
 	}
 	return true
-}
-
-func lowerASCII(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
 }

@@ -454,7 +454,6 @@ func (r *Registry) Contexts(id string) query.Contexts {
 	return c
 }
 
-// Uploading returns the names of a session's documents being published.
 // LastPublished is the last stream sequence this process published a session document
 // (an attach or a detach) at: an answer about the documents' statuses that has not seen
 // the stream that far would miss what a session just did.
@@ -469,6 +468,7 @@ func (r *Registry) notePublished(seq uint64) {
 	}
 }
 
+// Uploading returns the names of a session's documents being published.
 func (r *Registry) Uploading(id string) map[string]bool {
 	r.init()
 	if id == "" {

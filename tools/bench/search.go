@@ -80,8 +80,8 @@ func measureSearch(ctx context.Context, cfg Config, bin string, c *report.Corpus
 	r.RSS, _, _ = s.memory()
 	merged := s.waitMerged(ctx)
 	r.Index.Note += fmt.Sprintf("; searches timed once the idle index had merged its segments, %s later", report.FormatDuration(merged))
-	first := dirBytes(filepath.Join(data, "query", "index"))
-	r.IndexBytes = settledBytes(ctx, filepath.Join(data, "query", "index"))
+	var first int64
+	r.IndexBytes, first = settledBytes(ctx, filepath.Join(data, "query", "index"))
 	cfg.logf("    indexed %d documents in %s (catalog %s); index %s on disk (%s as the merges ended), segments merged %s later", st.Documents, report.FormatDuration(d), report.FormatDuration(catalog), report.FormatMB(r.IndexBytes), report.FormatMB(first), report.FormatDuration(merged))
 
 	words := goWords
@@ -257,16 +257,16 @@ func rgFiles(root, word string) (int, error) {
 	return n, err
 }
 
-// dirBytes is the size of the files below dir.
-// settledBytes is dirBytes once it has stopped changing for a second (at most 30 s):
-// the files of the segments a merge replaced are removed a moment after it, and counting
-// them gave the index up to half as much again as it holds.
-func settledBytes(ctx context.Context, dir string) int64 {
-	n := dirBytes(dir)
+// settledBytes is dirBytes once it has stopped changing for a second (at most 30 s), and
+// what it was when asked: the files of the segments a merge replaced are removed a moment
+// after it, and counting them gave the index up to half as much again as it holds.
+func settledBytes(ctx context.Context, dir string) (settled, first int64) {
+	first = dirBytes(dir)
+	n := first
 	for start, same := time.Now(), 0; same < 2 && time.Since(start) < 30*time.Second; {
 		select {
 		case <-ctx.Done():
-			return n
+			return n, first
 		case <-time.After(500 * time.Millisecond):
 		}
 		m := dirBytes(dir)
@@ -276,9 +276,10 @@ func settledBytes(ctx context.Context, dir string) int64 {
 			n, same = m, 0
 		}
 	}
-	return n
+	return n, first
 }
 
+// dirBytes is the size of the files below dir.
 func dirBytes(dir string) int64 {
 	var n int64
 	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
