@@ -65,3 +65,5 @@ require (
 	golang.org/x/time v0.16.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )
+
+replace github.com/blevesearch/zapx/v17 => ./third_party/zapx
