@@ -750,6 +750,18 @@ func (i *PostingsIterator) nextDocNumAtOrAfterClean(
 	}
 
 	// freq-norm's needed, so maintain freq-norm chunk reader
+
+	// guide: the postings of the chunks before atOrAfter's are passed over, not visited one
+	// by one: none of them is in the chunk of the posting found, whose freq/norm (and loc)
+	// entries are then read from the chunk's start, so theirs are never read. (Upstream
+	// walks every posting up to atOrAfter, which costs a long jump as much as reading.)
+	if chunkSize := uint64(i.postings.chunkSize); atOrAfter/chunkSize > uint64(i.Actual.PeekNext())/chunkSize {
+		i.Actual.AdvanceIfNeeded(uint32(atOrAfter / chunkSize * chunkSize))
+		if !i.Actual.HasNext() {
+			return 0, false, nil
+		}
+	}
+
 	sameChunkNexts := 0 // # of times we called Next() in the same chunk
 	n := i.Actual.Next()
 	nChunk := n / uint32(i.postings.chunkSize)
