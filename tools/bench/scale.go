@@ -70,7 +70,7 @@ func scaleRun(ctx context.Context, cfg Config, bin string, c *report.Corpus, dat
 	}
 	run.RSS, _, _ = s.memory()
 	run.Disk = dirSize(data)
-	s.waitMerged(ctx) // search is timed on the settled index
+	merged, segments := s.waitMerged(ctx) // search is timed on the settled index
 	words := vocabulary(c, 10)
 	var kept []string
 	for _, w := range words {
@@ -94,6 +94,9 @@ func scaleRun(ctx context.Context, cfg Config, bin string, c *report.Corpus, dat
 		}
 	}
 	run.Search = summarize("guide (bin/guide-mcp, stdio)", "search(word)", ds, errs)
-	run.Search.Note = errNote(firstErr)
+	run.Search.Note = mergedNote(merged, segments)
+	if n := errNote(firstErr); n != "" {
+		run.Search.Note += "; " + n
+	}
 	return run
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/guide/guide/internal/owner"
 	"github.com/guide/guide/internal/query"
+	"github.com/guide/guide/tools/report"
 )
 
 // server is an MCP server process driven by mcp-go's stdio client, the way a desktop MCP
@@ -164,24 +165,41 @@ func (s *server) waitSearchable(ctx context.Context, poll time.Duration) (st que
 // settledSegments is how many segments an idle index keeps (index.idleSegments).
 const settledSegments = 3
 
+// mergeWait bounds waitMerged: a first index of a million documents is merged in a minute
+// and more on 2 cores, after the five idle seconds the index waits for.
+const mergeWait = 10 * time.Minute
+
 // waitMerged waits until the search index, idle after its first index, has merged its
-// segments (guide://_status index.segments; three at 100k documents, one per tier), or a
-// minute passes, as at a million documents, where four tiers may stay; it returns how
-// long it waited. Searches timed before would measure the merge beside them.
-func (s *server) waitMerged(ctx context.Context) time.Duration {
+// segments (guide://_status index.segments; three once idle, one per tier), or mergeWait
+// passes; it returns how long it waited and the segments then. Searches timed before
+// would measure the merge beside them.
+func (s *server) waitMerged(ctx context.Context) (time.Duration, int) {
 	start := time.Now()
-	for time.Since(start) < time.Minute {
+	segments := -1
+	for time.Since(start) < mergeWait {
 		st, err := s.status(ctx)
-		if err != nil || st.Index != nil && st.Index.Segments <= settledSegments {
+		if err == nil && st.Index != nil {
+			segments = st.Index.Segments
+		}
+		if err != nil || segments >= 0 && segments <= settledSegments {
 			break
 		}
 		select {
 		case <-ctx.Done():
-			return time.Since(start)
+			return time.Since(start), segments
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
-	return time.Since(start)
+	return time.Since(start), segments
+}
+
+// mergedNote says when searches were timed: once the index had merged, or with how many
+// segments left when waitMerged gave up.
+func mergedNote(wait time.Duration, segments int) string {
+	if segments >= 0 && segments <= settledSegments {
+		return fmt.Sprintf("searches timed once the idle index had merged its segments, %s later", report.FormatDuration(wait))
+	}
+	return fmt.Sprintf("searches timed with %d segments left, after waiting %s for the idle index to merge", segments, report.FormatDuration(wait))
 }
 
 // memory reads the process's resident set and its peak, in bytes.
