@@ -134,7 +134,14 @@ func TestStateFileOfARecreatedStream(t *testing.T) {
 	// Publish to it until it reaches the old stream's end, so that only its identity
 	// tells the two apart.
 	testkit.NoErr(t, s.JS.DeleteStream(ctx, events.DefaultStream), "delete the stream")
-	testkit.NoErr(t, s.Open(ctx), "make it again")
+	// Made again at once, the stream can be refused while the server still removes the
+	// old one's store ("error creating store for stream", seen under make test's load).
+	testkit.Eventually(t, 10*time.Second, func() (bool, string) {
+		if err := s.Open(ctx); err != nil {
+			return false, "make it again: " + err.Error()
+		}
+		return true, ""
+	})
 	pub := s.Publisher()
 	for range 4 {
 		testkit.NoErr(t, pub.Publish(ctx, &events.Event{Op: events.OpDelete, Project: "other", Path: "x.md"}), "publish")
