@@ -194,9 +194,12 @@ func (s *server) waitMerged(ctx context.Context) (time.Duration, int) {
 }
 
 // mergedNote says when searches were timed: once the index had merged, or with how many
-// segments left when waitMerged gave up.
+// segments left when waitMerged gave up (-1: the status never said).
 func mergedNote(wait time.Duration, segments int) string {
-	if segments >= 0 && segments <= settledSegments {
+	switch {
+	case segments < 0:
+		return fmt.Sprintf("searches timed after waiting %s for the idle index to merge; the status did not say its segments", report.FormatDuration(wait))
+	case segments <= settledSegments:
 		return fmt.Sprintf("searches timed once the idle index had merged its segments, %s later", report.FormatDuration(wait))
 	}
 	return fmt.Sprintf("searches timed with %d segments left, after waiting %s for the idle index to merge", segments, report.FormatDuration(wait))
