@@ -105,10 +105,7 @@ func foldedWordMatches(content []byte, terms, stems []string, max int, scratch *
 			}
 		}
 		for i, c := range content {
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			lower[i] = c
+			lower[i] = lowerByte(c)
 		}
 	} else if !foldInto(lower, content) {
 		return nil, false
@@ -210,10 +207,7 @@ func foldInto(dst, content []byte) bool {
 	for i := 0; i < len(content); {
 		c := content[i]
 		if c < utf8.RuneSelf {
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			dst[i] = c
+			dst[i] = lowerByte(c)
 			i++
 			continue
 		}
@@ -243,6 +237,14 @@ func foldInto(dst, content []byte) bool {
 		i += size
 	}
 	return true
+}
+
+// lowerByte is an ASCII byte lower-cased; every other byte as it is.
+func lowerByte(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }
 
 // foldTable holds index.FoldRune of the characters below U+3000 (Latin, Greek, Cyrillic
