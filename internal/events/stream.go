@@ -310,7 +310,10 @@ type pendingPub struct {
 
 // Ack pairs a published event with the sequence the stream gave it.
 type Ack struct {
-	Event     *Event // the event published, without its content
+	// State is what the event says of its document (Op alone for a scan or configuration
+	// event): a first scan's acks are kept until its end, one per file, so they hold no
+	// copy of the event, whose content and other fields a million files make gigabytes of.
+	State     DocState
 	Seq       uint64
 	Duplicate bool
 }
@@ -385,12 +388,7 @@ func (p *Publisher) collect(ctx context.Context) error {
 		if err != nil {
 			p.failed = append(p.failed, fmt.Errorf("publish %q: %w", pp.ev.Path, err))
 		} else {
-			// The ack keeps what the event says of its document, not its content: a
-			// first scan's acks are collected until its end, and held every file's text
-			// (3.4 GB for a million documents).
-			ev := *pp.ev
-			ev.Content = nil
-			p.acked = append(p.acked, Ack{Event: &ev, Seq: ack.Sequence, Duplicate: ack.Duplicate})
+			p.acked = append(p.acked, Ack{State: pp.ev.State(ack.Sequence), Seq: ack.Sequence, Duplicate: ack.Duplicate})
 		}
 		p.mu.Unlock()
 	}

@@ -13,9 +13,9 @@ import (
 // read builds the upsert event of a file: its content when it is text within the size
 // limit, else its metadata and a status that says why not; or a delete event when the
 // file is no longer there to read.
-func (x *Indexer) read(f file, prev events.DocState) *events.Event {
+func (x *Indexer) read(f file, prevSeq uint64) *events.Event {
 	e := &events.Event{Op: events.OpUpsert, Project: x.Project, Path: f.rel, Size: f.size,
-		Mtime: f.mt, Inode: f.inode, Status: f.status, Reason: f.reason, PrevSeq: prev.Seq}
+		Mtime: f.mt, Inode: f.inode, Status: f.status, Reason: f.reason, PrevSeq: prevSeq}
 	if f.status != "" {
 		e.Hash = events.HashContent([]byte(string(f.status) + f.reason))
 		return e
@@ -29,7 +29,7 @@ func (x *Indexer) read(f file, prev events.DocState) *events.Event {
 	if errors.Is(err, fs.ErrNotExist) {
 		// Gone since it was listed, or its folder is now a link: whatever was known at
 		// this path is deleted, never read from elsewhere.
-		return &events.Event{Op: events.OpDelete, Project: x.Project, Path: f.rel, PrevSeq: prev.Seq}
+		return &events.Event{Op: events.OpDelete, Project: x.Project, Path: f.rel, PrevSeq: prevSeq}
 	}
 	if err != nil {
 		e.Status, e.Reason, e.Hash = events.StatusUnreadable, err.Error(), "unreadable"
