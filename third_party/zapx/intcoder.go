@@ -142,8 +142,9 @@ func (c *chunkedIntCoder) Write(w io.Writer) (int, error) {
 	buf := c.buf
 
 	// process each chunk's data individually and recalculate the chunk
-	// lengths based on the processed data
-	if fw, ok := w.(*FileWriter); ok && fw != nil {
+	// lengths based on the processed data; without a processor the data is
+	// written as it is (a copy of every term's postings per merge otherwise)
+	if fw, ok := w.(*FileWriter); ok && fw != nil && fw.processor != nil {
 		var pos int
 		processedBuf := make([]byte, 0)
 		for i := 0; i < len(c.chunkLens); i++ {
