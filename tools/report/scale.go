@@ -21,11 +21,14 @@ type ScaleRun struct {
 	// Searchable is the time from spawn until the search index applied the first scan;
 	// Catalog until the catalog had.
 	Searchable, Catalog time.Duration
-	RSS                 int64   // the process's resident memory then, in bytes
-	Disk                int64   // the data directory then, in bytes
-	Search              Latency // search(word) through the stdio client
-	Words               int
-	Err                 string
+	RSS                 int64 // the process's resident memory then, in bytes
+	// Settled is its resident memory once the idle index has merged, before the searches:
+	// what the process keeps after the catch-up (it hands back the catch-up's garbage).
+	Settled int64
+	Disk    int64   // the data directory then, in bytes
+	Search  Latency // search(word) through the stdio client
+	Words   int
+	Err     string
 }
 
 // Goals of the scale scenario, asked of 1M documents against the same run's 100k.
@@ -61,6 +64,9 @@ func (s *ScaleResult) Targets() []Target {
 		return ts
 	}
 	ts[2].Measured, ts[2].Met = FormatMB(big.RSS), verdict(float64(big.RSS) <= scaleRSSGoal)
+	if big.Settled > 0 {
+		ts[2].Measured += fmt.Sprintf("; %s once the index has merged", FormatMB(big.Settled))
+	}
 	ts[3].Measured, ts[3].Met = FormatDuration(big.Search.P95), verdict(big.Search.P95 <= scaleSearchP95 && big.Search.Errors == 0)
 	if mid, ok := s.run(100_000); ok && mid.Searchable > 0 && mid.Disk > 0 {
 		t := float64(big.Searchable) / float64(mid.Searchable)
@@ -76,16 +82,20 @@ func (r *Result) scaleMarkdown() string {
 	s := r.Scale
 	r.header(&b, "scale", s.Load)
 	targetTable(&b, "Targets (scale, opt-in)", s.Targets())
-	fmt.Fprintf(&b, "Each corpus indexed from an empty data directory by `bin/guide-mcp --root` over stdio, from spawn until the search index applied the first scan; RSS and the data directory at that moment; then each word of the search scenario's list for the corpus searched %d times through the stdio client.\n\n", s.Reps)
-	b.WriteString("| corpus | documents | text | catalog caught up | searchable | RSS | data directory | search p50 | search p95 | words | note |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
+	fmt.Fprintf(&b, "Each corpus indexed from an empty data directory by `bin/guide-mcp --root` over stdio, from spawn until the search index applied the first scan; RSS and the data directory at that moment; RSS again once the idle index has merged its segments; then each word of the search scenario's list for the corpus searched %d times through the stdio client.\n\n", s.Reps)
+	b.WriteString("| corpus | documents | text | catalog caught up | searchable | RSS | RSS once merged | data directory | search p50 | search p95 | words | note |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	for _, run := range s.Runs {
 		if run.Err != "" {
-			fmt.Fprintf(&b, "| %s | %d | %s | | | | | | | | not measured: %s |\n", run.Corpus.Name, len(run.Corpus.Files), FormatMB(run.Corpus.Bytes), run.Err)
+			fmt.Fprintf(&b, "| %s | %d | %s | | | | | | | | | not measured: %s |\n", run.Corpus.Name, len(run.Corpus.Files), FormatMB(run.Corpus.Bytes), run.Err)
 			continue
 		}
-		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s (%.2f× the text) | %s | %s | %d | %s |\n",
+		settled := "—"
+		if run.Settled > 0 {
+			settled = FormatMB(run.Settled)
+		}
+		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s | %s (%.2f× the text) | %s | %s | %d | %s |\n",
 			run.Corpus.Name, len(run.Corpus.Files), FormatMB(run.Corpus.Bytes), FormatDuration(run.Catalog), FormatDuration(run.Searchable),
-			FormatMB(run.RSS), FormatMB(run.Disk), float64(run.Disk)/float64(max(run.Corpus.Bytes, 1)),
+			FormatMB(run.RSS), settled, FormatMB(run.Disk), float64(run.Disk)/float64(max(run.Corpus.Bytes, 1)),
 			FormatDuration(run.Search.P50), FormatDuration(run.Search.P95), run.Words, run.Search.Note)
 	}
 	b.WriteString("\n")
