@@ -76,7 +76,12 @@ type Index struct {
 	disk *persistence
 	// merger merges the open index's segments when it is idle (see mergeWhenIdle);
 	// idleMerge, when set, is how long it waits (tests).
-	merger    atomic.Pointer[merger]
+	merger atomic.Pointer[merger]
+	// batches counts the batches applied; mergedAt is one more than the count the merger
+	// last found the index idle at and left nothing to merge (0: never). The index is
+	// merged while no batch has come since.
+	batches   atomic.Uint64
+	mergedAt  atomic.Uint64
 	idleMerge time.Duration
 	// saturations are the BM25 length tables searches share.
 	saturations saturations
@@ -441,7 +446,10 @@ type State struct {
 	Mapping    string `json:"mapping"`
 	// Segments is how many segments the index is in: many after a first index or a
 	// burst of edits, one per tier once it has been idle a few seconds (see merge.go).
-	Segments  int        `json:"segments"`
+	Segments int `json:"segments"`
+	// Merged says the index has been idle long enough to merge and has done so: it will
+	// not merge again until it changes. Segments is then what searches will read.
+	Merged    bool       `json:"merged"`
 	AppliedAt *time.Time `json:"applied_at,omitempty"`
 }
 
@@ -453,6 +461,7 @@ func (x *Index) State() State {
 	if x.idx != nil {
 		st.Documents, _ = x.idx.DocCount()
 		st.Segments = segments(x.idx)
+		st.Merged = x.mergedAt.Load() == x.batches.Load()+1
 	}
 	return st
 }

@@ -45,6 +45,7 @@ func (x *Index) startMerger(idx bleve.Index) {
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &merger{applied: make(chan struct{}, 1), stop: cancel, done: make(chan struct{})}
 	x.merger.Store(m)
+	x.mergedAt.Store(0) // this index is not merged until its own merger says so
 	after := cmp.Or(x.idleMerge, idleMerge)
 	go func() {
 		defer close(m.done)
@@ -61,6 +62,7 @@ func (x *Index) stopMerger() {
 
 // batchApplied tells the merger a batch was applied.
 func (x *Index) batchApplied() {
+	x.batches.Add(1)
 	if m := x.merger.Load(); m != nil {
 		select {
 		case m.applied <- struct{}{}:
@@ -81,6 +83,7 @@ func (x *Index) mergeWhenIdle(ctx context.Context, idx bleve.Index, applied <-ch
 			continue
 		case <-t.C:
 		}
+		batches := x.batches.Load() // what the merge below leaves merged
 		if n := segments(idx); n > idleSegments {
 			start := time.Now()
 			adv, err := idx.Advanced()
@@ -109,6 +112,7 @@ func (x *Index) mergeWhenIdle(ctx context.Context, idx bleve.Index, applied <-ch
 			}
 		}
 		// Nothing more to merge until another batch.
+		x.mergedAt.Store(batches + 1)
 		select {
 		case <-ctx.Done():
 			return

@@ -97,3 +97,45 @@ func TestCloseStopsAMerge(t *testing.T) {
 		t.Fatalf("after a close during merges: %d documents at checkpoint %d, want 30 at %d", res.Total, y.Checkpoint(), seq)
 	}
 }
+
+// TestStatusSaysWhenTheIdleIndexHasMerged: the status says merged only once the index,
+// idle, has merged its segments, and no longer after the next batch: a reader waiting for
+// the settled index (the bench's searches) waits for the merge itself, however many
+// segments it leaves.
+func TestStatusSaysWhenTheIdleIndexHasMerged(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "index")
+	x := &Index{Dir: dir, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), idleMerge: 300 * time.Millisecond}
+	noErr(t, x.Open(), "open")
+	defer x.Close()
+	noErr(t, x.Reset(projection.State{StreamID: "merged@1", Project: "merged"}), "reset")
+	seq := uint64(0)
+	apply := func(docs int) {
+		var b events.Batch
+		for range docs {
+			seq++
+			c := []byte(fmt.Sprintf("# Doc %d\n\nharbour", seq))
+			b.Events = append(b.Events, events.Event{Op: events.OpUpsert, Project: "merged", Path: fmt.Sprintf("d/%d.md", seq),
+				Status: events.StatusOK, Content: c, Size: int64(len(c)), Hash: events.HashContent(c), Seq: seq})
+		}
+		noErr(t, x.Apply(b), "apply")
+		x.flush()
+	}
+	for range 6 {
+		apply(2500)
+		if x.State().Merged {
+			t.Fatalf("merged right after a batch (%d segments)", x.State().Segments)
+		}
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for !x.State().Merged && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond) // polls the condition (testkit would import this package)
+	}
+	st := x.State()
+	if !st.Merged || st.Segments > idleSegments {
+		t.Fatalf("after the idle merge: merged %v with %d segments, want merged with at most %d", st.Merged, st.Segments, idleSegments)
+	}
+	apply(1)
+	if st := x.State(); st.Merged {
+		t.Fatalf("still merged after another batch (%d segments)", st.Segments)
+	}
+}

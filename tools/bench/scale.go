@@ -70,7 +70,7 @@ func scaleRun(ctx context.Context, cfg Config, bin string, c *report.Corpus, dat
 	}
 	run.RSS, _, _ = s.memory()
 	run.Disk = dirSize(data)
-	merged, segments := s.waitMerged(ctx) // search is timed on the settled index
+	wait, segments, merged := s.waitMerged(ctx) // search is timed on the settled index
 	run.Settled, _, _ = s.memory()
 	words := vocabulary(c, 10)
 	var kept []string
@@ -95,7 +95,7 @@ func scaleRun(ctx context.Context, cfg Config, bin string, c *report.Corpus, dat
 		}
 	}
 	run.Search = summarize("guide (bin/guide-mcp, stdio)", "search(word)", ds, errs)
-	run.Search.Note = mergedNote(merged, segments)
+	run.Search.Note = mergedNote(wait, segments, merged)
 	if n := errNote(firstErr); n != "" {
 		run.Search.Note += "; " + n
 	}

@@ -78,11 +78,11 @@ func measureSearch(ctx context.Context, cfg Config, bin string, c *report.Corpus
 		Note: fmt.Sprintf("catalog caught up after %s; index applied_seq %d = stream_last_seq %d", report.FormatDuration(catalog), indexSeq(st), st.StreamLastSeq)}
 	r.Catalog = catalog
 	r.RSS, _, _ = s.memory()
-	merged, segments := s.waitMerged(ctx)
-	r.Index.Note += "; " + mergedNote(merged, segments)
+	wait, segments, merged := s.waitMerged(ctx)
+	r.Index.Note += "; " + mergedNote(wait, segments, merged)
 	var first int64
 	r.IndexBytes, first = settledBytes(ctx, filepath.Join(data, "query", "index"))
-	cfg.logf("    indexed %d documents in %s (catalog %s); index %s on disk (%s as the merges ended), segments merged %s later", st.Documents, report.FormatDuration(d), report.FormatDuration(catalog), report.FormatMB(r.IndexBytes), report.FormatMB(first), report.FormatDuration(merged))
+	cfg.logf("    indexed %d documents in %s (catalog %s); index %s on disk (%s as the merges ended), segments merged %s later", st.Documents, report.FormatDuration(d), report.FormatDuration(catalog), report.FormatMB(r.IndexBytes), report.FormatMB(first), report.FormatDuration(wait))
 
 	words := goWords
 	if c.Generated {

@@ -162,47 +162,44 @@ func (s *server) waitSearchable(ctx context.Context, poll time.Duration) (st que
 	}
 }
 
-// settledSegments is how many segments an idle index keeps (index.idleSegments).
-const settledSegments = 3
-
 // mergeWait bounds waitMerged: a first index of a million documents is merged in a minute
 // and more on 2 cores, after the five idle seconds the index waits for.
 const mergeWait = 10 * time.Minute
 
 // waitMerged waits until the search index, idle after its first index, has merged its
-// segments (guide://_status index.segments; three once idle, one per tier), or mergeWait
-// passes; it returns how long it waited and the segments then. Searches timed before
-// would measure the merge beside them.
-func (s *server) waitMerged(ctx context.Context) (time.Duration, int) {
+// segments (guide://_status index.merged: one segment per tier, three or four of them), or
+// mergeWait has passed, and returns how long it waited, how many segments the index is in
+// (-1 if the status never said) and whether it had merged.
+func (s *server) waitMerged(ctx context.Context) (time.Duration, int, bool) {
 	start := time.Now()
-	segments := -1
+	segments, merged := -1, false
 	for time.Since(start) < mergeWait {
 		st, err := s.status(ctx)
 		if err == nil && st.Index != nil {
-			segments = st.Index.Segments
+			segments, merged = st.Index.Segments, st.Index.Merged
 		}
-		if err != nil || segments >= 0 && segments <= settledSegments {
+		if err != nil || merged {
 			break
 		}
 		select {
 		case <-ctx.Done():
-			return time.Since(start), segments
+			return time.Since(start), segments, merged
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
-	return time.Since(start), segments
+	return time.Since(start), segments, merged
 }
 
 // mergedNote says when searches were timed: once the index had merged, or with how many
 // segments left when waitMerged gave up (-1: the status never said).
-func mergedNote(wait time.Duration, segments int) string {
+func mergedNote(wait time.Duration, segments int, merged bool) string {
 	switch {
+	case merged:
+		return fmt.Sprintf("searches timed once the idle index had merged its segments (%d), %s later", segments, report.FormatDuration(wait))
 	case segments < 0:
 		return fmt.Sprintf("searches timed after waiting %s for the idle index to merge; the status did not say its segments", report.FormatDuration(wait))
-	case segments <= settledSegments:
-		return fmt.Sprintf("searches timed once the idle index had merged its segments, %s later", report.FormatDuration(wait))
 	}
-	return fmt.Sprintf("searches timed with %d segments left, after waiting %s for the idle index to merge", segments, report.FormatDuration(wait))
+	return fmt.Sprintf("searches timed with %d segments left, not merged after waiting %s", segments, report.FormatDuration(wait))
 }
 
 // memory reads the process's resident set and its peak, in bytes.
