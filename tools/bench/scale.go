@@ -1,14 +1,17 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/guide/guide/tools/report"
+	"github.com/guide/guide/tools/stats"
 )
 
 // scaleTimeout bounds one corpus of the scale scenario, index and searches: a 1M corpus
@@ -81,13 +84,16 @@ func scaleRun(ctx context.Context, cfg Config, bin string, c *report.Corpus, dat
 	}
 	run.Words = len(kept)
 	var ds []time.Duration
+	per := make(map[string][]time.Duration, len(kept))
 	errs := 0
 	var firstErr error
 	for range cfg.SearchReps {
 		for _, w := range kept {
 			t := time.Now()
 			_, err := s.call(ctx, "search", map[string]any{"query": w})
-			ds = append(ds, time.Since(t))
+			d := time.Since(t)
+			ds = append(ds, d)
+			per[w] = append(per[w], d)
 			if err != nil {
 				errs++
 				firstErr = cmpErr(firstErr, err)
@@ -95,6 +101,11 @@ func scaleRun(ctx context.Context, cfg Config, bin string, c *report.Corpus, dat
 		}
 	}
 	run.Search = summarize("guide (bin/guide-mcp, stdio)", "search(word)", ds, errs)
+	// The log names the slowest words, for whoever looks into the tail.
+	slices.SortFunc(kept, func(a, b string) int { return cmp.Compare(slices.Max(per[b]), slices.Max(per[a])) })
+	for _, w := range kept[:min(5, len(kept))] {
+		cfg.logf("    %s: p50 %s, max %s", w, report.FormatDuration(stats.Median(per[w])), report.FormatDuration(slices.Max(per[w])))
+	}
 	run.Search.Note = mergedNote(wait, segments, merged)
 	if n := errNote(firstErr); n != "" {
 		run.Search.Note += "; " + n
