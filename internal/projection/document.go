@@ -24,7 +24,6 @@
 package projection
 
 import (
-	"bufio"
 	"bytes"
 	"strings"
 	"time"
@@ -217,11 +216,20 @@ func Lines(b []byte, off int, fn func(line []byte, start, end int) bool) {
 // returns false. It stops at a line longer than maxLine bytes.
 func scanLines(b []byte, maxLine int, fn func(n int, line string, front bool) bool) {
 	_, body, hasFront := FrontMatter(b)
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 0, 4096), maxLine)
+	// In place, a line at a time: a bufio.Scanner took a 4 KB buffer for each call, two
+	// calls a document (0.8 GB of garbage in a first index of 100k documents).
 	n, off := 0, 0
-	for sc.Scan() {
-		line := sc.Text()
+	for rest := b; len(rest) > 0; {
+		raw := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			raw, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = nil
+		}
+		if len(raw) > maxLine {
+			return
+		}
+		line := string(bytes.TrimSuffix(raw, []byte{'\r'}))
 		n++
 		lineStart := off
 		off += len(line) + 1
