@@ -141,11 +141,14 @@ type appendBodies struct {
 	buf []byte
 }
 
+// maxKeptBodyBuf bounds the buffer of packed bodies a catalog keeps for its next batch.
+const maxKeptBodyBuf = 16 << 20
+
 // add packs body and returns its location.
 func (a *appendBodies) add(body []byte) location {
-	p := packContent(body)
-	l := location{gen: a.st.gen, off: a.st.end, n: int64(len(p))}
-	a.buf = append(a.buf, p...)
+	before := len(a.buf)
+	a.buf = appendContent(a.buf, body)
+	l := location{gen: a.st.gen, off: a.st.end, n: int64(len(a.buf) - before)}
 	a.st.end += l.n
 	a.st.live += l.n
 	return l

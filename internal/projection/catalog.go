@@ -96,6 +96,8 @@ type Catalog struct {
 	files map[uint64]*os.File
 	// body is where the current body file stands, as committed; writer-only.
 	body bodyState
+	// bodyBuf is the last batch's buffer of packed bodies, kept for the next; writer-only.
+	bodyBuf []byte
 
 	scanMu  sync.Mutex
 	scanned chan struct{} // closed once the catalog holds a complete scan
@@ -603,7 +605,12 @@ func (c *Catalog) refsAfter(delta map[string]int, h string) int { return c.refs[
 // records put or deleted, new content's locations put, then the checkpoint, configuration
 // and scan. The new bodies are appended to the body file before the transaction commits.
 func (c *Catalog) write(f *folded, delta map[string]int) error {
-	a := appendBodies{st: c.body}
+	a := appendBodies{st: c.body, buf: c.bodyBuf[:0]}
+	defer func() {
+		if cap(a.buf) <= maxKeptBodyBuf {
+			c.bodyBuf = a.buf[:0] // the next batch's, rather than grown again from nothing
+		}
+	}()
 	err := c.db.Update(func(tx *bolt.Tx) error {
 		docs, content, st := tx.Bucket(bucketDocs), tx.Bucket(bucketContent), tx.Bucket(bucketState)
 		for h := range c.orphans {
@@ -878,14 +885,18 @@ const (
 )
 
 // packContent returns body in its stored form.
-func packContent(body []byte) []byte {
-	out := make([]byte, 1+s2.MaxEncodedLen(len(body)))
-	out[0] = contentS2
-	out = out[:1+len(s2.Encode(out[1:], body))]
-	if len(out) >= 1+len(body) {
-		return append([]byte{contentRaw}, body...)
+func packContent(body []byte) []byte { return appendContent(nil, body) }
+
+// appendContent appends the stored form of body (see packContent) to dst.
+func appendContent(dst, body []byte) []byte {
+	n := len(dst)
+	dst = slices.Grow(dst, 1+s2.MaxEncodedLen(len(body)))
+	dst = append(dst, contentS2)
+	dst = dst[:len(dst)+len(s2.Encode(dst[len(dst):cap(dst)], body))]
+	if len(dst)-n >= 1+len(body) {
+		return append(append(dst[:n], contentRaw), body...)
 	}
-	return out
+	return dst
 }
 
 // unpackContent returns the body a stored value holds: v's own memory, or for a

@@ -34,6 +34,11 @@ func TestContentPacking(t *testing.T) {
 			if !bytes.Equal(got, tc.body) {
 				t.Errorf("unpacked %q, want %q", got, tc.body)
 			}
+			// Appended after other bodies (a batch's buffer), the same bytes follow them.
+			prefix := packContent(text)
+			if all := appendContent(bytes.Clone(prefix), tc.body); !bytes.Equal(all, append(prefix, v...)) {
+				t.Errorf("appended after %d bytes: %d bytes, want the %d of packContent after them", len(prefix), len(all)-len(prefix), len(v))
+			}
 		})
 	}
 	for _, v := range [][]byte{nil, {9, 1, 2}, {contentS2, 0xff, 0xff}} {
