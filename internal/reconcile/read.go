@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -36,7 +37,12 @@ func (x *Indexer) read(f file, prevSeq uint64) *events.Event {
 		return e
 	}
 	defer fh.Close()
-	b, err := io.ReadAll(io.LimitReader(fh, x.maxSize+1))
+	// Sized by what the walk saw (io.ReadAll grows from 512 bytes: twice the garbage),
+	// with room to read the end without growing.
+	var buf bytes.Buffer
+	buf.Grow(int(min(max(f.size, 0), x.maxSize)) + bytes.MinRead)
+	_, err = buf.ReadFrom(io.LimitReader(fh, x.maxSize+1))
+	b := buf.Bytes()
 	if err != nil {
 		e.Status, e.Reason, e.Hash = events.StatusUnreadable, err.Error(), "unreadable"
 		return e
