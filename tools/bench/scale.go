@@ -74,7 +74,9 @@ func scaleRun(ctx context.Context, cfg Config, bin string, c *report.Corpus, dat
 	run.RSS, _, _ = s.memory()
 	run.Disk = dirSize(data)
 	wait, segments, merged := s.waitMerged(ctx) // search is timed on the settled index
-	run.Settled, _, _ = s.memory()
+	if merged { // else the merge is still running: its memory is no settled figure
+		run.Settled, _, _ = s.memory()
+	}
 	words := vocabulary(c, 10)
 	var kept []string
 	for _, w := range words {
