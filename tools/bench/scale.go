@@ -74,7 +74,8 @@ func scaleRun(ctx context.Context, cfg Config, bin string, c *report.Corpus, dat
 	run.RSS, _, _ = s.memory()
 	run.Disk = dirSize(data)
 	wait, segments, merged := s.waitMerged(ctx) // search is timed on the settled index
-	if merged { // else the merge is still running: its memory is no settled figure
+	if merged {
+		// Not while the merge still runs: its memory is no settled figure.
 		run.Settled, _, _ = s.memory()
 	}
 	words := vocabulary(c, 10)
