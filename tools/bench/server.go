@@ -162,8 +162,9 @@ func (s *server) waitSearchable(ctx context.Context, poll time.Duration) (st que
 	}
 }
 
-// mergeWait bounds waitMerged: a first index of a million documents is merged in a minute
-// and more on 2 cores, after the five idle seconds the index waits for.
+// mergeWait bounds waitMerged: a first index of a million documents took from 90 s to
+// over ten minutes to merge on 2 cores (the longer on a fuller disk), after the five idle
+// seconds the index waits for.
 const mergeWait = 10 * time.Minute
 
 // waitMerged waits until the search index, idle after its first index, has merged its
