@@ -966,15 +966,14 @@ func (r *Registry) watchEnded(ctx context.Context) {
 	for ctx.Err() == nil {
 		store, err := r.store(ctx)
 		if err == nil {
-			err = store.Watch(ctx, func(rec Record) {
+			// The watch sees only what is written once it runs: a session this process
+			// holds may have ended elsewhere before (while this process started, or while
+			// the watch was down), so each is read once the watch is on.
+			err = store.Watch(ctx, func() { r.readEnded(ctx, store) }, func(rec Record) {
 				if rec.Ended == nil || rec.Project != r.Project {
 					return
 				}
-				r.mu.Lock()
-				if st, ok := r.sessions[rec.Token]; ok {
-					st.ended = true
-				}
-				r.mu.Unlock()
+				r.markEnded(rec.Token)
 			})
 		}
 		if ctx.Err() == nil {
@@ -982,6 +981,33 @@ func (r *Registry) watchEnded(ctx context.Context) {
 			if poll.Wait(ctx) != nil {
 				return
 			}
+		}
+	}
+}
+
+// markEnded records that the session ended elsewhere, if this process holds it.
+func (r *Registry) markEnded(token string) {
+	r.mu.Lock()
+	if st, ok := r.sessions[token]; ok {
+		st.ended = true
+	}
+	r.mu.Unlock()
+}
+
+// readEnded reads the record of every session this process holds and has not seen end,
+// and marks those that ended elsewhere.
+func (r *Registry) readEnded(ctx context.Context, store *Store) {
+	r.mu.Lock()
+	var tokens []string
+	for token, st := range r.sessions {
+		if st.issued && !st.ended {
+			tokens = append(tokens, token)
+		}
+	}
+	r.mu.Unlock()
+	for _, token := range tokens {
+		if rec, err := store.Get(ctx, token); err == nil && rec.Ended != nil && rec.Project == r.Project {
+			r.markEnded(token)
 		}
 	}
 }

@@ -128,6 +128,37 @@ func TestRestoreInAnotherRegistry(t *testing.T) {
 	})
 }
 
+// TestSessionEndedBeforeTheWatchStarts: a process that holds a session learns that it
+// ended elsewhere even when it ended before this process's watch for ends started (the
+// watch sees only what is written after it starts; a sweep at start-up, which reads every
+// record, may well have run before the end): it refuses the session from then on.
+func TestSessionEndedBeforeTheWatchStarts(t *testing.T) {
+	b := testkit.NATS(t)
+	stream := testkit.Stream(t, b)
+	cat := func() *projection.Catalog {
+		c := &projection.Catalog{Dir: t.TempDir(), Logger: testkit.Logger()}
+		testkit.NoErr(t, c.Open(), "catalog")
+		t.Cleanup(func() { _ = c.Close() })
+		return c
+	}
+	ctx := testkit.Context(t)
+	one := &session.Registry{Project: "test", Catalog: cat(), Logger: testkit.Logger()}
+	one.Connect(stream, func() uint64 { return 0 }, nil)
+	two := &session.Registry{Project: "test", Catalog: cat(), Logger: testkit.Logger()}
+	two.Connect(stream, func() uint64 { return 0 }, nil)
+
+	const id = "bridge-client-2"
+	testkit.NoErr(t, one.Issue(ctx, id), "issue")
+	_, err := two.Restore(ctx, id)
+	testkit.NoErr(t, err, "restore")
+	one.End(ctx, id) // before two watches
+	go session.WatchEnded(two, ctx)
+	testkit.Eventually(t, 10*time.Second, func() (bool, string) {
+		_, err := two.Restore(ctx, id)
+		return errors.Is(err, session.ErrEnded), fmt.Sprintf("restore of a session ended elsewhere before the watch: %v", err)
+	})
+}
+
 // TestDetachForgetsAfterAnswering: attach answers ready once every projection (the search
 // index included) has applied the document, woken by the runner; detach answers once
 // every projection has dropped it, and the purge of its history that follows leaves the

@@ -112,13 +112,15 @@ func (s *Store) List(ctx context.Context, project string) ([]Record, error) {
 }
 
 // Watch calls fn with every record written after it starts, until ctx ends or the watch
-// fails. It holds one ordered consumer on the bucket.
-func (s *Store) Watch(ctx context.Context, fn func(Record)) error {
+// fails; it calls started once it is watching, before any fn, so that the caller can read
+// what was written before. It holds one ordered consumer on the bucket.
+func (s *Store) Watch(ctx context.Context, started func(), fn func(Record)) error {
 	w, err := s.kv.WatchAll(ctx, jetstream.UpdatesOnly(), jetstream.IgnoreDeletes())
 	if err != nil {
 		return err
 	}
 	defer func() { _ = w.Stop() }()
+	started()
 	for {
 		select {
 		case <-ctx.Done():
