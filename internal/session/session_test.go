@@ -1,6 +1,7 @@
 package session_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -84,23 +85,26 @@ func TestNoDocumentOutlivesItsSession(t *testing.T) {
 	})
 }
 
+// twoProcesses returns the session registries of two processes of one project, on the
+// same NATS, each with its own catalog.
+func twoProcesses(t *testing.T) (one, two *session.Registry, ctx context.Context) {
+	stream := testkit.Stream(t, testkit.NATS(t))
+	registry := func() *session.Registry {
+		c := &projection.Catalog{Dir: t.TempDir(), Logger: testkit.Logger()}
+		testkit.NoErr(t, c.Open(), "catalog")
+		t.Cleanup(func() { _ = c.Close() })
+		r := &session.Registry{Project: "test", Catalog: c, Logger: testkit.Logger()}
+		r.Connect(stream, func() uint64 { return 0 }, nil)
+		return r
+	}
+	return registry(), registry(), testkit.Context(t)
+}
+
 // TestRestoreInAnotherRegistry: a session issued by one registry (a process) is restored,
 // focus and history, by another on the same NATS; one never issued is unknown; ended in
 // one, the other refuses it.
 func TestRestoreInAnotherRegistry(t *testing.T) {
-	b := testkit.NATS(t)
-	stream := testkit.Stream(t, b)
-	cat := func() *projection.Catalog {
-		c := &projection.Catalog{Dir: t.TempDir(), Logger: testkit.Logger()}
-		testkit.NoErr(t, c.Open(), "catalog")
-		t.Cleanup(func() { _ = c.Close() })
-		return c
-	}
-	ctx := testkit.Context(t)
-	one := &session.Registry{Project: "test", Catalog: cat(), Logger: testkit.Logger()}
-	one.Connect(stream, func() uint64 { return 0 }, nil)
-	two := &session.Registry{Project: "test", Catalog: cat(), Logger: testkit.Logger()}
-	two.Connect(stream, func() uint64 { return 0 }, nil)
+	one, two, ctx := twoProcesses(t)
 	caught := make(chan struct{})
 	close(caught)
 	go two.Run(ctx, caught) // which watches for sessions ended elsewhere
@@ -133,19 +137,7 @@ func TestRestoreInAnotherRegistry(t *testing.T) {
 // watch sees only what is written after it starts; a sweep at start-up, which reads every
 // record, may well have run before the end): it refuses the session from then on.
 func TestSessionEndedBeforeTheWatchStarts(t *testing.T) {
-	b := testkit.NATS(t)
-	stream := testkit.Stream(t, b)
-	cat := func() *projection.Catalog {
-		c := &projection.Catalog{Dir: t.TempDir(), Logger: testkit.Logger()}
-		testkit.NoErr(t, c.Open(), "catalog")
-		t.Cleanup(func() { _ = c.Close() })
-		return c
-	}
-	ctx := testkit.Context(t)
-	one := &session.Registry{Project: "test", Catalog: cat(), Logger: testkit.Logger()}
-	one.Connect(stream, func() uint64 { return 0 }, nil)
-	two := &session.Registry{Project: "test", Catalog: cat(), Logger: testkit.Logger()}
-	two.Connect(stream, func() uint64 { return 0 }, nil)
+	one, two, ctx := twoProcesses(t)
 
 	const id = "bridge-client-2"
 	testkit.NoErr(t, one.Issue(ctx, id), "issue")
