@@ -18,7 +18,7 @@ import (
 )
 
 // The bodies of the catalog's documents live in a file of their own, beside catalog.db:
-// each body packed (see packContent), appended after the last. The content bucket maps a
+// each body packed (see appendContent), appended after the last. The content bucket maps a
 // content hash to where its body lies (a location), so catalog.db holds only records and
 // stays small: opening it touches a few tens of megabytes at 100k documents rather than
 // the whole of the text, and the bodies are read with pread, never mapped, so they do not

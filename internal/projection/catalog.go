@@ -884,10 +884,7 @@ const (
 	contentS2  byte = 1 // an S2 block
 )
 
-// packContent returns body in its stored form.
-func packContent(body []byte) []byte { return appendContent(nil, body) }
-
-// appendContent appends the stored form of body (see packContent) to dst.
+// appendContent appends body in its stored form to dst.
 func appendContent(dst, body []byte) []byte {
 	n := len(dst)
 	dst = slices.Grow(dst, 1+s2.MaxEncodedLen(len(body)))

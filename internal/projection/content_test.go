@@ -20,7 +20,7 @@ func TestContentPacking(t *testing.T) {
 		{"incompressible", random, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			v := packContent(tc.body)
+			v := appendContent(nil, tc.body)
 			if got := len(v) < len(tc.body); got != tc.smaller {
 				t.Errorf("stored in %d bytes for a body of %d", len(v), len(tc.body))
 			}
@@ -35,9 +35,9 @@ func TestContentPacking(t *testing.T) {
 				t.Errorf("unpacked %q, want %q", got, tc.body)
 			}
 			// Appended after other bodies (a batch's buffer), the same bytes follow them.
-			prefix := packContent(text)
+			prefix := appendContent(nil, text)
 			if all := appendContent(bytes.Clone(prefix), tc.body); !bytes.Equal(all, append(prefix, v...)) {
-				t.Errorf("appended after %d bytes: %d bytes, want the %d of packContent after them", len(prefix), len(all)-len(prefix), len(v))
+				t.Errorf("appended after %d bytes: %d bytes, want the %d of the body alone after them", len(prefix), len(all)-len(prefix), len(v))
 			}
 		})
 	}

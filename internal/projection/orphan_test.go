@@ -74,7 +74,7 @@ func TestCatalogOrphansOutliveARestart(t *testing.T) {
 	if n := stored(); n != 2 {
 		t.Fatalf("%d bodies stored after the next batch, want 2: the orphan deleted", n)
 	}
-	if live := bodyNow(c).live; live != int64(len(packContent([]byte("second")))+len(packContent([]byte("third")))) {
+	if live := bodyNow(c).live; live != int64(len(appendContent(nil, []byte("second")))+len(appendContent(nil, []byte("third")))) {
 		t.Fatalf("%d live bytes in the body file, want those of the two bodies referenced", live)
 	}
 }

@@ -917,11 +917,7 @@ func (r *Registry) Sweep(ctx context.Context, all bool) {
 			switch {
 			case rec.Ended != nil:
 				ended[rec.Token] = true
-				r.mu.Lock()
-				if st, ok := r.sessions[rec.Token]; ok {
-					st.ended = true // ended by another process
-				}
-				r.mu.Unlock()
+				r.markEnded(rec.Token) // by another process
 			case now.Sub(rec.LastSeen) > r.TTL && !live[rec.Token]:
 				r.Logger.Info("session idle for longer than the TTL", "session", rec.Token, "ttl", r.TTL)
 				rec.Ended = &now
