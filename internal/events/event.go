@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -228,8 +229,29 @@ func headerSafe(p string) string {
 	return p
 }
 
+// ops and statuses are the values an event's op and status take, kept as constants.
+var (
+	ops      = []string{string(OpUpsert), string(OpDelete), string(OpScanBegin), string(OpScanEnd), string(OpConfig)}
+	statuses = []string{string(StatusOK), string(StatusBinary), string(StatusTooLarge), string(StatusInvalidUTF8),
+		string(StatusUnreadable), string(StatusOutsideRoot), string(StatusPathTooLong)}
+)
+
+// known returns the constant of values equal to s, or a copy of s when none is.
+func known(s string, values []string) string {
+	for _, v := range values {
+		if s == v {
+			return v
+		}
+	}
+	return strings.Clone(s)
+}
+
 // Decode reads an event from a message's subject, headers and body. With headersOnly, the
 // body is absent by request and the size comes from the Nats-Msg-Size header.
+//
+// The header values nats.go decodes are slices of one string, the message's header block:
+// an event keeps none of them, so that a record built from it (the catalog's, for each of a
+// million documents) does not keep the whole block (some 300 bytes) for its 64-byte hash.
 func Decode(subject string, h nats.Header, data []byte) (Event, error) {
 	var e Event
 	v := h.Get(HdrSchema)
@@ -244,7 +266,7 @@ func Decode(subject string, h nats.Header, data []byte) (Event, error) {
 		return e, err
 	}
 	e.Project = project
-	e.Op = Op(h.Get(HdrOp))
+	e.Op = Op(known(h.Get(HdrOp), ops))
 	switch e.Op {
 	case OpUpsert, OpDelete:
 		// The subject is authoritative: the header is for people and may be quoted.
@@ -269,14 +291,14 @@ func Decode(subject string, h nats.Header, data []byte) (Event, error) {
 		if e.Mtime, err = time.Parse(time.RFC3339Nano, h.Get(HdrMtime)); err != nil {
 			return e, fmt.Errorf("%w: %s: %v", ErrMalformed, HdrMtime, err)
 		}
-		e.Hash = h.Get(HdrHash)
-		e.Status = Status(h.Get(HdrStatus))
+		e.Hash = strings.Clone(h.Get(HdrHash))
+		e.Status = Status(known(h.Get(HdrStatus), statuses))
 		if s := h.Get(HdrInode); s != "" {
 			if e.Inode, err = strconv.ParseUint(s, 10, 64); err != nil {
 				return e, fmt.Errorf("%w: %s: %v", ErrMalformed, HdrInode, err)
 			}
 		}
-		e.Reason = h.Get(HdrReason)
+		e.Reason = strings.Clone(h.Get(HdrReason))
 		e.Content = data
 	case OpScanBegin, OpScanEnd:
 		e.Scan = &Scan{}
@@ -285,12 +307,12 @@ func Decode(subject string, h nats.Header, data []byte) (Event, error) {
 				return e, fmt.Errorf("%w: scan body: %v", ErrMalformed, err)
 			}
 		}
-		e.Scan.ID = h.Get(HdrScanID)
+		e.Scan.ID = strings.Clone(h.Get(HdrScanID))
 	case OpConfig:
 		if subject != NewSubjects(project).Config() {
 			return e, fmt.Errorf("%w: config event on %q", ErrMalformed, subject)
 		}
-		e.Source, e.Hash, e.Config = h.Get(HdrSource), h.Get(HdrHash), data
+		e.Source, e.Hash, e.Config = strings.Clone(h.Get(HdrSource)), strings.Clone(h.Get(HdrHash)), data
 		if data != nil && HashContent(data) != e.Hash {
 			return e, fmt.Errorf("%w: config body does not match its hash on %q", ErrMalformed, subject)
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/nats-io/nats.go"
 
@@ -175,5 +176,40 @@ func TestIsBinary(t *testing.T) {
 				t.Fatalf("IsBinary = %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestDecodedEventsKeepNoHeaderBlock: nats.go decodes a message's headers as slices of one
+// string; a decoded event keeps none of them, so that what keeps an event's hash or status
+// does not keep the whole block.
+func TestDecodedEventsKeepNoHeaderBlock(t *testing.T) {
+	e := upsert("a.md", "hello", 0)
+	e.Status, e.Reason = events.StatusTooLarge, "over the limit"
+	m, err := e.Msg()
+	testkit.NoErr(t, err, "msg")
+	var block strings.Builder
+	block.WriteString("NATS/1.0\r\n")
+	for k, vs := range m.Header {
+		for _, v := range vs {
+			fmt.Fprintf(&block, "%s: %s\r\n", k, v)
+		}
+	}
+	block.WriteString("\r\n")
+	h, err := nats.DecodeHeadersMsg([]byte(block.String()))
+	testkit.NoErr(t, err, "headers")
+	got, err := events.Decode(m.Subject, h, m.Data)
+	testkit.NoErr(t, err, "decode")
+	testkit.Equal(t, [4]string{got.Hash, string(got.Status), got.Reason, string(got.Op)},
+		[4]string{e.Hash, string(e.Status), e.Reason, string(e.Op)}, "decoded")
+	for name, s := range map[string]string{"hash": got.Hash, "status": string(got.Status), "reason": got.Reason,
+		"op": string(got.Op)} {
+		for _, v := range h {
+			if unsafe.StringData(s) == unsafe.StringData(v[0]) {
+				t.Errorf("the event's %s is a slice of the header block", name)
+			}
+		}
+	}
+	if unsafe.StringData(string(got.Status)) != unsafe.StringData(string(events.StatusTooLarge)) {
+		t.Error("a known status is not the constant")
 	}
 }
