@@ -391,6 +391,7 @@ func (c *Catalog) Reset(st State) error {
 
 type change struct {
 	doc  *Document // nil: deleted
+	sum  Summary
 	body []byte
 }
 
@@ -524,6 +525,7 @@ func record(e *events.Event) change {
 	d := &Document{Path: e.Path, Session: e.Session, Size: e.Size, Mtime: e.Mtime.UTC(), Hash: e.Hash,
 		Status: e.Status, Reason: e.Reason, Seq: e.Seq}
 	var body []byte
+	var sum Summary
 	if d.Status == events.StatusOK {
 		if events.HashContent(e.Content) != e.Hash {
 			d.Status, d.Reason = events.StatusUnreadable, "content does not match its hash"
@@ -531,11 +533,10 @@ func record(e *events.Event) change {
 			body = e.Content
 			d.Words = CountWords(body)
 			d.Title = Title(body)
-			d.Outline = Outline(body)
-			d.FirstParagraph = FirstParagraph(body)
+			sum = Summary{Outline: Outline(body), FirstParagraph: FirstParagraph(body)}
 		}
 	}
-	return change{doc: d, body: body}
+	return change{doc: d, sum: sum, body: body}
 }
 
 // refDelta is how the batch changes each content hash's reference count, to know which
@@ -631,7 +632,7 @@ func (c *Catalog) write(f *folded, delta map[string]int) error {
 				}
 				continue
 			}
-			if err := docs.Put(recordKey(p), encodeDocument(ch.doc)); err != nil {
+			if err := docs.Put(recordKey(p), encodeDocument(ch.doc, ch.sum)); err != nil {
 				return err
 			}
 			if ch.body != nil && c.refs[ch.doc.Hash] <= 0 && content.Get([]byte(ch.doc.Hash)) == nil {
@@ -832,6 +833,33 @@ func (s *Snapshot) Content(d *Document) ([]byte, error) {
 	return b.Read()
 }
 
+// begin starts the snapshot's transaction, once: the records and bodies a snapshot reads
+// are those of the documents it holds in memory, since the writer changes both under mu.
+func (s *Snapshot) begin() (*bolt.Tx, error) {
+	if s.tx == nil {
+		tx, err := s.c.db.Begin(false)
+		if err != nil {
+			return nil, err
+		}
+		s.tx = tx
+	}
+	return s.tx, nil
+}
+
+// Summary reads d's outline and first paragraph from its record. Like Body, it is for one
+// goroutine of the snapshot at a time.
+func (s *Snapshot) Summary(d *Document) (Summary, error) {
+	tx, err := s.begin()
+	if err != nil {
+		return Summary{}, err
+	}
+	v := tx.Bucket(bucketDocs).Get(recordKey(d.Key()))
+	if v == nil {
+		return Summary{}, fmt.Errorf("%s: record missing from the catalog", d.Path)
+	}
+	return decodeSummary(v)
+}
+
 // Body is where a document's content is stored: Read reads and unpacks it, from any
 // goroutine, while the snapshot it came from is open. Finding it (Snapshot.Body) takes the
 // snapshot's transaction and is for one goroutine at a time; reading it, the costly part,
@@ -847,14 +875,11 @@ func (s *Snapshot) Body(d *Document) (Body, error) {
 	if !d.Readable() {
 		return Body{}, fmt.Errorf("%s: no content (%s)", d.Path, d.Status)
 	}
-	if s.tx == nil {
-		tx, err := s.c.db.Begin(false)
-		if err != nil {
-			return Body{}, err
-		}
-		s.tx = tx
+	tx, err := s.begin()
+	if err != nil {
+		return Body{}, err
 	}
-	v := s.tx.Bucket(bucketContent).Get([]byte(d.Hash))
+	v := tx.Bucket(bucketContent).Get([]byte(d.Hash))
 	if v == nil {
 		return Body{}, fmt.Errorf("%s: content %s missing from the catalog", d.Path, d.Hash)
 	}

@@ -49,15 +49,17 @@ func open(t *testing.T, dir string) *projection.Catalog {
 
 // dump is everything a query can see, as plain values.
 type dump struct {
-	Docs    map[string]projection.Document
-	Content map[string]string
-	Folders map[string][2]int
-	Seq     uint64
+	Docs      map[string]projection.Document
+	Summaries map[string]projection.Summary
+	Content   map[string]string
+	Folders   map[string][2]int
+	Seq       uint64
 }
 
 func snapshot(t *testing.T, c *projection.Catalog) dump {
 	t.Helper()
-	d := dump{Docs: map[string]projection.Document{}, Content: map[string]string{}, Folders: map[string][2]int{}}
+	d := dump{Docs: map[string]projection.Document{}, Summaries: map[string]projection.Summary{}, Content: map[string]string{},
+		Folders: map[string][2]int{}}
 	err := c.Read(func(s *projection.Snapshot) error {
 		d.Seq = s.State().Seq
 		root, _ := s.Folder("")
@@ -65,6 +67,11 @@ func snapshot(t *testing.T, c *projection.Catalog) dump {
 			d.Folders[f.Path] = [2]int{f.Documents, f.Words}
 			for _, doc := range f.Docs() {
 				d.Docs[doc.Path] = *doc
+				sum, err := s.Summary(doc)
+				if err != nil {
+					t.Fatal(err)
+				}
+				d.Summaries[doc.Path] = sum
 				if doc.Readable() {
 					b, err := s.Content(doc)
 					if err != nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"time"
+	"unsafe"
 
 	"github.com/guide/guide/internal/binrec"
 	"github.com/guide/guide/internal/events"
@@ -15,8 +16,8 @@ const recordVersion = 2
 
 var errRecord = errors.New("corrupt catalog record")
 
-func encodeDocument(d *Document) []byte {
-	b := make([]byte, 0, 64+len(d.Path)+len(d.Title)+len(d.Hash))
+func encodeDocument(d *Document, sum Summary) []byte {
+	b := make([]byte, 0, 64+len(d.Path)+len(d.Title)+len(d.Hash)+len(sum.FirstParagraph))
 	b = append(b, recordVersion)
 	b = binrec.AppendString(b, d.Path)
 	b = binary.AppendVarint(b, d.Size)
@@ -28,12 +29,12 @@ func encodeDocument(d *Document) []byte {
 	b = binrec.AppendString(b, d.Title)
 	b = binary.AppendUvarint(b, d.Seq)
 	b = binrec.AppendString(b, d.Session)
-	b = binary.AppendUvarint(b, uint64(len(d.Outline)))
-	for _, h := range d.Outline {
+	b = binary.AppendUvarint(b, uint64(len(sum.Outline)))
+	for _, h := range sum.Outline {
 		b = binary.AppendUvarint(b, uint64(h.Level))
 		b = binrec.AppendString(b, h.Text)
 	}
-	b = binrec.AppendString(b, d.FirstParagraph)
+	b = binrec.AppendString(b, sum.FirstParagraph)
 	return b
 }
 
@@ -49,11 +50,42 @@ func readStatus(r *binrec.Reader) events.Status {
 	return s
 }
 
+// decodeDocument reads a record, all of it checked, into the document it keeps in memory:
+// its strings are slices of one copy of the record's fields before the summary, which
+// stays on disk (Summary).
 func decodeDocument(b []byte) (*Document, error) {
 	if len(b) == 0 || b[0] != recordVersion {
 		return nil, errRecord
 	}
+	// A first pass reads the record where it lies, to check it and to find where its
+	// summary starts; only what precedes it is copied.
+	view := unsafe.String(unsafe.SliceData(b[1:]), len(b)-1)
+	r := binrec.NewReader(view)
+	readHead(r)
+	head := len(view) - r.Len()
+	readSummary(r, false)
+	if r.Err != nil {
+		return nil, errRecord
+	}
+	return readHead(binrec.NewReader(string(b[1 : 1+head]))), nil
+}
+
+// decodeSummary reads the summary of a record, its strings copied.
+func decodeSummary(b []byte) (Summary, error) {
+	if len(b) == 0 || b[0] != recordVersion {
+		return Summary{}, errRecord
+	}
 	r := binrec.NewReader(string(b[1:]))
+	readHead(r)
+	sum := readSummary(r, true)
+	if r.Err != nil {
+		return Summary{}, errRecord
+	}
+	return sum, nil
+}
+
+// readHead reads the fields of a record before its summary.
+func readHead(r *binrec.Reader) *Document {
 	d := &Document{}
 	d.Path = r.String()
 	d.Size = r.Varint()
@@ -65,18 +97,27 @@ func decodeDocument(b []byte) (*Document, error) {
 	d.Title = r.String()
 	d.Seq = r.Uvarint()
 	d.Session = r.String()
+	return d
+}
+
+// readSummary reads the summary that ends a record; only reads it past unless keep.
+func readSummary(r *binrec.Reader, keep bool) Summary {
+	var sum Summary
 	if n := r.Uvarint(); r.Err == nil && n > 0 {
 		if n > uint64(r.Len()) {
-			return nil, errRecord
+			r.Fail("outline longer than the record")
+			return Summary{}
 		}
-		d.Outline = make([]Heading, n)
-		for i := range d.Outline {
-			d.Outline[i] = Heading{Level: int(r.Uvarint()), Text: r.String()}
+		if keep {
+			sum.Outline = make([]Heading, n)
+		}
+		for i := range int(n) {
+			h := Heading{Level: int(r.Uvarint()), Text: r.String()}
+			if keep {
+				sum.Outline[i] = h
+			}
 		}
 	}
-	d.FirstParagraph = r.String()
-	if r.Err != nil {
-		return nil, errRecord
-	}
-	return d, nil
+	sum.FirstParagraph = r.String()
+	return sum
 }

@@ -51,8 +51,13 @@ type Document struct {
 	// Session is the token of the MCP session a session document is attached to; "" for a
 	// document of the tree. A session document's Path is its file name: it is in no folder.
 	Session string `json:"session,omitempty"`
-	// Outline and FirstParagraph, with Title, are the document's summary, derived when the
-	// event is applied so that get_summary costs nothing at query time.
+}
+
+// Summary is the rest of a document's summary besides its Title: derived when the event
+// is applied and stored in the document's record, but not held in memory with it, since
+// only get_summary reads it (Snapshot.Summary) and it weighs more than the rest of the
+// record (a third of a GB at a million documents).
+type Summary struct {
 	Outline        []Heading `json:"outline,omitempty"`
 	FirstParagraph string    `json:"first_paragraph,omitempty"`
 }

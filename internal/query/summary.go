@@ -45,8 +45,12 @@ func Summary(s *projection.Snapshot, c Contexts, pend Pending, raw string) (*Sum
 	default:
 		return nil, notReady(ref, status, reason)
 	}
-	r := &SummaryResult{Path: ref, Filename: baseName(k.Path), Status: status, Title: d.Title, Outline: d.Outline,
-		FirstParagraph: d.FirstParagraph, Words: d.Words, Size: d.Size}
+	sum, err := s.Summary(d)
+	if err != nil {
+		return nil, Internal(ErrIO, err, "reading the summary of %s", ref)
+	}
+	r := &SummaryResult{Path: ref, Filename: baseName(k.Path), Status: status, Title: d.Title, Outline: sum.Outline,
+		FirstParagraph: sum.FirstParagraph, Words: d.Words, Size: d.Size}
 	if r.Outline == nil {
 		r.Outline = []projection.Heading{}
 	}
