@@ -36,7 +36,8 @@ func TestLoadedRecordsLeaveTheirSummariesOnDisk(t *testing.T) {
 	const n = 5000
 	dir := t.TempDir()
 	lead := strings.Repeat("A lead paragraph that goes on. ", 16) // 496 bytes
-	func() { // the batch is garbage once written
+	// The batch is built and written in a function of its own: garbage once it returns.
+	func() {
 		c := open(t, dir)
 		f := new(fold)
 		for i := range n {
