@@ -236,6 +236,10 @@ var (
 		string(StatusUnreadable), string(StatusOutsideRoot), string(StatusPathTooLong)}
 )
 
+// StatusOf is the status s names: the package's constant when it is one, else a copy of s,
+// so that what keeps it does not keep what s is a slice of.
+func StatusOf(s string) Status { return Status(known(s, statuses)) }
+
 // known returns the constant of values equal to s, or a copy of s when none is.
 func known(s string, values []string) string {
 	for _, v := range values {
@@ -292,7 +296,7 @@ func Decode(subject string, h nats.Header, data []byte) (Event, error) {
 			return e, fmt.Errorf("%w: %s: %v", ErrMalformed, HdrMtime, err)
 		}
 		e.Hash = strings.Clone(h.Get(HdrHash))
-		e.Status = Status(known(h.Get(HdrStatus), statuses))
+		e.Status = StatusOf(h.Get(HdrStatus))
 		if s := h.Get(HdrInode); s != "" {
 			if e.Inode, err = strconv.ParseUint(s, 10, 64); err != nil {
 				return e, fmt.Errorf("%w: %s: %v", ErrMalformed, HdrInode, err)

@@ -69,11 +69,11 @@ type Indexer struct {
 	linkTargets sync.Map
 
 	mu    sync.Mutex
-	known map[string]events.DocState // the stream's state as this indexer last saw it
-	seq   uint64                     // every event up to this sequence is in known
-	id    string                     // the stream known was read from (events.ID)
-	fresh bool                       // known is in step with the stream
-	dirty bool                       // known changed since the state file was written
+	known map[string]knownDoc // the stream's state as this indexer last saw it
+	seq   uint64              // every event up to this sequence is in known
+	id    string              // the stream known was read from (events.ID)
+	fresh bool                // known is in step with the stream
+	dirty bool                // known changed since the state file was written
 	// ignored is swapped whole when the rules are reloaded: the watcher reads it from its
 	// own goroutine.
 	ignored atomic.Pointer[ignore.Matcher]

@@ -115,11 +115,12 @@ func (p *publication) upsert(ctx context.Context, e *events.Event) error {
 	if e.Op == events.OpDelete {
 		return p.deleteRead(ctx, e)
 	}
-	if st, known := x.known[e.Path]; known && st.Op == events.OpUpsert && st.Hash == e.Hash && st.Status == e.Status {
+	if k, known := x.known[e.Path]; known && k.exists && k.hashIs(e.Hash) && k.status == e.Status {
 		// Touched, not changed: remember the new mtime so as not to read it again.
 		p.sum.Unchanged++
-		st.Mtime, st.Size, st.Inode = e.Mtime, e.Size, e.Inode
-		x.known[e.Path], x.dirty = st, true
+		k.setMtime(e.Mtime)
+		k.size, k.inode = e.Size, e.Inode
+		x.known[e.Path], x.dirty = k, true
 		return nil
 	}
 	if err := p.begin(ctx); err != nil {
@@ -141,7 +142,7 @@ func (p *publication) upsert(ctx context.Context, e *events.Event) error {
 // stream holds it.
 func (p *publication) deleteRead(ctx context.Context, e *events.Event) error {
 	p.sum.Documents--
-	if st, known := p.x.known[e.Path]; !known || st.Op != events.OpUpsert {
+	if k, known := p.x.known[e.Path]; !known || !k.exists {
 		return nil
 	}
 	if err := p.begin(ctx); err != nil {
@@ -162,7 +163,7 @@ func (x *Indexer) readAll(ctx context.Context, files []file) <-chan *events.Even
 	// where a copy of each file's known state took 200 MB for a million.
 	prev := make([]uint64, len(files))
 	for i, f := range files {
-		prev[i] = x.known[f.rel].Seq
+		prev[i] = x.known[f.rel].seq
 	}
 	results := make(chan *events.Event, 64)
 	work := make(chan int)
@@ -194,7 +195,7 @@ func (p *publication) deletes(ctx context.Context, deleted []string) error {
 		if err := p.begin(ctx); err != nil {
 			return err
 		}
-		if err := p.pub.Publish(ctx, &events.Event{Op: events.OpDelete, Project: p.x.Project, Path: path, PrevSeq: p.x.known[path].Seq}); err != nil {
+		if err := p.pub.Publish(ctx, &events.Event{Op: events.OpDelete, Project: p.x.Project, Path: path, PrevSeq: p.x.known[path].seq}); err != nil {
 			return err
 		}
 		p.sum.Deleted++
@@ -233,7 +234,7 @@ func (p *publication) flush(ctx context.Context) error {
 	for _, a := range acks {
 		p.sum.StreamSeq = max(p.sum.StreamSeq, a.Seq)
 		if st := a.State; st.Op == events.OpUpsert || st.Op == events.OpDelete {
-			p.x.known[st.Path], p.x.dirty = st, true
+			p.x.known[st.Path], p.x.dirty = newKnown(st), true
 		}
 	}
 	if err != nil {

@@ -40,7 +40,11 @@ func (x *Indexer) refresh(ctx context.Context) (known, setAside string, err erro
 		if err != nil {
 			return "", setAside, err
 		}
-		x.known, x.seq, x.fresh, x.dirty = docs, upTo, true, true
+		x.known = make(map[string]knownDoc, len(docs))
+		for p, d := range docs {
+			x.known[p] = newKnown(d)
+		}
+		x.seq, x.fresh, x.dirty = upTo, true, true
 		return "stream", setAside, nil
 	}
 	if x.seq < last {
@@ -49,8 +53,8 @@ func (x *Indexer) refresh(ctx context.Context) (known, setAside string, err erro
 			return "", setAside, err
 		}
 		for p, d := range docs {
-			if d.Seq > x.known[p].Seq {
-				x.known[p] = d
+			if d.Seq > x.known[p].seq {
+				x.known[p] = newKnown(d)
 			}
 		}
 		if known == "state file" && len(docs) > 0 {
@@ -145,8 +149,8 @@ func (x *Indexer) gone(files []file) []string {
 	for _, f := range files {
 		seen[f.rel] = true
 	}
-	for p, st := range x.known {
-		if !seen[p] && st.Op == events.OpUpsert {
+	for p, k := range x.known {
+		if !seen[p] && k.exists {
 			deleted = append(deleted, p)
 		}
 	}
@@ -183,14 +187,14 @@ func (x *Indexer) compare(paths []string) (files []file, deleted []string) {
 			seen[f.rel] = true
 		}
 		files = append(files, found...)
-		if key := x.key(p); key != p && !seen[key] && x.known[key].Op == events.OpUpsert {
+		if key := x.key(p); key != p && !seen[key] && x.known[key].exists {
 			deleted = append(deleted, key) // gone, and listed under a stand-in
 			seen[key] = true
 		}
 		if s, ok := x.known[p]; ok {
 			// A document of the stream: a file, with nothing below it. Under churn every
 			// hint is one of these, so this must not cost a pass over what is known.
-			if s.Op == events.OpUpsert && !seen[p] {
+			if s.exists && !seen[p] {
 				deleted = append(deleted, p)
 				seen[p] = true
 			}
@@ -199,7 +203,7 @@ func (x *Indexer) compare(paths []string) (files []file, deleted []string) {
 			// it may be gone too, which takes a pass over what is known.
 			prefix := p + "/"
 			for k, s := range x.known {
-				if s.Op != events.OpUpsert || seen[k] {
+				if !s.exists || seen[k] {
 					continue
 				}
 				real := k

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/guide/guide/internal/binrec"
@@ -46,7 +47,7 @@ type knownState struct {
 	Stream  string // events.ID of the stream
 	Project string
 	Seq     uint64 // every event up to this sequence is reflected in Docs
-	Docs    map[string]events.DocState
+	Docs    map[string]knownDoc
 }
 
 // encodeState writes st in the state file's format: the magic and version, the stream,
@@ -61,14 +62,19 @@ func encodeState(st knownState) []byte {
 	b = binary.AppendUvarint(b, uint64(len(st.Docs)))
 	for p, d := range st.Docs {
 		b = binrec.AppendString(b, p)
-		b = binrec.AppendString(b, string(d.Op))
-		b = binary.AppendVarint(b, d.Size)
-		b = binary.AppendVarint(b, d.Mtime.Unix())
-		b = binary.AppendUvarint(b, uint64(d.Mtime.Nanosecond()))
-		b = binary.AppendUvarint(b, d.Inode)
-		b = binrec.AppendString(b, d.Hash)
-		b = binrec.AppendString(b, string(d.Status))
-		b = binary.AppendUvarint(b, d.Seq)
+		b = binrec.AppendString(b, string(d.op()))
+		b = binary.AppendVarint(b, d.size)
+		b = binary.AppendVarint(b, d.sec)
+		b = binary.AppendUvarint(b, uint64(d.nsec))
+		b = binary.AppendUvarint(b, d.inode)
+		if d.hex {
+			b = binary.AppendUvarint(b, uint64(2*len(d.sum)))
+		} else {
+			b = binary.AppendUvarint(b, uint64(len(d.hash)))
+		}
+		b = d.appendHash(b)
+		b = binrec.AppendString(b, string(d.status))
+		b = binary.AppendUvarint(b, d.seq)
 	}
 	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, crcTable))
 }
@@ -96,20 +102,27 @@ func decodeState(b []byte) (knownState, error) {
 	if r.Err == nil && n > uint64(r.Len())/9 {
 		return knownState{}, fmt.Errorf("%w: %d documents in %d bytes", errStateCorrupt, n, r.Len())
 	}
-	st.Docs = make(map[string]events.DocState, n)
+	st.Docs = make(map[string]knownDoc, n)
 	for i := uint64(0); i < n && r.Err == nil; i++ {
-		var d events.DocState
-		d.Path, d.Op, d.Size = r.String(), events.Op(r.String()), r.Varint()
-		sec, nsec := r.Varint(), r.Uvarint()
-		d.Inode, d.Hash, d.Status, d.Seq = r.Uvarint(), r.String(), events.Status(r.String()), r.Uvarint()
-		if nsec >= uint64(time.Second) {
+		var d knownDoc
+		// Copies of the path and status: the file's bytes are garbage once read.
+		path, op := strings.Clone(r.String()), events.Op(r.String())
+		d.size, d.sec = r.Varint(), r.Varint()
+		nsec := r.Uvarint()
+		d.inode = r.Uvarint()
+		d.setHash(r.String())
+		d.status, d.seq = events.StatusOf(r.String()), r.Uvarint()
+		switch {
+		case nsec >= uint64(time.Second):
 			r.Fail("nanoseconds out of range")
+		case op != events.OpUpsert && op != events.OpDelete:
+			r.Fail("an unknown op")
 		}
-		d.Mtime = time.Unix(sec, int64(nsec)).UTC()
-		if _, dup := st.Docs[d.Path]; dup && r.Err == nil {
+		d.nsec, d.exists = uint32(nsec), op == events.OpUpsert
+		if _, dup := st.Docs[path]; dup && r.Err == nil {
 			r.Fail("a document twice")
 		}
-		st.Docs[d.Path] = d
+		st.Docs[path] = d
 	}
 	if r.Err == nil && r.Len() > 0 {
 		r.Fail("bytes after the last document")

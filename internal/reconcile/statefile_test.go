@@ -13,17 +13,25 @@ import (
 )
 
 func sampleState() knownState {
-	return knownState{Stream: "GUIDE@1764000000000000000", Project: "docs-3f9a2c1b", Seq: 1234, Docs: map[string]events.DocState{
+	return knownState{Stream: "GUIDE@1764000000000000000", Project: "docs-3f9a2c1b", Seq: 1234, Docs: knownOf(map[string]events.DocState{
 		"a.md":        {Path: "a.md", Op: events.OpUpsert, Size: 12, Mtime: time.Date(2026, 11, 26, 1, 2, 3, 456789, time.UTC), Inode: 77, Hash: events.HashContent([]byte("a")), Status: events.StatusOK, Seq: 1200},
 		"gone/b.md":   {Path: "gone/b.md", Op: events.OpDelete, Seq: 1201},
 		"élan/ü.bin":  {Path: "élan/ü.bin", Op: events.OpUpsert, Size: 1 << 40, Mtime: time.Unix(-5, 0).UTC(), Hash: "size:1099511627776", Status: events.StatusTooLarge, Seq: 1234},
 		"zero-time":   {Path: "zero-time", Op: events.OpUpsert},
 		"with space ": {Path: "with space ", Op: events.OpUpsert, Status: events.StatusBinary, Seq: 3},
-	}}
+	})}
+}
+
+func knownOf(docs map[string]events.DocState) map[string]knownDoc {
+	out := make(map[string]knownDoc, len(docs))
+	for p, d := range docs {
+		out[p] = newKnown(d)
+	}
+	return out
 }
 
 func TestStateRoundTrip(t *testing.T) {
-	for name, st := range map[string]knownState{"Sample": sampleState(), "Empty": {Stream: "S@1", Project: "p", Docs: map[string]events.DocState{}}} {
+	for name, st := range map[string]knownState{"Sample": sampleState(), "Empty": {Stream: "S@1", Project: "p", Docs: map[string]knownDoc{}}} {
 		t.Run(name, func(t *testing.T) {
 			got, err := decodeState(encodeState(st))
 			if err != nil {
@@ -50,15 +58,16 @@ func TestDecodeStateRefuses(t *testing.T) {
 		b := binrec.AppendString(binrec.AppendString(nil, "S@1"), "p")
 		return binary.AppendUvarint(binary.AppendUvarint(b, 9), n)
 	}
-	record := func(path string, nsec uint64) []byte {
+	recordOf := func(path, op string, nsec uint64) []byte {
 		b := binrec.AppendString(nil, path)
-		b = binrec.AppendString(b, "upsert")
+		b = binrec.AppendString(b, op)
 		b = binary.AppendVarint(binary.AppendVarint(b, 1), 2)
 		b = binary.AppendUvarint(b, nsec)
 		b = binary.AppendUvarint(b, 3)
 		b = binrec.AppendString(binrec.AppendString(b, "h"), "ok")
 		return binary.AppendUvarint(b, 4)
 	}
+	record := func(path string, nsec uint64) []byte { return recordOf(path, "upsert", nsec) }
 	cases := []struct {
 		name string
 		b    []byte
@@ -72,6 +81,7 @@ func TestDecodeStateRefuses(t *testing.T) {
 		{"CountBeyondTheBytes", sealed(stateVersion, header(1<<40))},
 		{"CountAboveTheRecords", sealed(stateVersion, append(header(2), record("a", 0)...))},
 		{"DocumentTwice", sealed(stateVersion, append(append(header(2), record("a", 0)...), record("a", 0)...))},
+		{"UnknownOp", sealed(stateVersion, append(header(1), recordOf("a", "rename", 0)...))},
 		{"NanosecondsOutOfRange", sealed(stateVersion, append(header(1), record("a", uint64(time.Second))...))},
 		{"BytesAfterTheLastDocument", sealed(stateVersion, append(append(header(1), record("a", 0)...), 0))},
 		{"StringLongerThanTheFile", sealed(stateVersion, binary.AppendUvarint(nil, 1<<20))},
@@ -96,7 +106,7 @@ func TestDecodeStateRefuses(t *testing.T) {
 // encodes and decodes to itself.
 func FuzzDecodeState(f *testing.F) {
 	f.Add(encodeState(sampleState()))
-	f.Add(encodeState(knownState{Docs: map[string]events.DocState{}}))
+	f.Add(encodeState(knownState{Docs: map[string]knownDoc{}}))
 	f.Add([]byte(stateMagic))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		st, err := decodeState(b)

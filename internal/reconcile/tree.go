@@ -30,10 +30,10 @@ type file struct {
 
 // same reports whether the stream's state of the document matches the file's metadata,
 // so that the file need not be read.
-func (f *file) same(st events.DocState) bool {
-	return st.Op == events.OpUpsert && st.Size == f.size && st.Mtime.Equal(f.mt) &&
-		(st.Inode == 0 || f.inode == 0 || st.Inode == f.inode) &&
-		(f.status == "" || f.status == st.Status)
+func (f *file) same(k knownDoc) bool {
+	return k.exists && k.size == f.size && k.sec == f.mt.Unix() && k.nsec == uint32(f.mt.Nanosecond()) &&
+		(k.inode == 0 || f.inode == 0 || k.inode == f.inode) &&
+		(f.status == "" || f.status == k.status)
 }
 
 // walk lists every document below the folder dir (relative, "" for the root). It reads
