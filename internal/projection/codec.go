@@ -38,7 +38,7 @@ func encodeDocument(d *Document, sum Summary) []byte {
 	return b
 }
 
-// status returns the status the record names, the common ones without keeping the record.
+// readStatus returns the status the record names, the common ones without keeping the record.
 func readStatus(r *binrec.Reader) events.Status {
 	s := events.Status(r.String())
 	switch s {

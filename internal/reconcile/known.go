@@ -79,6 +79,14 @@ func (k knownDoc) hashIs(h string) bool {
 	return true
 }
 
+// hashLen is the length of the document's hash as the events write it.
+func (k knownDoc) hashLen() int {
+	if k.hex {
+		return 2 * len(k.sum)
+	}
+	return len(k.hash)
+}
+
 // appendHash appends the document's hash as the events write it.
 func (k knownDoc) appendHash(b []byte) []byte {
 	if k.hex {

@@ -67,12 +67,7 @@ func encodeState(st knownState) []byte {
 		b = binary.AppendVarint(b, d.sec)
 		b = binary.AppendUvarint(b, uint64(d.nsec))
 		b = binary.AppendUvarint(b, d.inode)
-		if d.hex {
-			b = binary.AppendUvarint(b, uint64(2*len(d.sum)))
-		} else {
-			b = binary.AppendUvarint(b, uint64(len(d.hash)))
-		}
-		b = d.appendHash(b)
+		b = d.appendHash(binary.AppendUvarint(b, uint64(d.hashLen())))
 		b = binrec.AppendString(b, string(d.status))
 		b = binary.AppendUvarint(b, d.seq)
 	}
