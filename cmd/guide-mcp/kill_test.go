@@ -127,7 +127,7 @@ func TestKill9IndexerRecovers(t *testing.T) {
 		want[p] = hex.EncodeToString(sum[:])
 	}
 	testkit.Eventually(t, 60*time.Second, func() (bool, string) {
-		cur, _, err := s.Current(ctx, "p")
+		cur, _, err := testkit.Current(ctx, s, "p")
 		testkit.NoErr(t, err, "current")
 		live := map[string]string{}
 		for p, st := range cur {

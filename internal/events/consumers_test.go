@@ -24,7 +24,7 @@ func TestReadsLeaveNoConsumers(t *testing.T) {
 		if len(ev) != 15 || !complete {
 			t.Fatalf("unapplied: %d events, complete %v; want 15, true", len(ev), complete)
 		}
-		cur, _, err := s.Current(ctx, "p")
+		cur, _, err := testkit.Current(ctx, s, "p")
 		testkit.NoErr(t, err, "current")
 		testkit.Equal(t, len(cur), 20, "documents in the current state")
 	}
@@ -52,7 +52,7 @@ func TestReadsCutShortLeaveNoConsumers(t *testing.T) {
 		if i%2 == 0 {
 			_, _, _, _ = s.Unapplied(cctx, "p", 5, 2000)
 		} else {
-			_, _, _ = s.Current(cctx, "p")
+			_, _, _ = testkit.Current(cctx, s, "p")
 		}
 		cancel()
 	}

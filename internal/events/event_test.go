@@ -142,7 +142,7 @@ func TestCurrentReadsLatestPerDocument(t *testing.T) {
 	_, err = s.JS.PublishMsg(ctx, m)
 	testkit.NoErr(t, err, "publish other project")
 
-	cur, last, err := s.Current(ctx, "p")
+	cur, last, err := testkit.Current(ctx, s, "p")
 	testkit.NoErr(t, err, "current")
 	testkit.Equal(t, len(cur), 3, "documents")
 	testkit.Equal(t, cur["a.md"].Hash, events.HashContent([]byte("v2")), "a.md is at v2")

@@ -140,81 +140,82 @@ func ID(info *jetstream.StreamInfo) string {
 	return info.Config.Name + "@" + strconv.FormatInt(info.Created.UnixNano(), 10)
 }
 
-// Current reads the latest event of every document of a project, headers only, and the
-// stream sequence it read up to: every event up to it is reflected in the answer.
-func (s *Stream) Current(ctx context.Context, project string) (map[string]DocState, uint64, error) {
-	docs, upTo, err := s.documents(ctx, project, jetstream.ConsumerConfig{DeliverPolicy: jetstream.DeliverLastPerSubjectPolicy})
+// Current calls fn with the latest event of every document of a project, headers only,
+// and returns the stream sequence it read up to: every event up to it is reflected in what
+// fn was given. fn keeps what it needs: a million documents' states are read this way.
+func (s *Stream) Current(ctx context.Context, project string, fn func(DocState)) (uint64, error) {
+	upTo, err := s.documents(ctx, project, jetstream.ConsumerConfig{DeliverPolicy: jetstream.DeliverLastPerSubjectPolicy}, fn)
 	if err != nil {
-		return nil, 0, fmt.Errorf("read current state: %w", err)
+		return 0, fmt.Errorf("read current state: %w", err)
 	}
-	return docs, upTo, nil
+	return upTo, nil
 }
 
-// Since reads, headers only, the document events of a project after the sequence after,
-// and returns the latest of them per document and the stream sequence it read up to:
-// what a state known at after needs to become the current one.
-func (s *Stream) Since(ctx context.Context, project string, after uint64) (map[string]DocState, uint64, error) {
-	docs, upTo, err := s.documents(ctx, project, jetstream.ConsumerConfig{
-		DeliverPolicy: jetstream.DeliverByStartSequencePolicy, OptStartSeq: after + 1})
+// Since calls fn, in stream order, with every document event of a project after the
+// sequence after, headers only, and returns the stream sequence it read up to: the latest
+// event of each document that fn is given is what a state known at after needs to become
+// the current one.
+func (s *Stream) Since(ctx context.Context, project string, after uint64, fn func(DocState)) (uint64, error) {
+	upTo, err := s.documents(ctx, project, jetstream.ConsumerConfig{
+		DeliverPolicy: jetstream.DeliverByStartSequencePolicy, OptStartSeq: after + 1}, fn)
 	if err != nil {
-		return nil, 0, fmt.Errorf("read events after %d: %w", after, err)
+		return 0, fmt.Errorf("read events after %d: %w", after, err)
 	}
-	return docs, max(upTo, after), nil
+	return max(upTo, after), nil
 }
 
-// documents reads the document events of a project that cfg delivers, the latest per
-// document. The stream's last sequence is read before the consumer is made, so every
-// event up to it is delivered: that is the sequence the answer covers, at least.
-func (s *Stream) documents(ctx context.Context, project string, cfg jetstream.ConsumerConfig) (map[string]DocState, uint64, error) {
+// documents calls fn with the document events of a project that cfg delivers, in stream
+// order. The stream's last sequence is read before the consumer is made, so every event up
+// to it is delivered: that is the sequence the answer covers, at least.
+func (s *Stream) documents(ctx context.Context, project string, cfg jetstream.ConsumerConfig, fn func(DocState)) (uint64, error) {
 	info, err := s.stream.Info(ctx)
 	if err != nil {
-		return nil, 0, err
+		return 0, err
 	}
 	upTo := info.State.LastSeq
-	out := make(map[string]DocState)
 	if cfg.DeliverPolicy == jetstream.DeliverByStartSequencePolicy && cfg.OptStartSeq > upTo {
-		return out, upTo, nil // nothing after: no consumer needed
+		return upTo, nil // nothing after: no consumer needed
 	}
 	cfg.FilterSubjects = []string{NewSubjects(project).Documents()}
 	cons, release, err := s.headers(ctx, cfg)
 	if err != nil {
-		return nil, 0, err
+		return 0, err
 	}
 	defer release()
 	ci := cons.CachedInfo()
 	if ci == nil {
-		return nil, 0, fmt.Errorf("no consumer info")
+		return 0, fmt.Errorf("no consumer info")
 	}
 	// Fetch exactly what is pending: a fetch of more waits for its timeout.
 	remaining := ci.NumPending
 	for remaining > 0 {
 		batch, err := cons.Fetch(int(min(remaining, 10000)), jetstream.FetchMaxWait(10*time.Second))
 		if err != nil {
-			return nil, 0, err
+			return 0, err
 		}
 		n := 0
 		for m := range batch.Messages() {
 			n++
 			md, err := m.Metadata()
 			if err != nil {
-				return nil, 0, err
+				return 0, err
 			}
 			e, err := Decode(m.Subject(), m.Headers(), nil)
 			if err != nil {
-				return nil, 0, err
+				return 0, err
 			}
-			out[e.Path] = e.State(md.Sequence.Stream)
+			fn(e.State(md.Sequence.Stream))
 			upTo = max(upTo, md.Sequence.Stream)
 			remaining = md.NumPending
 		}
 		if err := batch.Error(); err != nil {
-			return nil, 0, err
+			return 0, err
 		}
 		if n == 0 {
-			return nil, 0, fmt.Errorf("the server sent nothing, %d pending", remaining)
+			return 0, fmt.Errorf("the server sent nothing, %d pending", remaining)
 		}
 	}
-	return out, upTo, nil
+	return upTo, nil
 }
 
 // headers creates a consumer for one read of event headers (no content, no acks), and

@@ -13,7 +13,7 @@ import (
 // documents lists the paths the stream holds as documents of project p.
 func documents(t *testing.T, s *events.Stream) []string {
 	t.Helper()
-	cur, _, err := s.Current(testkit.Context(t), "p")
+	cur, _, err := testkit.Current(testkit.Context(t), s, "p")
 	testkit.NoErr(t, err, "current state")
 	var out []string
 	for p, st := range cur {

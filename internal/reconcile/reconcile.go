@@ -36,31 +36,31 @@ func (x *Indexer) refresh(ctx context.Context) (known, setAside string, err erro
 		}
 	}
 	if x.known == nil {
-		docs, upTo, err := x.Stream.Current(ctx, x.Project)
+		docs := make(map[string]knownDoc)
+		upTo, err := x.Stream.Current(ctx, x.Project, func(d events.DocState) { docs[d.Path] = newKnown(d) })
 		if err != nil {
 			return "", setAside, err
 		}
-		x.known = make(map[string]knownDoc, len(docs))
-		for p, d := range docs {
-			x.known[p] = newKnown(d)
-		}
-		x.seq, x.fresh, x.dirty = upTo, true, true
+		x.known, x.seq, x.fresh, x.dirty = docs, upTo, true, true
 		return "stream", setAside, nil
 	}
 	if x.seq < last {
-		docs, upTo, err := x.Stream.Since(ctx, x.Project, x.seq)
+		// Events only move what is known forward: one read before a failure leaves it
+		// exact at x.seq still, and the next refresh reads them again.
+		read := 0
+		upTo, err := x.Stream.Since(ctx, x.Project, x.seq, func(d events.DocState) {
+			read++
+			if d.Seq > x.known[d.Path].seq {
+				x.known[d.Path] = newKnown(d)
+			}
+		})
 		if err != nil {
 			return "", setAside, err
 		}
-		for p, d := range docs {
-			if d.Seq > x.known[p].seq {
-				x.known[p] = newKnown(d)
-			}
-		}
-		if known == "state file" && len(docs) > 0 {
+		if known == "state file" && read > 0 {
 			known = "state file and events after it"
 		}
-		x.seq, x.dirty = upTo, x.dirty || len(docs) > 0 || upTo > x.seq
+		x.seq, x.dirty = upTo, x.dirty || read > 0 || upTo > x.seq
 	}
 	x.fresh = true
 	return known, setAside, nil

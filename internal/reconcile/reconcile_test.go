@@ -53,7 +53,7 @@ func TestReconcile(t *testing.T) {
 		sum, err := x.Reconcile(ctx)
 		testkit.NoErr(t, err, "reconcile")
 		testkit.Equal(t, [2]int{sum.Published, sum.Deleted}, [2]int{1, 2}, "published, deleted")
-		cur, _, _ := s.Current(ctx, "p")
+		cur, _, _ := testkit.Current(ctx, s, "p")
 		testkit.Equal(t, cur["Characters/Elara.md"].Op, events.OpDelete, "deleted document's last event")
 		scan, err := s.LatestScan(ctx, "p")
 		testkit.NoErr(t, err, "latest scan")
@@ -83,7 +83,7 @@ func TestStatuses(t *testing.T) {
 	ctx := testkit.Context(t)
 	_, err := x.Reconcile(ctx)
 	testkit.NoErr(t, err, "reconcile")
-	cur, _, err := s.Current(ctx, "p")
+	cur, _, err := testkit.Current(ctx, s, "p")
 	testkit.NoErr(t, err, "current")
 	got := map[string]events.Status{}
 	for p, st := range cur {

@@ -106,7 +106,7 @@ func TestStateFile(t *testing.T) {
 			if !strings.Contains(sum.StateFile, tc.setAside) || (tc.setAside == "") != (sum.StateFile == "") {
 				t.Errorf("state file set aside as %q, want %q", sum.StateFile, tc.setAside)
 			}
-			cur, _, err := s.Current(ctx, "p")
+			cur, _, err := testkit.Current(ctx, s, "p")
 			testkit.NoErr(t, err, "current")
 			testkit.Equal(t, cur["a.md"].Op, events.OpUpsert, "a.md's last event")
 
@@ -168,7 +168,7 @@ func TestRunKeepsItsStateFile(t *testing.T) {
 	go func() { done <- x.Run(ctx) }()
 	published := func(path string) func() (bool, string) {
 		return func() (bool, string) {
-			cur, _, err := s.Current(ctx, "p")
+			cur, _, err := testkit.Current(ctx, s, "p")
 			return err == nil && cur[path].Op == events.OpUpsert, path + " not published"
 		}
 	}

@@ -132,7 +132,7 @@ func TestWatchMoveFolderOfThousand(t *testing.T) {
 	move(t, root, "src/batch", "dst/moved")
 	testkit.EventuallyMatchesDisk(t, p.Client, root, settle)
 
-	cur, _, err := p.Stream.Current(testkit.Context(t), p.Project)
+	cur, _, err := testkit.Current(testkit.Context(t), p.Stream, p.Project)
 	testkit.NoErr(t, err, "current")
 	var deletes, upserts int
 	for _, st := range cur {

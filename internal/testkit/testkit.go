@@ -453,6 +453,14 @@ func NATSClientEventually(t testing.TB, url string, within time.Duration) *nats.
 	return nc
 }
 
+// Current is the stream's latest state of every document of project, by path, and the
+// sequence it was read up to (events.Stream.Current, gathered).
+func Current(ctx context.Context, s *events.Stream, project string) (map[string]events.DocState, uint64, error) {
+	docs := map[string]events.DocState{}
+	upTo, err := s.Current(ctx, project, func(d events.DocState) { docs[d.Path] = d })
+	return docs, upTo, err
+}
+
 // PublishDocs publishes n documents of project to s, the i-th at fmt.Sprintf(pathFmt, i)
 // holding fmt.Sprintf(contentFmt, i), and waits for the stream to acknowledge them.
 func PublishDocs(t testing.TB, s *events.Stream, project, pathFmt, contentFmt string, n int) {
