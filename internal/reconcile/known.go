@@ -62,21 +62,13 @@ func (k knownDoc) op() events.Op {
 
 func (k knownDoc) mtime() time.Time { return time.Unix(k.sec, int64(k.nsec)).UTC() }
 
-// hashIs reports whether the document's hash is h, without writing it out.
+// hashIs reports whether the document's hash is h, without keeping it written out.
 func (k knownDoc) hashIs(h string) bool {
 	if !k.hex {
 		return k.hash == h
 	}
-	if len(h) != 2*len(k.sum) {
-		return false
-	}
-	const digits = "0123456789abcdef"
-	for i, b := range k.sum {
-		if h[2*i] != digits[b>>4] || h[2*i+1] != digits[b&0xf] {
-			return false
-		}
-	}
-	return true
+	var buf [2 * len(k.sum)]byte
+	return string(hex.AppendEncode(buf[:0], k.sum[:])) == h
 }
 
 // hashLen is the length of the document's hash as the events write it.
