@@ -121,13 +121,17 @@ func Words(b []byte, fn func(Span) bool) {
 	}
 }
 
+// The tokenizers give each token its position and no byte offsets: the fields with term
+// vectors keep a location per occurrence, read for phrases and proximity by position
+// only (a hit's matches and sections are found again in its text), and an offset pair
+// would be two varints more in each of them on disk and in every merge.
+
 type wordTokenizer struct{}
 
 func (wordTokenizer) Tokenize(b []byte) analysis.TokenStream {
 	out := make(analysis.TokenStream, 0, len(b)/6+1)
 	Words(b, func(s Span) bool {
-		out = append(out, &analysis.Token{Term: b[s.Start:s.End], Start: s.Start, End: s.End,
-			Position: len(out) + 1, Type: analysis.AlphaNumeric})
+		out = append(out, &analysis.Token{Term: b[s.Start:s.End], Position: len(out) + 1, Type: analysis.AlphaNumeric})
 		return true
 	})
 	return out
@@ -208,8 +212,7 @@ func (cjkTokenizer) Tokenize(b []byte) analysis.TokenStream {
 	flush := func() {
 		if runLen == 1 { // a lone character: itself
 			pos++
-			out = append(out, &analysis.Token{Term: b[prevStart:prev], Start: prevStart, End: prev,
-				Position: pos, Type: analysis.Ideographic})
+			out = append(out, &analysis.Token{Term: b[prevStart:prev], Position: pos, Type: analysis.Ideographic})
 		}
 		if runLen > 0 {
 			pos++ // a gap between runs
@@ -221,8 +224,7 @@ func (cjkTokenizer) Tokenize(b []byte) analysis.TokenStream {
 		if isCJK(r) {
 			if runLen > 0 {
 				pos++
-				out = append(out, &analysis.Token{Term: b[prevStart : i+size], Start: prevStart, End: i + size,
-					Position: pos, Type: analysis.Ideographic})
+				out = append(out, &analysis.Token{Term: b[prevStart : i+size], Position: pos, Type: analysis.Ideographic})
 			}
 			runLen++
 			prevStart, prev = i, i+size
@@ -249,7 +251,7 @@ func (camelParts) Filter(in analysis.TokenStream) analysis.TokenStream {
 			continue
 		}
 		for _, p := range parts {
-			out = append(out, &analysis.Token{Term: p, Start: t.Start, End: t.End, Position: t.Position, Type: t.Type})
+			out = append(out, &analysis.Token{Term: p, Position: t.Position, Type: t.Type})
 		}
 	}
 	return out
