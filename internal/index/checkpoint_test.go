@@ -136,3 +136,16 @@ func TestCrashRightAfterCreate(t *testing.T) {
 	defer x.Close()
 	testkit.Equal(t, [2]any{x.Checkpoint(), x.State().Documents}, [2]any{uint64(0), uint64(0)}, "checkpoint and documents")
 }
+
+// TestIndexOfAnotherSegmentFormatRebuilds: an index written before the segments' location
+// encoding changed (testdata/index-zap17: one document, checkpoint 1, written by zap's
+// upstream format 17) is not read with the new one but rebuilt from the stream.
+func TestIndexOfAnotherSegmentFormatRebuilds(t *testing.T) {
+	dir := testkit.CopyTree(t, "testdata/index-zap17")
+	x := &index.Index{Dir: dir, Logger: testkit.Logger()}
+	testkit.NoErr(t, x.Open(), "open")
+	defer x.Close()
+	sid, _ := x.Identity()
+	testkit.Equal(t, [3]any{x.Checkpoint(), sid, x.State().Documents}, [3]any{uint64(0), "", uint64(0)},
+		"checkpoint, identity and documents")
+}

@@ -27,7 +27,10 @@ import (
 	segment "github.com/blevesearch/scorch_segment_api/v2"
 )
 
-const Version uint32 = 17
+// Version is upstream's 17 with the locations of a postings list encoded as
+// appendLocation writes them. A segment of upstream's 17 is refused when opened (and
+// guide rebuilds from its stream an index it cannot open).
+const Version uint32 = 1017
 
 const Type string = "zap"
 

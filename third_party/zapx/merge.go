@@ -364,34 +364,22 @@ func mergeTermFreqNormLocs(fieldsMap map[string]uint16, term []byte, postItr *Po
 		}
 
 		if len(locs) > 0 {
-			numBytesLocs := 0
+			vals := bufLoc[:0]
+			prevPos := uint64(0)
 			for _, loc := range locs {
-				ap := loc.ArrayPositions()
-				numBytesLocs += totalUvarintBytes(uint64(fieldsMap[loc.Field()]-1),
-					loc.Pos(), loc.Start(), loc.End(), uint64(len(ap)), ap)
+				vals = appendLocation(vals, uint64(fieldsMap[loc.Field()]-1), loc.Pos(), prevPos,
+					loc.Start(), loc.End(), loc.ArrayPositions())
+				prevPos = loc.Pos()
 			}
+			bufLoc = vals
 
-			err = locEncoder.Add(hitNewDocNum, uint64(numBytesLocs))
+			err = locEncoder.Add(hitNewDocNum, uint64(uvarintsLen(vals)))
 			if err != nil {
 				return 0, 0, 0, nil, err
 			}
-
-			for _, loc := range locs {
-				ap := loc.ArrayPositions()
-				if cap(bufLoc) < 5+len(ap) {
-					bufLoc = make([]uint64, 0, 5+len(ap))
-				}
-				args := bufLoc[0:5]
-				args[0] = uint64(fieldsMap[loc.Field()] - 1)
-				args[1] = loc.Pos()
-				args[2] = loc.Start()
-				args[3] = loc.End()
-				args[4] = uint64(len(ap))
-				args = append(args, ap...)
-				err = locEncoder.Add(hitNewDocNum, args...)
-				if err != nil {
-					return 0, 0, 0, nil, err
-				}
+			err = locEncoder.Add(hitNewDocNum, vals...)
+			if err != nil {
+				return 0, 0, 0, nil, err
 			}
 		}
 

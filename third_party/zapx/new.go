@@ -493,18 +493,6 @@ func (s *interim) setBytesWritten(val uint64) {
 
 // returns the total # of bytes needed to encode the given uint64's
 // into binary.PutUVarint() encoding
-func totalUvarintBytes(a, b, c, d, e uint64, more []uint64) (n int) {
-	n = numUvarintBytes(a)
-	n += numUvarintBytes(b)
-	n += numUvarintBytes(c)
-	n += numUvarintBytes(d)
-	n += numUvarintBytes(e)
-	for _, v := range more {
-		n += numUvarintBytes(v)
-	}
-	return n
-}
-
 // returns # of bytes needed to encode x in binary.PutUvarint() encoding
 func numUvarintBytes(x uint64) (n int) {
 	for x >= 0x80 {

@@ -468,19 +468,28 @@ func decodeFreqHasLocs(freqHasLocs uint64) (uint64, bool) {
 	return freq, hasLocs
 }
 
-// readLocation processes all the integers on the stream representing a single
-// location.
-func (i *PostingsIterator) readLocation(l *Location) error {
-	// read off field
-	fieldID, err := i.locReader.readUvarint()
+// readLocation reads a location written by appendLocation after one at prevPos.
+func (i *PostingsIterator) readLocation(l *Location, prevPos uint64) error {
+	head, err := i.locReader.readUvarint()
 	if err != nil {
 		return fmt.Errorf("error reading location field: %v", err)
 	}
-	// read off pos
-	pos, err := i.locReader.readUvarint()
+	delta, err := i.locReader.readUvarint()
 	if err != nil {
 		return fmt.Errorf("error reading location pos: %v", err)
 	}
+	fieldID := head >> 1
+	if fieldID >= uint64(len(i.postings.sb.fieldsInv)) {
+		return fmt.Errorf("location field %d of %d", fieldID, len(i.postings.sb.fieldsInv))
+	}
+	l.field = i.postings.sb.fieldsInv[fieldID]
+	l.pos = prevPos + unzigzag(delta)
+	l.start, l.end = 0, 0
+	l.ap = l.ap[:0]
+	if head&1 == 0 {
+		return nil
+	}
+
 	// read off start
 	start, err := i.locReader.readUvarint()
 	if err != nil {
@@ -496,9 +505,10 @@ func (i *PostingsIterator) readLocation(l *Location) error {
 	if err != nil {
 		return fmt.Errorf("error reading location num array pos: %v", err)
 	}
+	if numArrayPos > uint64(i.locReader.Len()) {
+		return fmt.Errorf("location of %d array positions in %d bytes", numArrayPos, i.locReader.Len())
+	}
 
-	l.field = i.postings.sb.fieldsInv[fieldID]
-	l.pos = pos
 	l.start = start
 	l.end = end
 
@@ -581,6 +591,7 @@ func (i *PostingsIterator) nextAtOrAfter(atOrAfter uint64) (segment.Posting, err
 
 		j := 0
 		var nextLoc *Location
+		prevPos := uint64(0)
 		startBytesRemaining := i.locReader.Len() // # bytes remaining in the locReader
 		for startBytesRemaining-i.locReader.Len() < int(numLocsBytes) {
 			if len(i.nextLocs) > j {
@@ -589,10 +600,11 @@ func (i *PostingsIterator) nextAtOrAfter(atOrAfter uint64) (segment.Posting, err
 				nextLoc = &Location{}
 			}
 
-			err := i.readLocation(nextLoc)
+			err := i.readLocation(nextLoc, prevPos)
 			if err != nil {
 				return nil, err
 			}
+			prevPos = nextLoc.pos
 
 			rv.locs = append(rv.locs, nextLoc)
 			j++

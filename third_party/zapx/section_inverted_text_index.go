@@ -471,6 +471,7 @@ func (io *invertedIndexOpaque) writeDicts(w *FileWriter) error {
 	// while processing each individual field-term section
 	tfEncoder := newChunkedIntCoder(1024, uint64(len(io.results)-1))
 	locEncoder := newChunkedIntCoder(1024, uint64(len(io.results)-1))
+	var locVals []uint64 // a document's locations in a postings list, encoded
 
 	var docTermMap [][]byte
 
@@ -536,29 +537,22 @@ func (io *invertedIndexOpaque) writeDicts(w *FileWriter) error {
 				}
 
 				if freqNorm.numLocs > 0 {
-					numBytesLocs := 0
+					vals := locVals[:0]
+					prevPos := uint64(0)
 					for _, loc := range locs[locOffset : locOffset+freqNorm.numLocs] {
-						numBytesLocs += totalUvarintBytes(
-							uint64(loc.fieldID), loc.pos, loc.start, loc.end,
-							uint64(len(loc.arrayposs)), loc.arrayposs)
+						vals = appendLocation(vals, uint64(loc.fieldID), loc.pos, prevPos,
+							loc.start, loc.end, loc.arrayposs)
+						prevPos = loc.pos
 					}
+					locVals = vals
 
-					err = locEncoder.Add(docNum, uint64(numBytesLocs))
+					err = locEncoder.Add(docNum, uint64(uvarintsLen(vals)))
 					if err != nil {
 						return err
 					}
-					for _, loc := range locs[locOffset : locOffset+freqNorm.numLocs] {
-						err = locEncoder.Add(docNum,
-							uint64(loc.fieldID), loc.pos, loc.start, loc.end,
-							uint64(len(loc.arrayposs)))
-						if err != nil {
-							return err
-						}
-
-						err = locEncoder.Add(docNum, loc.arrayposs...)
-						if err != nil {
-							return err
-						}
+					err = locEncoder.Add(docNum, vals...)
+					if err != nil {
+						return err
 					}
 					locOffset += freqNorm.numLocs
 				}
