@@ -128,10 +128,18 @@ func Words(b []byte, fn func(Span) bool) {
 
 type wordTokenizer struct{}
 
+// Tokenize allocates the tokens of a text together, a few slabs of them, rather than one
+// at a time: a first index tokenizes every word of every document.
 func (wordTokenizer) Tokenize(b []byte) analysis.TokenStream {
-	out := make(analysis.TokenStream, 0, len(b)/6+1)
+	n := len(b)/6 + 1 // about one word in six bytes of prose; more slabs if there are more
+	out := make(analysis.TokenStream, 0, n)
+	slab := make([]analysis.Token, 0, n)
 	Words(b, func(s Span) bool {
-		out = append(out, &analysis.Token{Term: b[s.Start:s.End], Position: len(out) + 1, Type: analysis.AlphaNumeric})
+		if len(slab) == cap(slab) {
+			slab = make([]analysis.Token, 0, max(n/2, 16))
+		}
+		slab = append(slab, analysis.Token{Term: b[s.Start:s.End], Position: len(out) + 1, Type: analysis.AlphaNumeric})
+		out = append(out, &slab[len(slab)-1])
 		return true
 	})
 	return out
