@@ -17,6 +17,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
+	bdoc "github.com/blevesearch/bleve/v2/document"
 	"github.com/blevesearch/bleve/v2/mapping"
 	bolterrors "go.etcd.io/bbolt/errors"
 
@@ -415,7 +416,11 @@ func (x *Index) Apply(b events.Batch) error {
 		case events.OpUpsert:
 			d := newDocument(e)
 			lens.add(d)
-			if err := batch.Index(events.DocKey{Session: e.Session, Path: e.Path}.ID(), d); err != nil {
+			doc, err := x.mapDocument(events.DocKey{Session: e.Session, Path: e.Path}.ID(), d)
+			if err != nil {
+				return fmt.Errorf("index %q: %w", e.Path, err)
+			}
+			if err := batch.IndexAdvanced(doc); err != nil {
 				return fmt.Errorf("index %q: %w", e.Path, err)
 			}
 		case events.OpDelete:
@@ -464,6 +469,19 @@ func (x *Index) State() State {
 		st.Merged = x.mergedAt.Load() == x.batches.Load()+1
 	}
 	return st
+}
+
+// mapDocument makes the Bleve document of d as the mapping does, with its word fields
+// analyzed by wordField.
+func (x *Index) mapDocument(id string, d *document) (*bdoc.Document, error) {
+	doc := bdoc.NewDocument(id)
+	if err := x.idx.Mapping().MapDocument(doc, d); err != nil {
+		return nil, err
+	}
+	for i, f := range doc.Fields {
+		doc.Fields[i] = asWordField(f)
+	}
+	return doc, nil
 }
 
 func newMapping() (*mapping.IndexMappingImpl, error) {
