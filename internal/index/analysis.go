@@ -85,7 +85,13 @@ func IsWordRune(r rune) bool {
 // isCJK reports a rune of a script written without spaces between words (or, for
 // Hangul, with particles glued to them), which the cjk field indexes as bigrams.
 func isCJK(r rune) bool {
-	return r >= 0x1100 && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
+	switch {
+	case r < 0x1100 || r >= 0x1200 && r < 0x2e80: // none of the four scripts (Latin, Greek, Cyrillic, punctuation, …)
+		return false
+	case r >= 0x4e00 && r <= 0x9fff || r >= 0xac00 && r <= 0xd7a3: // the common ideographs, Hangul syllables
+		return true
+	}
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
 }
 
 // Span is one word of a text: its byte range.
@@ -228,6 +234,13 @@ func (cjkTokenizer) Tokenize(b []byte) analysis.TokenStream {
 		runLen = 0
 	}
 	for i := 0; i < len(b); {
+		if b[i] < utf8.RuneSelf { // ASCII, most of most texts: not CJK
+			if runLen > 0 {
+				flush()
+			}
+			i++
+			continue
+		}
 		r, size := utf8.DecodeRune(b[i:])
 		if isCJK(r) {
 			if runLen > 0 {

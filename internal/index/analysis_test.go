@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/guide/guide/internal/events"
 	"github.com/guide/guide/internal/projection"
@@ -82,6 +83,17 @@ func TestWordTokenizerAllocatesInSlabs(t *testing.T) {
 	for i, tok := range toks {
 		if want := string("abcd"[i%4]); string(tok.Term) != want || tok.Position != i+1 {
 			t.Fatalf("token %d: %q at %d, want %q at %d", i, tok.Term, tok.Position, want, i+1)
+		}
+	}
+}
+
+// TestIsCJKAsItsScripts: isCJK's shortcuts give, for every code point, what the four
+// scripts' tables give.
+func TestIsCJKAsItsScripts(t *testing.T) {
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		want := unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
+		if got := isCJK(r); got != want {
+			t.Fatalf("isCJK(%U) = %v, want %v", r, got, want)
 		}
 	}
 }
