@@ -1,13 +1,17 @@
 package index
 
 import (
+	"bytes"
 	"unsafe"
 
+	"github.com/blevesearch/bleve/v2/analysis"
 	bdoc "github.com/blevesearch/bleve/v2/document"
 	bindex "github.com/blevesearch/bleve_index_api"
+	porterstemmer "github.com/blevesearch/go-porterstemmer"
 )
 
-// wordField is a text field of the word analyzer (a document's content and name),
+// wordField is a text field of the word analyzer (a document's content and name) or of
+// the parts analyzer (its title, headings, front matter, first paragraph and folders),
 // analyzed straight into the term frequencies a segment is built from: Bleve's text field
 // makes a token of every word, then a map of terms from the tokens, and then walks every
 // term and location again to report its size. The terms, frequencies and positions are
@@ -16,6 +20,7 @@ type wordField struct {
 	name    string
 	value   []byte
 	options bindex.FieldIndexingOptions
+	parts   bool // the parts analyzer: camel-case parts after each word, English stems
 	length  int
 	freqs   bindex.TokenFrequencies
 	size    int
@@ -24,17 +29,20 @@ type wordField struct {
 var _ bdoc.Field = (*wordField)(nil)
 
 // asWordField returns f analyzed as a wordField, or f itself when it is not one of the
-// fields the word analyzer indexes.
+// fields the word or the parts analyzer indexes.
 func asWordField(f bdoc.Field) bdoc.Field {
+	parts := false
 	switch f.Name() {
 	case fieldContent, fieldName:
+	case fieldPath, fieldTitle, fieldMeta, fieldHeadings, fieldLead:
+		parts = true
 	default:
 		return f
 	}
 	if _, ok := f.(*bdoc.TextField); !ok || len(f.ArrayPositions()) > 0 {
 		return f
 	}
-	return &wordField{name: f.Name(), value: f.Value(), options: f.Options()}
+	return &wordField{name: f.Name(), value: f.Value(), options: f.Options(), parts: parts}
 }
 
 func (f *wordField) Name() string                         { return f.name }
@@ -50,18 +58,28 @@ func (f *wordField) AnalyzedTokenFrequencies() bindex.TokenFrequencies { return 
 // Size is what Bleve's text field would report, counted as the field is analyzed.
 func (f *wordField) Size() int { return int(unsafe.Sizeof(*f)) + len(f.name) + len(f.value) + f.size }
 
-// Analyze splits the value into words as wordTokenizer does and folds them as foldFilter
-// does, counting each term's occurrences in a first pass and placing its locations, one
-// slab for all of them, in a second.
+// tokenAt is a token of the field: its term and its position.
+type tokenAt struct {
+	tf  *bindex.TokenFreq
+	pos int
+}
+
+// Analyze splits the value into words as wordTokenizer does, adds their camel-case parts
+// as camelParts does (the parts analyzer), folds them as foldFilter does and stems them as
+// Bleve's porter filter does (the parts analyzer), counting each term's occurrences in a
+// first pass and placing its locations, one slab for all of them, in a second.
 func (f *wordField) Analyze() {
 	b := f.value
 	est := len(b)/6 + 1
 	freqs := make(bindex.TokenFrequencies, est/3+1)
-	order := make([]*bindex.TokenFreq, 0, est) // each token's term
+	tokens := make([]tokenAt, 0, est)
 	var slab []bindex.TokenFreq
 	terms := 0
-	Words(b, func(s Span) bool {
-		t := Fold(b[s.Start:s.End])
+	add := func(t []byte, pos int) {
+		t = Fold(t)
+		if f.parts {
+			t = analysis.BuildTermFromRunes(porterstemmer.StemWithoutLowerCasing(bytes.Runes(t)))
+		}
 		tf := freqs[string(t)]
 		if tf == nil {
 			if len(slab) == cap(slab) {
@@ -73,25 +91,39 @@ func (f *wordField) Analyze() {
 			terms += len(t)
 		}
 		tf.SetFrequency(tf.Frequency() + 1)
-		order = append(order, tf)
+		tokens = append(tokens, tokenAt{tf, pos})
+	}
+	words := 0
+	Words(b, func(s Span) bool {
+		words++
+		w := b[s.Start:s.End]
+		add(w, words)
+		if f.parts {
+			if parts := camelSplit(w); len(parts) >= 2 {
+				for _, p := range parts {
+					add(p, words)
+				}
+			}
+		}
 		return true
 	})
-	f.length, f.freqs = len(order), freqs
+	f.length, f.freqs = len(tokens), freqs
 	f.size = len(freqs)*(int(unsafe.Sizeof(bindex.TokenFreq{}))+int(unsafe.Sizeof(""))+int(unsafe.Sizeof(&bindex.TokenFreq{}))) +
 		2*terms
 	if !f.options.IncludeTermVectors() {
 		return
 	}
-	locs := make([]bindex.TokenLocation, len(order))
-	ptrs := make([]*bindex.TokenLocation, len(order))
+	locs := make([]bindex.TokenLocation, len(tokens))
+	ptrs := make([]*bindex.TokenLocation, len(tokens))
 	next := 0
-	for i, tf := range order {
+	for i, t := range tokens {
+		tf := t.tf
 		if tf.Locations == nil { // the term's first occurrence: its share of the slab
 			n := tf.Frequency()
 			tf.Locations = ptrs[next : next : next+n]
 			next += n
 		}
-		locs[i].Position = i + 1
+		locs[i].Position = t.pos
 		tf.Locations = append(tf.Locations, &locs[i])
 	}
 	f.size += len(locs) * int(unsafe.Sizeof(bindex.TokenLocation{}))

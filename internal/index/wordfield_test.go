@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/blevesearch/bleve/v2/analysis"
 	bdoc "github.com/blevesearch/bleve/v2/document"
+	"github.com/blevesearch/bleve/v2/mapping"
 	bindex "github.com/blevesearch/bleve_index_api"
 )
 
@@ -34,66 +34,75 @@ func analyzedAs(f bdoc.Field) string {
 	return b.String()
 }
 
-// checkWordField compares a wordField with Bleve's text field of the word analyzer on
-// one text, with term vectors and without.
-func checkWordField(t *testing.T, a analysis.Analyzer, text []byte) {
+// checkWordField compares a wordField with Bleve's text field of the word analyzer (the
+// content field) and of the parts analyzer (the title field) on one text, with term
+// vectors and without.
+func checkWordField(t *testing.T, m *mapping.IndexMappingImpl, text []byte) {
 	t.Helper()
-	for _, opts := range []bindex.FieldIndexingOptions{
-		bindex.IndexField | bindex.IncludeTermVectors,
-		bindex.IndexField,
+	for _, field := range []struct{ name, analyzer string }{
+		{fieldContent, analyzerWord},
+		{fieldTitle, analyzerParts},
 	} {
-		bleve := bdoc.NewTextFieldCustom(fieldContent, nil, text, opts, a)
-		ours := asWordField(bdoc.NewTextFieldCustom(fieldContent, nil, text, opts, a))
-		if _, ok := ours.(*wordField); !ok {
-			t.Fatalf("the content field is not a wordField: %T", ours)
-		}
-		if want, got := analyzedAs(bleve), analyzedAs(ours); got != want {
-			t.Fatalf("%q with %v:\nwordField\n%s\nBleve\n%s", text, opts, got, want)
+		a := m.AnalyzerNamed(field.analyzer)
+		for _, opts := range []bindex.FieldIndexingOptions{
+			bindex.IndexField | bindex.IncludeTermVectors,
+			bindex.IndexField,
+		} {
+			bleve := bdoc.NewTextFieldCustom(field.name, nil, text, opts, a)
+			ours := asWordField(bdoc.NewTextFieldCustom(field.name, nil, text, opts, a))
+			if _, ok := ours.(*wordField); !ok {
+				t.Fatalf("the %s field is not a wordField: %T", field.name, ours)
+			}
+			if want, got := analyzedAs(bleve), analyzedAs(ours); got != want {
+				t.Fatalf("%s: %q with %v:\nwordField\n%s\nBleve\n%s", field.name, text, opts, got, want)
+			}
 		}
 	}
 }
 
-func wordAnalyzer(t testing.TB) analysis.Analyzer {
+func testMapping(t testing.TB) *mapping.IndexMappingImpl {
 	m, err := newMapping()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return m.AnalyzerNamed(analyzerWord)
+	return m
 }
 
 // TestWordFieldAnalyzesAsBleve: a wordField gives the segment what Bleve's text field
-// with the word analyzer gives it: the same terms, frequencies, positions and length.
+// with the word or the parts analyzer gives it: the same terms, frequencies, positions
+// and length.
 func TestWordFieldAnalyzesAsBleve(t *testing.T) {
-	a := wordAnalyzer(t)
+	m := testMapping(t)
 	for _, text := range []string{
 		"",
 		"   ,.; ",
 		"word",
 		"The dragon sleeps; the DRAGON wakes. the end",
 		"Kelvin K k, Straße STRASSE straße ẞ, Σίσυφος σίσυφος",
-		"snake_case camelCase parseHTTPHeader 2026-11-26 v1.2",
+		"snake_case camelCase parseHTTPHeader 2026-11-26 v1.2 InternMap IPv6Address",
+		"running runs ran Runner cookies cookie-parser generously",
 		"中华人民共和国 한국어를 日本語のテキスト mixed中文text",
 		"bad \xff\xfe utf8 \xc3 bytes",
 		"e\u0301t\u00e9 combining marks",
 		strings.Repeat("again and again ", 300),
 	} {
-		checkWordField(t, a, []byte(text))
+		checkWordField(t, m, []byte(text))
 	}
-	// A field the word analyzer does not index stays Bleve's.
-	title := bdoc.NewTextFieldCustom(fieldTitle, nil, []byte("x"), bindex.IndexField, a)
-	if asWordField(title) != bdoc.Field(title) {
-		t.Fatal("the title became a wordField")
+	// A field of another analyzer stays Bleve's.
+	ext := bdoc.NewTextFieldCustom(fieldExt, nil, []byte("md"), bindex.IndexField, m.AnalyzerNamed("keyword"))
+	if asWordField(ext) != bdoc.Field(ext) {
+		t.Fatal("the ext field became a wordField")
 	}
 }
 
 // FuzzWordField: on any bytes, a wordField analyzes as Bleve's text field with the word
-// analyzer does.
+// or the parts analyzer does.
 func FuzzWordField(f *testing.F) {
-	for _, s := range []string{"a b a", "Σσς ΣΣ", "x\xffy", "中华 人民", "K\u212a k"} {
+	for _, s := range []string{"a b a", "Σσς ΣΣ", "x\xffy", "中华 人民", "K\u212a k", "parseHTTPHeader runs"} {
 		f.Add([]byte(s))
 	}
-	a := wordAnalyzer(f)
+	m := testMapping(f)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		checkWordField(t, a, b)
+		checkWordField(t, m, b)
 	})
 }
