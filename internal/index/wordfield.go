@@ -58,23 +58,26 @@ func (f *wordField) AnalyzedTokenFrequencies() bindex.TokenFrequencies { return 
 // Size is what Bleve's text field would report, counted as the field is analyzed.
 func (f *wordField) Size() int { return int(unsafe.Sizeof(*f)) + len(f.name) + len(f.value) + f.size }
 
-// tokenAt is a token of the field: its term and its position.
+// tokenAt is a token of the field: its term and its position (a field's text is at most
+// a stream message: megabytes).
 type tokenAt struct {
 	tf  *bindex.TokenFreq
-	pos int
+	pos int32
 }
 
 // Analyze splits the value into words as wordTokenizer does, adds their camel-case parts
 // as camelParts does (the parts analyzer), folds them as foldFilter does and stems them as
 // Bleve's porter filter does (the parts analyzer), counting each term's occurrences in a
-// first pass and placing its locations, one slab for all of them, in a second.
+// first pass. A second places the locations in one slab, each term's together in the
+// order of its occurrences, which is the order the segment's builder reads them in.
 func (f *wordField) Analyze() {
 	b := f.value
 	est := len(b)/6 + 1
 	freqs := make(bindex.TokenFrequencies, est/3+1)
 	tokens := make([]tokenAt, 0, est)
+	terms := make([]*bindex.TokenFreq, 0, est/3+1) // in the order they first occur
 	var slab []bindex.TokenFreq
-	terms := 0
+	termBytes := 0
 	add := func(t []byte, pos int) {
 		t = Fold(t)
 		if f.parts {
@@ -88,10 +91,11 @@ func (f *wordField) Analyze() {
 			slab = append(slab, bindex.TokenFreq{Term: t})
 			tf = &slab[len(slab)-1]
 			freqs[string(t)] = tf
-			terms += len(t)
+			terms = append(terms, tf)
+			termBytes += len(t)
 		}
 		tf.SetFrequency(tf.Frequency() + 1)
-		tokens = append(tokens, tokenAt{tf, pos})
+		tokens = append(tokens, tokenAt{tf, int32(pos)})
 	}
 	words := 0
 	Words(b, func(s Span) bool {
@@ -109,22 +113,28 @@ func (f *wordField) Analyze() {
 	})
 	f.length, f.freqs = len(tokens), freqs
 	f.size = len(freqs)*(int(unsafe.Sizeof(bindex.TokenFreq{}))+int(unsafe.Sizeof(""))+int(unsafe.Sizeof(&bindex.TokenFreq{}))) +
-		2*terms
+		2*termBytes
 	if !f.options.IncludeTermVectors() {
 		return
 	}
+	// Each term's locations take the next share of the slab, as many as its frequency:
+	// its Locations start there empty, with the rest of the slab as capacity, so that
+	// its next location's place is the slab's length less that capacity plus its length.
 	locs := make([]bindex.TokenLocation, len(tokens))
 	ptrs := make([]*bindex.TokenLocation, len(tokens))
-	next := 0
-	for i, t := range tokens {
+	start := 0
+	for _, tf := range terms {
+		tf.Locations = ptrs[start:start]
+		start += tf.Frequency()
+	}
+	for _, t := range tokens {
 		tf := t.tf
-		if tf.Locations == nil { // the term's first occurrence: its share of the slab
-			n := tf.Frequency()
-			tf.Locations = ptrs[next : next : next+n]
-			next += n
-		}
-		locs[i].Position = t.pos
-		tf.Locations = append(tf.Locations, &locs[i])
+		slot := len(ptrs) - cap(tf.Locations) + len(tf.Locations)
+		locs[slot].Position = int(t.pos)
+		tf.Locations = append(tf.Locations, &locs[slot])
+	}
+	for _, tf := range terms {
+		tf.Locations = tf.Locations[:len(tf.Locations):len(tf.Locations)]
 	}
 	f.size += len(locs) * int(unsafe.Sizeof(bindex.TokenLocation{}))
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	bdoc "github.com/blevesearch/bleve/v2/document"
 	"github.com/blevesearch/bleve/v2/mapping"
@@ -105,4 +106,28 @@ func FuzzWordField(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		checkWordField(t, m, b)
 	})
+}
+
+// TestWordFieldKeepsATermsLocationsTogether: a term's locations lie next to one another in
+// memory, in the order they occur, where the segment's builder reads them one term at a
+// time; and no term's list can grow into another's.
+func TestWordFieldKeepsATermsLocationsTogether(t *testing.T) {
+	m := testMapping(t)
+	text := []byte(strings.Repeat("alpha beta gamma alpha delta beta alpha ", 30) + "parseHTTPHeader")
+	for _, field := range []struct{ name, analyzer string }{{fieldContent, analyzerWord}, {fieldTitle, analyzerParts}} {
+		f := asWordField(bdoc.NewTextFieldCustom(field.name, nil, text, bindex.IndexField|bindex.IncludeTermVectors, m.AnalyzerNamed(field.analyzer)))
+		f.Analyze()
+		for term, tf := range f.AnalyzedTokenFrequencies() {
+			if cap(tf.Locations) != len(tf.Locations) {
+				t.Errorf("%s %q: %d locations with room for %d", field.name, term, len(tf.Locations), cap(tf.Locations))
+			}
+			for k := 1; k < len(tf.Locations); k++ {
+				a, b := uintptr(unsafe.Pointer(tf.Locations[k-1])), uintptr(unsafe.Pointer(tf.Locations[k]))
+				if b-a != unsafe.Sizeof(bindex.TokenLocation{}) || tf.Locations[k].Position <= tf.Locations[k-1].Position {
+					t.Fatalf("%s %q: location %d (position %d) is not the one after location %d (position %d)",
+						field.name, term, k, tf.Locations[k].Position, k-1, tf.Locations[k-1].Position)
+				}
+			}
+		}
+	}
 }
