@@ -127,25 +127,19 @@ func Words(b []byte, fn func(Span) bool) {
 	}
 }
 
-// The tokenizers give each token its position and no byte offsets: the fields with term
-// vectors keep a location per occurrence, read for phrases and proximity by position
-// only (a hit's matches and sections are found again in its text), and an offset pair
-// would be two varints more in each of them on disk and in every merge.
+// The tokenizers give each token its position and no byte offsets, as wordField does: the
+// fields with term vectors keep a location per occurrence, read for phrases and proximity
+// by position only (a hit's matches and sections are found again in its text), and an
+// offset pair would be two varints more in each of them on disk and in every merge. (The
+// text fields are analyzed by wordField; the word tokenizer runs for a query's words and
+// for the tests that hold wordField to Bleve's analysis.)
 
 type wordTokenizer struct{}
 
-// Tokenize allocates the tokens of a text together, a few slabs of them, rather than one
-// at a time: a first index tokenizes every word of every document.
 func (wordTokenizer) Tokenize(b []byte) analysis.TokenStream {
-	n := len(b)/6 + 1 // about one word in six bytes of prose; more slabs if there are more
-	out := make(analysis.TokenStream, 0, n)
-	slab := make([]analysis.Token, 0, n)
+	out := make(analysis.TokenStream, 0, len(b)/6+1)
 	Words(b, func(s Span) bool {
-		if len(slab) == cap(slab) {
-			slab = make([]analysis.Token, 0, max(n/2, 16))
-		}
-		slab = append(slab, analysis.Token{Term: b[s.Start:s.End], Position: len(out) + 1, Type: analysis.AlphaNumeric})
-		out = append(out, &slab[len(slab)-1])
+		out = append(out, &analysis.Token{Term: b[s.Start:s.End], Position: len(out) + 1, Type: analysis.AlphaNumeric})
 		return true
 	})
 	return out

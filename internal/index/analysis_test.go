@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"unicode"
 
@@ -61,29 +60,6 @@ func TestLocationsKeepPositionsOnly(t *testing.T) {
 			t.Errorf("%s:%s: positions %v, want %v", tc.field, tc.term, pos, tc.want)
 		}
 		_ = tfr.Close()
-	}
-}
-
-// TestWordTokenizerAllocatesInSlabs: tokenizing a text allocates its tokens a slab at a
-// time, not one by one (a first index tokenizes every word it holds).
-func TestWordTokenizerAllocatesInSlabs(t *testing.T) {
-	for _, tc := range []struct{ name, text string }{
-		{"prose", strings.Repeat("The dragon sleeps under the old hill. ", 40)},
-		{"short words", strings.Repeat("a b c d ", 200)},
-		{"empty", ""},
-	} {
-		b := []byte(tc.text)
-		var n int
-		allocs := testing.AllocsPerRun(20, func() { n = len(wordTokenizer{}.Tokenize(b)) })
-		if limit := float64(2 + n/50); allocs > limit {
-			t.Errorf("%s: %v allocations for %d tokens, want at most %v", tc.name, allocs, n, limit)
-		}
-	}
-	toks := wordTokenizer{}.Tokenize([]byte(strings.Repeat("a b c d ", 200)))
-	for i, tok := range toks {
-		if want := string("abcd"[i%4]); string(tok.Term) != want || tok.Position != i+1 {
-			t.Fatalf("token %d: %q at %d, want %q at %d", i, tok.Term, tok.Position, want, i+1)
-		}
 	}
 }
 

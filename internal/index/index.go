@@ -471,8 +471,8 @@ func (x *Index) State() State {
 	return st
 }
 
-// mapDocument makes the Bleve document of d as the mapping does, with its word fields
-// analyzed by wordField.
+// mapDocument makes the Bleve document of d as the mapping does, with the fields of the
+// word and parts analyzers analyzed by wordField.
 func (x *Index) mapDocument(id string, d *document) (*bdoc.Document, error) {
 	doc := bdoc.NewDocument(id)
 	if err := x.idx.Mapping().MapDocument(doc, d); err != nil {
