@@ -9,6 +9,8 @@ import (
 	"testing"
 	"unicode"
 
+	"github.com/guide/guide/internal/index"
+	"github.com/guide/guide/internal/query"
 	"github.com/guide/guide/tools/corpus"
 	"github.com/guide/guide/tools/report"
 )
@@ -175,5 +177,30 @@ func TestListTreeAsGuideLists(t *testing.T) {
 	want := []string{"README.md", "docs/guide.md", "src/main.go"}
 	if !slices.Equal(c.Files, want) {
 		t.Errorf("listed %q, want %q", c.Files, want)
+	}
+}
+
+// TestCatalogCaughtUpIgnoresTheIndexLag: the catalog has caught up once it applied the
+// stream's last event after the first scan, however far behind the search index is (the
+// status's lag counts the slowest projection).
+func TestCatalogCaughtUpIgnoresTheIndexLag(t *testing.T) {
+	idx := func(seq uint64) *index.State { return &index.State{AppliedSeq: seq} }
+	for _, tc := range []struct {
+		name            string
+		st              query.Status
+		catalog, search bool
+	}{
+		{"scanning", query.Status{InitialScanDone: false, AppliedSeq: 50, StreamLastSeq: 50, Index: idx(50)}, false, false},
+		{"catalog behind", query.Status{InitialScanDone: true, AppliedSeq: 40, StreamLastSeq: 50, Lag: 10, Index: idx(10)}, false, false},
+		{"index behind", query.Status{InitialScanDone: true, AppliedSeq: 50, StreamLastSeq: 50, Lag: 40, Index: idx(10)}, true, false},
+		{"both", query.Status{InitialScanDone: true, AppliedSeq: 50, StreamLastSeq: 50, Index: idx(50)}, true, true},
+		{"empty stream", query.Status{InitialScanDone: true}, false, false},
+	} {
+		if got := catalogCaughtUp(tc.st); got != tc.catalog {
+			t.Errorf("%s: catalog caught up %v, want %v", tc.name, got, tc.catalog)
+		}
+		if got := searchable(tc.st); got != tc.search {
+			t.Errorf("%s: searchable %v, want %v", tc.name, got, tc.search)
+		}
 	}
 }

@@ -90,6 +90,13 @@ func (s *server) call(ctx context.Context, tool string, args map[string]any) (st
 	return b.String(), nil
 }
 
+// catalogCaughtUp reports whether the catalog holds everything of the first scan the
+// stream held when the status was read. (The status's lag is the largest of every
+// projection's, the search index's too, so it is not read here.)
+func catalogCaughtUp(st query.Status) bool {
+	return st.InitialScanDone && st.StreamLastSeq > 0 && st.AppliedSeq >= st.StreamLastSeq
+}
+
 // searchable reports whether both the catalog and the full-text index hold everything the
 // stream held when the status was read.
 func searchable(st query.Status) bool {
@@ -148,7 +155,7 @@ func (s *server) waitSearchable(ctx context.Context, poll time.Duration) (st que
 		if err != nil {
 			return st, catalog, err
 		}
-		if catalog == 0 && st.InitialScanDone && st.Lag == 0 && st.StreamLastSeq > 0 && st.AppliedSeq >= st.StreamLastSeq {
+		if catalog == 0 && catalogCaughtUp(st) {
 			catalog = time.Since(start)
 		}
 		if searchable(st) {
