@@ -119,7 +119,7 @@ func (x *Index) Open() error {
 	case errors.Is(err, bolterrors.ErrTimeout):
 		return fmt.Errorf("%w: %s", ErrLocked, x.Dir)
 	default:
-		x.Logger.Warn("index unreadable; rebuilding it from the stream", "dir", x.Dir, "err", err)
+		x.Logger.Warn("index unreadable (written in another segment format, or damaged); rebuilding it from the stream", "dir", x.Dir, "err", err)
 	}
 	return x.create(projection.State{})
 }
