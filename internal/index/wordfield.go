@@ -28,15 +28,22 @@ type wordField struct {
 
 var _ bdoc.Field = (*wordField)(nil)
 
+// wordFieldParts names the fields a wordField analyzes, the ranked fields, and whether
+// each is of the parts analyzer (stemmed) rather than the word analyzer, as newMapping
+// maps them.
+var wordFieldParts = func() map[string]bool {
+	m := make(map[string]bool, len(rankedFields))
+	for _, f := range rankedFields {
+		m[f.name] = f.stemmed
+	}
+	return m
+}()
+
 // asWordField returns f analyzed as a wordField, or f itself when it is not one of the
 // fields the word or the parts analyzer indexes.
 func asWordField(f bdoc.Field) bdoc.Field {
-	parts := false
-	switch f.Name() {
-	case fieldContent, fieldName:
-	case fieldPath, fieldTitle, fieldMeta, fieldHeadings, fieldLead:
-		parts = true
-	default:
+	parts, ok := wordFieldParts[f.Name()]
+	if !ok {
 		return f
 	}
 	if _, ok := f.(*bdoc.TextField); !ok || len(f.ArrayPositions()) > 0 {
