@@ -417,10 +417,10 @@ func (x *Index) Apply(b events.Batch) error {
 			d := newDocument(e)
 			lens.add(d)
 			doc, err := x.mapDocument(events.DocKey{Session: e.Session, Path: e.Path}.ID(), d)
-			if err != nil {
-				return fmt.Errorf("index %q: %w", e.Path, err)
+			if err == nil {
+				err = batch.IndexAdvanced(doc)
 			}
-			if err := batch.IndexAdvanced(doc); err != nil {
+			if err != nil {
 				return fmt.Errorf("index %q: %w", e.Path, err)
 			}
 		case events.OpDelete:
