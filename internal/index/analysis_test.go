@@ -3,25 +3,18 @@ package index
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
-	"path/filepath"
 	"slices"
 	"testing"
 	"unicode"
 
 	"github.com/guide/guide/internal/events"
-	"github.com/guide/guide/internal/projection"
 )
 
 // TestLocationsKeepPositionsOnly: the fields with term vectors keep each occurrence's
 // position, what phrases and proximity read, and no byte offsets, which nothing reads
 // (a hit's matches are found again in its text) and which took two varints a location.
 func TestLocationsKeepPositionsOnly(t *testing.T) {
-	x := &Index{Dir: filepath.Join(t.TempDir(), "index"), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
-	noErr(t, x.Open(), "open")
-	t.Cleanup(func() { _ = x.Close() })
-	noErr(t, x.Reset(projection.State{StreamID: "loc@1", Project: "loc"}), "reset")
+	x := emptyIndex(t, "loc", 0)
 	c := []byte("# ParseHeader notes\n\nAlpha beta, gamma alpha. 中华人民 alpha\n")
 	noErr(t, x.Apply(events.Batch{Events: []events.Event{{Op: events.OpUpsert, Project: "loc", Path: "alphaBeta.md",
 		Status: events.StatusOK, Content: c, Size: int64(len(c)), Hash: events.HashContent(c), Seq: 1}}}), "apply")

@@ -3,17 +3,13 @@ package index
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/guide/guide/internal/events"
-	"github.com/guide/guide/internal/projection"
 )
 
 // TestSentenceCollectsAsBleve holds the direct collection of a query's words — a
@@ -114,10 +110,7 @@ func TestSentenceCollectsAsBleve(t *testing.T) {
 // TestSentenceCountsItsWordsAlone: a document holding none of a sentence's words but
 // some of its common ones does not match, and is not counted.
 func TestSentenceCountsItsWordsAlone(t *testing.T) {
-	x := &Index{Dir: filepath.Join(t.TempDir(), "index"), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), idleMerge: time.Hour}
-	noErr(t, x.Open(), "open")
-	t.Cleanup(func() { _ = x.Close() })
-	noErr(t, x.Reset(projection.State{StreamID: "count@1", Project: "count"}), "reset")
+	x := emptyIndex(t, "count", time.Hour)
 	var b events.Batch
 	for i, c := range []string{"alpha beta", "gamma", "beta gamma delta", "how the", "how"} {
 		c := []byte(c)

@@ -2,11 +2,8 @@ package index
 
 import (
 	"fmt"
-	"io"
-	"log/slog"
 	"math"
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -15,7 +12,6 @@ import (
 	bq "github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/guide/guide/internal/events"
-	"github.com/guide/guide/internal/projection"
 )
 
 // TestSumQueryMatchesAsADisjunction holds sumQuery to Bleve's disjunction on random
@@ -24,10 +20,7 @@ import (
 // document every alternative matches scores the same by both, as the disjunction's
 // coordination factor is then one.
 func TestSumQueryMatchesAsADisjunction(t *testing.T) {
-	x := &Index{Dir: filepath.Join(t.TempDir(), "index"), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
-	noErr(t, x.Open(), "open")
-	t.Cleanup(func() { _ = x.Close() })
-	noErr(t, x.Reset(projection.State{StreamID: "sum@1", Project: "sum"}), "reset")
+	x := emptyIndex(t, "sum", 0)
 	r := rand.New(rand.NewPCG(11, 12))
 	vocab := make([]string, 60)
 	for i := range vocab {

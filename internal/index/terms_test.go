@@ -23,6 +23,17 @@ import (
 	"github.com/guide/guide/internal/projection"
 )
 
+// emptyIndex opens a new index in a temporary folder, reset for project, merging its
+// segments after idleMerge without a batch (the default when 0).
+func emptyIndex(t *testing.T, project string, idleMerge time.Duration) *Index {
+	t.Helper()
+	x := &Index{Dir: filepath.Join(t.TempDir(), "index"), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), idleMerge: idleMerge}
+	noErr(t, x.Open(), "open")
+	t.Cleanup(func() { _ = x.Close() })
+	noErr(t, x.Reset(projection.State{StreamID: project + "@1", Project: project}), "reset")
+	return x
+}
+
 // randomIndex is an index of random Markdown documents over a small vocabulary, applied
 // in several batches (so several segments), with some documents deleted and some
 // written again.
@@ -35,10 +46,7 @@ func randomIndex(t *testing.T, seed uint64) (*Index, []string) {
 // four.
 func randomIndexOf(t *testing.T, seed uint64, common []string) (*Index, []string) {
 	t.Helper()
-	x := &Index{Dir: filepath.Join(t.TempDir(), "index"), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
-	noErr(t, x.Open(), "open")
-	t.Cleanup(func() { _ = x.Close() })
-	noErr(t, x.Reset(projection.State{StreamID: "terms@1", Project: "terms"}), "reset")
+	x := emptyIndex(t, "terms", 0)
 	r := rand.New(rand.NewPCG(seed, seed+1))
 	vocab := make([]string, 40)
 	for i := range vocab {
@@ -207,10 +215,7 @@ func (x *Index) mustNext(t *testing.T, req Request, res Result) string {
 // (termsSearcher.top) to reading every document: the same documents, scores and count,
 // for words common and rare, over segments with deletions, for small and large n.
 func TestTopSkipsOnlyWhatCannotEnter(t *testing.T) {
-	x := &Index{Dir: filepath.Join(t.TempDir(), "index"), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), idleMerge: time.Hour}
-	noErr(t, x.Open(), "open")
-	t.Cleanup(func() { _ = x.Close() })
-	noErr(t, x.Reset(projection.State{StreamID: "top@1", Project: "top"}), "reset")
+	x := emptyIndex(t, "top", time.Hour)
 	r := rand.New(rand.NewPCG(3, 4))
 	filler := []string{"stone", "river", "lamp", "quiet", "northern", "window", "ledger"}
 	text := func(n int) string {
