@@ -59,9 +59,21 @@ before(async () => {
   signed = await startServer('signed', ['--token-file', tokenFile]);
 });
 
+// stopServer stops a guide-mcp and waits for it to exit: it writes to its data folder
+// (the embedded NATS server's store) until then, so removing the folder any sooner can
+// fail with ENOTEMPTY. One that has not exited after 10 s is killed.
+function stopServer(proc) {
+  if (proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve();
+  return new Promise((done) => {
+    const timer = setTimeout(() => proc.kill('SIGKILL'), 10_000);
+    proc.once('exit', () => { clearTimeout(timer); done(); });
+    proc.kill('SIGTERM');
+  });
+}
+
 after(async () => {
   await browser?.close();
-  for (const p of servers) p.kill('SIGTERM');
+  await Promise.all(servers.map(stopServer));
   rmSync(work, { recursive: true, force: true });
 });
 
