@@ -401,7 +401,42 @@ func documentFolders(p string) []string {
 
 // Apply folds a batch of events into the index, with the batch's last sequence as the new
 // checkpoint in the same Bleve batch. Events at or below the checkpoint are skipped.
-func (x *Index) Apply(b events.Batch) error {
+func (x *Index) Apply(b events.Batch) error { return x.Prepare(b)() }
+
+// prepared is an upsert's document, mapped and analyzed ahead of its batch.
+type prepared struct {
+	d   *document
+	doc *bdoc.Document
+	err error
+}
+
+// Prepare maps every upsert of b to its Bleve document and analyzes its text fields
+// (projection.Preparer): the part of Apply that needs nothing but the events, done while
+// the batch before is built into its segment. The rest of Apply — the checkpoint, the
+// lengths, the segment — is what it returns.
+func (x *Index) Prepare(b events.Batch) func() error {
+	docs := make([]prepared, len(b.Events))
+	for i := range b.Events {
+		e := &b.Events[i]
+		if e.Op != events.OpUpsert {
+			continue
+		}
+		p := &docs[i]
+		p.d = newDocument(e)
+		p.doc, p.err = x.mapDocument(events.DocKey{Session: e.Session, Path: e.Path}.ID(), p.d)
+		if p.err == nil {
+			for _, f := range p.doc.Fields {
+				if w, ok := f.(*wordField); ok {
+					w.Analyze()
+				}
+			}
+		}
+	}
+	return func() error { return x.apply(b, docs) }
+}
+
+// apply is the rest of Apply once b's documents are prepared.
+func (x *Index) apply(b events.Batch, docs []prepared) error {
 	seq := x.seq.Load()
 	batch := x.idx.NewBatch()
 	applied := seq
@@ -414,11 +449,11 @@ func (x *Index) Apply(b events.Batch) error {
 		applied = e.Seq
 		switch e.Op {
 		case events.OpUpsert:
-			d := newDocument(e)
-			lens.add(d)
-			doc, err := x.mapDocument(events.DocKey{Session: e.Session, Path: e.Path}.ID(), d)
+			p := docs[i]
+			lens.add(p.d)
+			err := p.err
 			if err == nil {
-				err = batch.IndexAdvanced(doc)
+				err = batch.IndexAdvanced(p.doc)
 			}
 			if err != nil {
 				return fmt.Errorf("index %q: %w", e.Path, err)

@@ -77,7 +77,12 @@ type tokenAt struct {
 // Bleve's porter filter does (the parts analyzer), counting each term's occurrences in a
 // first pass. A second places the locations in one slab, each term's together in the
 // order of its occurrences, which is the order the segment's builder reads them in.
+// A field is analyzed once: the index analyzes it ahead of its batch (Index.Prepare), and
+// scorch's call when it builds the batch finds it done.
 func (f *wordField) Analyze() {
+	if f.freqs != nil {
+		return
+	}
 	b := f.value
 	est := len(b)/6 + 1
 	freqs := make(bindex.TokenFrequencies, est/3+1)

@@ -25,6 +25,20 @@ type Projection interface {
 	Apply(events.Batch) error
 }
 
+// A Preparer is a projection that can do the part of a batch's work that depends on the
+// batch alone (parsing, analysis) before the batches ahead of it are applied: the runner
+// prepares the next batch on the goroutine that reads the stream while the one before it
+// is applied on another, so that a projection whose Apply is one core's work at a time
+// (the full-text index builds each batch's segment on one) keeps a second core busy.
+// Apply(b) must be Prepare(b)().
+type Preparer interface {
+	Projection
+	// Prepare returns the rest of b's Apply. It runs while the batch before b is being
+	// applied, so it reads nothing Apply changes; what it returns runs after that batch,
+	// and is dropped unrun when following stops before it.
+	Prepare(events.Batch) (apply func() error)
+}
+
 // Runner feeds each projection from its own consumer of the stream, starting after its
 // own checkpoint, so that a slow projection (the full-text index) never holds back a fast
 // one (the catalog, which answers view and tree).
@@ -305,13 +319,7 @@ func (r *Runner) follow(ctx context.Context, p Projection, caughtUp func()) erro
 		caughtUp()
 	}
 	prog := r.newProgress(from, target)
-	return r.Stream.Follow(ctx, r.Project, from, r.MaxBatch, func(b events.Batch) error {
-		if r.BeforeApply != nil && p == r.Projections[0] {
-			r.BeforeApply(b)
-		}
-		if err := p.Apply(b); err != nil {
-			return fmt.Errorf("%s: %w", p.Name(), err)
-		}
+	applied := func(b events.Batch) {
 		r.applied()
 		r.setLag(p, b.Pending, time.Now().UTC())
 		r.setErr(p, nil)
@@ -322,8 +330,64 @@ func (r *Runner) follow(ctx context.Context, p Projection, caughtUp func()) erro
 		if b.Pending == 0 || b.Last() >= target {
 			caughtUp()
 		}
+	}
+	if pp, ok := p.(Preparer); ok {
+		return r.followPrepared(ctx, pp, from, applied)
+	}
+	return r.Stream.Follow(ctx, r.Project, from, r.MaxBatch, func(b events.Batch) error {
+		if r.BeforeApply != nil && p == r.Projections[0] {
+			r.BeforeApply(b)
+		}
+		if err := p.Apply(b); err != nil {
+			return fmt.Errorf("%s: %w", p.Name(), err)
+		}
+		applied(b)
 		return nil
 	})
+}
+
+// followPrepared follows the stream for a Preparer: the stream's goroutine prepares each
+// batch and hands it to an applying goroutine, one at a time, so that batch N+1 is
+// prepared while batch N is applied. A failed Apply stops the stream; batches prepared
+// and not applied are dropped, to be delivered again after the checkpoint.
+func (r *Runner) followPrepared(ctx context.Context, p Preparer, from uint64, applied func(events.Batch)) error {
+	type work struct {
+		b     events.Batch
+		apply func() error
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	next := make(chan work) // unbuffered: one batch prepared ahead of the one applying
+	var applyErr error
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for w := range next {
+			if r.BeforeApply != nil && p == r.Projections[0] {
+				r.BeforeApply(w.b)
+			}
+			if err := w.apply(); err != nil {
+				applyErr = fmt.Errorf("%s: %w", p.Name(), err)
+				cancel()
+				return
+			}
+			applied(w.b)
+		}
+	})
+	err := r.Stream.Follow(ctx, r.Project, from, r.MaxBatch, func(b events.Batch) error {
+		w := work{b, p.Prepare(b)}
+		select {
+		case next <- w:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	})
+	close(next)
+	wg.Wait()
+	if applyErr != nil {
+		return applyErr
+	}
+	return err
 }
 
 // Progress is how far a catch-up has come.

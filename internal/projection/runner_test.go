@@ -124,3 +124,134 @@ func TestAppliedChangeWakesAWaiter(t *testing.T) {
 	}
 	testkit.Equal(t, c.Checkpoint(), seq, "checkpoint")
 }
+
+// preparer is a projection that records what it prepares and applies; fail, when set,
+// fails the apply of the batch holding that sequence, once.
+type preparer struct {
+	mu       sync.Mutex
+	seq      uint64
+	sid, prj string
+	applied  []uint64 // every event applied, in order
+	prepared chan uint64
+	// during, when set, runs inside the apply of each batch.
+	during func(first uint64)
+	fail   uint64
+}
+
+func (p *preparer) Name() string       { return "preparer" }
+func (p *preparer) Checkpoint() uint64 { p.mu.Lock(); defer p.mu.Unlock(); return p.seq }
+func (p *preparer) Identity() (string, string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.sid, p.prj
+}
+func (p *preparer) Reset(st projection.State) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.seq, p.sid, p.prj, p.applied = 0, st.StreamID, st.Project, nil
+	return nil
+}
+func (p *preparer) Apply(b events.Batch) error { return p.Prepare(b)() }
+func (p *preparer) Prepare(b events.Batch) func() error {
+	first := b.Events[0].Seq
+	select {
+	case p.prepared <- first:
+	default:
+	}
+	return func() error {
+		if p.during != nil {
+			p.during(first)
+		}
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if p.fail != 0 && first <= p.fail && p.fail <= b.Last() {
+			p.fail = 0
+			return fmt.Errorf("failing the batch of %d once", first)
+		}
+		for _, e := range b.Events {
+			if e.Seq > p.seq {
+				p.applied = append(p.applied, e.Seq)
+				p.seq = e.Seq
+			}
+		}
+		return nil
+	}
+}
+
+// follow runs a runner of p until it has applied up to last.
+func follow(t *testing.T, s *events.Stream, p projection.Projection, last uint64) {
+	t.Helper()
+	r := &projection.Runner{Stream: s, Project: "p", Projections: []projection.Projection{p}, Logger: testkit.Logger(),
+		MaxBatch: 100}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = r.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	deadline := time.After(2 * time.Minute)
+	for r.Applied(); p.Checkpoint() < last; {
+		select {
+		case <-r.AppliedChange():
+		case <-deadline:
+			t.Fatalf("applied up to %d of %d: %v", p.Checkpoint(), last, r.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// TestRunnerPreparesTheNextBatchWhileApplying: a projection that prepares its batches has
+// the next one prepared while the one before it is applied, and applies every event once,
+// in order.
+func TestRunnerPreparesTheNextBatchWhileApplying(t *testing.T) {
+	s := testkit.Stream(t, testkit.NATS(t))
+	last := publishDocs(t, s, 1000)
+	p := &preparer{prepared: make(chan uint64, 100)}
+	var overlapped bool
+	p.during = func(first uint64) {
+		if first != 1 {
+			return
+		}
+		// Inside the first batch's apply: the next batch is prepared meanwhile.
+		for {
+			select {
+			case n := <-p.prepared:
+				if n > first {
+					overlapped = true
+					return
+				}
+			case <-time.After(30 * time.Second):
+				return
+			}
+		}
+	}
+	follow(t, s, p, last)
+	if !overlapped {
+		t.Fatal("the second batch was not prepared while the first was applied")
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i, seq := range p.applied {
+		if seq != uint64(i+1) {
+			t.Fatalf("event %d applied as the %dth", seq, i+1)
+		}
+	}
+	testkit.Equal(t, len(p.applied), int(last), "events applied")
+}
+
+// TestRunnerDropsPreparedBatchesAfterAFailedApply: when a batch fails to apply, the batch
+// prepared after it is dropped, and following again from the checkpoint applies every
+// event once, in order.
+func TestRunnerDropsPreparedBatchesAfterAFailedApply(t *testing.T) {
+	s := testkit.Stream(t, testkit.NATS(t))
+	last := publishDocs(t, s, 1000)
+	p := &preparer{prepared: make(chan uint64, 1), fail: 450}
+	follow(t, s, p, last)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	testkit.Equal(t, p.fail, uint64(0), "the failing batch was applied")
+	for i, seq := range p.applied {
+		if seq != uint64(i+1) {
+			t.Fatalf("event %d applied as the %dth", seq, i+1)
+		}
+	}
+	testkit.Equal(t, len(p.applied), int(last), "events applied")
+}
