@@ -23,6 +23,11 @@ type feeder struct {
 
 func (f *feeder) batch(t testing.TB, docs map[string]*string) {
 	t.Helper()
+	testkit.NoErr(t, f.prepare(docs)(), "apply")
+}
+
+// prepare is batch's Prepare: the batch's apply, to run after the batches before it.
+func (f *feeder) prepare(docs map[string]*string) func() error {
 	var b events.Batch
 	keys := make([]string, 0, len(docs))
 	for k := range docs {
@@ -38,7 +43,7 @@ func (f *feeder) batch(t testing.TB, docs map[string]*string) {
 		}
 		b.Events = append(b.Events, e)
 	}
-	testkit.NoErr(t, f.x.Apply(b), "apply")
+	return f.x.Prepare(b)
 }
 
 func str(s string) *string { return &s }
@@ -88,6 +93,34 @@ func TestSmoke(t *testing.T) {
 	testkit.Equal(t, paths(t, x, `"fire breathing"`, ""), []string{"a/Dragons.md"}, "phrase")
 	f.batch(t, map[string]*string{"a/Dragons.md": nil})
 	testkit.Equal(t, paths(t, x, "dragon", ""), []string{"a/b/notes.md"}, "after delete")
+}
+
+// TestBatchesPreparedAheadApplyInOrder: a batch prepared before the one ahead of it is
+// applied (as the runner prepares the next batch) applies as if prepared after it: a
+// document changed in both ends as the later batch left it, one deleted in the later batch
+// is gone, and the checkpoint is the later batch's.
+func TestBatchesPreparedAheadApplyInOrder(t *testing.T) {
+	x := openIndex(t, filepath.Join(t.TempDir(), "index"))
+	f := &feeder{x: x}
+	first := f.prepare(map[string]*string{
+		"a.md": str("the amber lantern"),
+		"b.md": str("a brass compass"),
+		"c.md": str("a copper kettle"),
+	})
+	second := f.prepare(map[string]*string{
+		"a.md": str("the azure lantern"),
+		"c.md": nil,
+		"d.md": str("a driftwood compass"),
+	})
+	testkit.NoErr(t, first(), "apply the first batch")
+	testkit.Equal(t, paths(t, x, "amber", ""), []string{"a.md"}, "amber, after the first batch")
+	testkit.NoErr(t, second(), "apply the second batch")
+	testkit.Equal(t, paths(t, x, "amber", ""), []string(nil), "amber")
+	testkit.Equal(t, paths(t, x, "azure", ""), []string{"a.md"}, "azure")
+	testkit.Equal(t, paths(t, x, "compass", ""), []string{"b.md", "d.md"}, "compass")
+	testkit.Equal(t, paths(t, x, "kettle", ""), []string(nil), "kettle")
+	testkit.Equal(t, x.Checkpoint(), uint64(6), "checkpoint")
+	testkit.Equal(t, x.State().Documents, uint64(3), "documents")
 }
 
 func stateFor() projection.State { return projection.State{StreamID: "s@1", Project: "test"} }
