@@ -416,21 +416,16 @@ type prepared struct {
 // lengths, the segment — is what it returns.
 func (x *Index) Prepare(b events.Batch) func() error {
 	docs := make([]prepared, len(b.Events))
+	// The checkpoint only grows: an event at or below it now is skipped by apply too.
+	seq := x.seq.Load()
 	for i := range b.Events {
 		e := &b.Events[i]
-		if e.Op != events.OpUpsert {
+		if e.Op != events.OpUpsert || e.Seq <= seq {
 			continue
 		}
 		p := &docs[i]
 		p.d = newDocument(e)
 		p.doc, p.err = x.mapDocument(events.DocKey{Session: e.Session, Path: e.Path}.ID(), p.d)
-		if p.err == nil {
-			for _, f := range p.doc.Fields {
-				if w, ok := f.(*wordField); ok {
-					w.Analyze()
-				}
-			}
-		}
 	}
 	return func() error { return x.apply(b, docs) }
 }
@@ -507,14 +502,19 @@ func (x *Index) State() State {
 }
 
 // mapDocument makes the Bleve document of d as the mapping does, with the fields of the
-// word and parts analyzers analyzed by wordField.
+// word and parts analyzers analyzed by wordField, here rather than when scorch builds the
+// batch (see Prepare).
 func (x *Index) mapDocument(id string, d *document) (*bdoc.Document, error) {
 	doc := bdoc.NewDocument(id)
 	if err := x.idx.Mapping().MapDocument(doc, d); err != nil {
 		return nil, err
 	}
 	for i, f := range doc.Fields {
-		doc.Fields[i] = asWordField(f)
+		f = asWordField(f)
+		if w, ok := f.(*wordField); ok {
+			w.Analyze()
+		}
+		doc.Fields[i] = f
 	}
 	return doc, nil
 }

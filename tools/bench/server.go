@@ -100,8 +100,7 @@ func catalogCaughtUp(st query.Status) bool {
 // searchable reports whether both the catalog and the full-text index hold everything the
 // stream held when the status was read.
 func searchable(st query.Status) bool {
-	return st.InitialScanDone && st.Lag == 0 && st.StreamLastSeq > 0 && st.AppliedSeq >= st.StreamLastSeq &&
-		st.Index != nil && st.Index.AppliedSeq >= st.StreamLastSeq
+	return catalogCaughtUp(st) && st.Lag == 0 && st.Index != nil && st.Index.AppliedSeq >= st.StreamLastSeq
 }
 
 // indexSeq is the full-text index's applied sequence, 0 when it reports none.
