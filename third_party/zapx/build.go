@@ -28,9 +28,10 @@ import (
 )
 
 // Version is upstream's 17 with the locations of a postings list encoded as
-// appendLocation writes them. A segment of upstream's 17 is refused when opened (and
-// guide rebuilds from its stream an index it cannot open).
-const Version uint32 = 1017
+// appendLocation writes them (1017), and its frequencies and norms in chunks headed by
+// their impacts (1018, impact.go). A segment of upstream's 17 or an older 10xx is refused
+// when opened (and guide rebuilds from its stream an index it cannot open).
+const Version uint32 = 1018
 
 const Type string = "zap"
 

@@ -25,7 +25,7 @@ var LegacyChunkMode uint32 = 1024
 
 // DefaultChunkMode is the most recent improvement to chunking and should
 // be used by default.
-var DefaultChunkMode uint32 = 1026
+var DefaultChunkMode uint32 = ImpactChunkMode // guide: upstream's is 1026
 
 var ErrChunkSizeZero = errors.New("chunk size is zero")
 
@@ -74,6 +74,17 @@ func getChunkSize(chunkMode uint32, cardinality uint64, maxDocs uint64) (uint64,
 		// 1.  compute the number of chunks needed (max 1024/chunk)
 		// 2.  convert to chunkSize, dividing into maxDocs
 		numChunks := (cardinality / 1024) + 1
+		chunkSize := maxDocs / numChunks
+		if chunkSize == 0 {
+			return 0, ErrChunkSizeZero
+		}
+		return chunkSize, nil
+
+	case chunkMode == ImpactChunkMode:
+		// guide: as 1026, with chunks of impactChunkPostings postings rather than 1024,
+		// so that a chunk a searcher passes over by its impacts is a small part of a
+		// list (impact.go).
+		numChunks := (cardinality / impactChunkPostings) + 1
 		chunkSize := maxDocs / numChunks
 		if chunkSize == 0 {
 			return 0, ErrChunkSizeZero

@@ -29,6 +29,10 @@ type chunkedIntDecoder struct {
 	fr              *FileReader
 
 	bytesRead uint64
+
+	// guide: impacts is whether each chunk begins with its impacts (impact.go), which
+	// loadChunk passes over.
+	impacts bool
 }
 
 // newChunkedIntDecoder expects an optional or reset chunkedIntDecoder for better reuse.
@@ -99,6 +103,9 @@ func (d *chunkedIntDecoder) loadChunk(chunk int) error {
 		d.r = newMemUvarintReader(d.curChunkBytes)
 	} else {
 		d.r.Reset(d.curChunkBytes)
+	}
+	if d.impacts {
+		d.r.SkipBytes(skipImpacts(d.curChunkBytes))
 	}
 
 	return nil

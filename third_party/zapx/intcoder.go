@@ -36,6 +36,11 @@ type chunkedIntCoder struct {
 	buf []byte
 
 	bytesWritten uint64
+
+	// guide: impacts, when set, heads each chunk with the impacts of its postings
+	// (impact.go), which front collects as they are noted.
+	impacts bool
+	front   []Impact
 }
 
 // newChunkedIntCoder returns a new chunk int coder which packs data into
@@ -59,6 +64,7 @@ func (c *chunkedIntCoder) Reset() {
 	c.bytesWritten = 0
 	c.chunkBuf.Reset()
 	c.currChunk = 0
+	c.front = c.front[:0]
 	for i := range c.chunkLens {
 		c.chunkLens[i] = 0
 	}
@@ -123,13 +129,26 @@ func (c *chunkedIntCoder) AddBytes(docNum uint64, buf []byte) error {
 	return err
 }
 
+// noteImpact adds the frequency and norm of the posting just added to its chunk's
+// impacts, when the coder keeps them.
+func (c *chunkedIntCoder) noteImpact(freq, norm uint64) {
+	if c.impacts && freq > 0 {
+		c.front = addImpact(c.front, freq, norm)
+	}
+}
+
 // Close indicates you are done calling Add() this allows the final chunk
 // to be encoded.
 func (c *chunkedIntCoder) Close() {
 	encodingBytes := c.chunkBuf.Bytes()
-	c.incrementBytesWritten(uint64(len(encodingBytes)))
-	c.chunkLens[c.currChunk] = uint64(len(encodingBytes))
+	start := len(c.final)
+	if c.impacts && len(encodingBytes) > 0 {
+		c.final = appendImpacts(c.final, c.front)
+	}
+	c.front = c.front[:0]
 	c.final = append(c.final, encodingBytes...)
+	c.incrementBytesWritten(uint64(len(c.final) - start))
+	c.chunkLens[c.currChunk] = uint64(len(c.final) - start)
 	c.currChunk = uint64(cap(c.chunkLens)) // sentinel to detect double close
 }
 

@@ -310,6 +310,7 @@ func mergeTermFreqNormLocsByCopying(term []byte, postItr *PostingsIterator,
 		if err != nil {
 			return 0, 0, 0, err
 		}
+		tfEncoder.noteImpact(nextFreq, nextNorm)
 
 		if len(nextLocBytes) > 0 {
 			err = locEncoder.AddBytes(hitNewDocNum, nextLocBytes)
@@ -355,6 +356,7 @@ func mergeTermFreqNormLocs(fieldsMap map[string]uint16, term []byte, postItr *Po
 		if nextFreq > 0 {
 			err = tfEncoder.Add(hitNewDocNum,
 				encodeFreqHasLocs(nextFreq, len(locs) > 0), nextNorm)
+			tfEncoder.noteImpact(nextFreq, nextNorm)
 		} else {
 			err = tfEncoder.Add(hitNewDocNum,
 				encodeFreqHasLocs(nextFreq, len(locs) > 0))

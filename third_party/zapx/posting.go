@@ -108,6 +108,7 @@ type PostingsList struct {
 	normBits1Hit uint64
 
 	chunkSize uint64
+	impacts   bool // guide: each chunk of frequencies and norms begins with its impacts
 
 	bytesRead uint64
 }
@@ -210,6 +211,7 @@ func (p *PostingsList) iterator(includeFreq, includeNorm, includeLocs bool,
 	// initialize freq chunk reader
 	if rv.includeFreqNorm {
 		rv.freqNormReader = newChunkedIntDecoder(p.sb.mem, p.freqOffset, rv.freqNormReader, p.sb.fileReader)
+		rv.freqNormReader.impacts = p.impacts
 		rv.incrementBytesRead(rv.freqNormReader.getBytesRead())
 	}
 
@@ -312,6 +314,7 @@ func (rv *PostingsList) read(postingsOffset uint64, d *Dictionary) error {
 	}
 
 	rv.chunkSize = chunkSize
+	rv.impacts = impactsOf(d.sb.chunkMode)
 
 	return nil
 }

@@ -111,6 +111,7 @@ func mergeAndPersistInvertedSection(segments []*SegmentBase, dropsIn []*roaring.
 	// however this will be reset to the correct chunk size
 	// while processing each individual field-term section
 	tfEncoder := newChunkedIntCoder(1024, newSegDocCount-1)
+	tfEncoder.impacts = impactsOf(chunkMode)
 	locEncoder := newChunkedIntCoder(1024, newSegDocCount-1)
 
 	var vellumBuf bytes.Buffer
@@ -470,6 +471,7 @@ func (io *invertedIndexOpaque) writeDicts(w *FileWriter) error {
 	// however this will be reset to the correct chunk size
 	// while processing each individual field-term section
 	tfEncoder := newChunkedIntCoder(1024, uint64(len(io.results)-1))
+	tfEncoder.impacts = impactsOf(io.chunkMode)
 	locEncoder := newChunkedIntCoder(1024, uint64(len(io.results)-1))
 	var locVals []uint64 // a document's locations in a postings list, encoded
 
@@ -527,6 +529,7 @@ func (io *invertedIndexOpaque) writeDicts(w *FileWriter) error {
 					err = tfEncoder.Add(docNum,
 						encodeFreqHasLocs(freqNorm.freq, freqNorm.numLocs > 0),
 						uint64(math.Float32bits(freqNorm.norm)))
+					tfEncoder.noteImpact(freqNorm.freq, uint64(math.Float32bits(freqNorm.norm)))
 				} else {
 					// if disabled, then skip the norm part
 					err = tfEncoder.Add(docNum,
