@@ -16,6 +16,7 @@ import (
 	"github.com/blevesearch/bleve/v2/search/scorer"
 	bindex "github.com/blevesearch/bleve_index_api"
 	segment "github.com/blevesearch/scorch_segment_api/v2"
+	zap "github.com/blevesearch/zapx/v17"
 )
 
 // termClause is one term a word is looked for as: in a field, with a weight.
@@ -78,6 +79,8 @@ func (q *termsQuery) Searcher(ctx context.Context, r bindex.IndexReader, m mappi
 		scores:  make([]termScore, len(q.clauses)),
 		bitmaps: make([]*roaring.Bitmap, len(q.clauses)),
 		union:   roaring.New(),
+		ends:    make([]uint64, len(q.clauses)),
+		peaks:   make([]float64, len(q.clauses)),
 	}
 	var at uint64
 	for _, ss := range s.segs {
@@ -303,6 +306,13 @@ type termsSearcher struct {
 	// groups, when set, are the words of a query of several (sentence.go): which of them
 	// a document must hold, and how Bleve would score it.
 	groups *wordGroups
+	// For passing over whole chunks of postings (top): term i's chunk holding its
+	// current document ends before local document number ends[i] (0: not read yet) and
+	// none of its postings scores above peaks[i]; impacts is a buffer.
+	ends    []uint64
+	peaks   []float64
+	impacts []zap.Impact
+	passed  int // windows of chunks passed over, for tests
 }
 
 const noDoc = math.MaxUint64
@@ -314,6 +324,7 @@ var termsSearcherSize = int(reflect.TypeFor[termsSearcher]().Size())
 func (s *termsSearcher) open(seg int, from uint64) error {
 	s.seg = seg
 	s.ones = s.ones[:0]
+	clear(s.ends)
 	for i, pl := range s.lists[seg] {
 		s.its[i] = pl.Iterator(true, true, false, s.its[i])
 		if o, ok := s.its[i].(segment.OptimizablePostingsIterator); ok {
@@ -491,8 +502,14 @@ func (c *ceilings) raise(h scoredHeap, n int) bool {
 // above the sum of the bounds of the terms of lowest bound, a document those terms alone
 // hold cannot enter, and their postings are only looked up at the documents the other
 // terms hold. A common word's content postings are then mostly skipped when the best
-// documents also hold it in their titles or names. How many documents match is counted
-// from the postings' bitmaps, not by reading them.
+// documents also hold it in their titles or names. The terms left are read a chunk at a
+// time (block-max, as Lucene's block-max MaxScore): each chunk of a postings list is
+// headed by its impacts (zapx's impact.go), the pairs of frequency and length that bound
+// what its postings score, and while no document before the first of the terms' chunk
+// ends can beat the worst kept, the terms pass over it without reading a posting. A word
+// found only in the content, where MaxScore has no term to leave out, is then mostly
+// passed over. How many documents match is counted from the postings' bitmaps, not by
+// reading them.
 func (s *termsSearcher) top(n int, stop func() error) ([]scoredDoc, uint64, error) {
 	h := make(scoredHeap, 0, n)
 	var total uint64
@@ -508,6 +525,8 @@ func (s *termsSearcher) top(n int, stop func() error) ([]scoredDoc, uint64, erro
 			return nil, total, err
 		}
 		total += union
+		// Documents before window were found able to enter against windowTheta.
+		window, windowTheta := uint64(0), math.Inf(-1)
 		for {
 			if err := p.step(); err != nil {
 				return nil, total, err
@@ -522,6 +541,24 @@ func (s *termsSearcher) top(n int, stop func() error) ([]scoredDoc, uint64, erro
 			}
 			if doc == noDoc {
 				break
+			}
+			if len(h) == n && (doc >= window || theta != windowTheta) {
+				// What the terms that can enter alone score at most, up to the first
+				// end of their chunks: if no document before it can enter, they all
+				// move on to it without reading a posting.
+				end, most := s.chunkPeaks(order[e:])
+				if most+c.low <= theta {
+					for _, i := range order[e:] {
+						if end >= s.segs[seg].Segment().Count() {
+							s.docs[i] = noDoc
+						} else if err := s.moveTo(i, end); err != nil {
+							return nil, total, err
+						}
+					}
+					s.passed++
+					continue
+				}
+				window, windowTheta = end, theta
 			}
 			clear(part)
 			if s.groups != nil {
@@ -576,6 +613,47 @@ func (s *termsSearcher) top(n int, stop func() error) ([]scoredDoc, uint64, erro
 		}
 	}
 	return h.best(), total, nil
+}
+
+// chunkPeaks returns where the first of the chunks of terms' current documents ends (a
+// local document number), and the most a document before it can score by those terms:
+// each term's chunk is bounded by its impacts (a term whose current document is past the
+// end adds nothing). Without impacts, a term's chunk is its whole list, bounded as MaxScore
+// bounds it.
+func (s *termsSearcher) chunkPeaks(terms []int) (end uint64, most float64) {
+	end = noDoc
+	for _, i := range terms {
+		doc := s.docs[i]
+		if doc == noDoc {
+			continue
+		}
+		if doc >= s.ends[i] {
+			s.ends[i], s.peaks[i] = noDoc, s.scores[i].bound()
+			if r, ok := s.its[i].(interface {
+				Impacts(uint64, []zap.Impact) ([]zap.Impact, uint64, bool)
+			}); ok {
+				var chunkEnd uint64
+				var known bool
+				s.impacts, chunkEnd, known = r.Impacts(doc, s.impacts)
+				if known && len(s.impacts) > 0 {
+					peak := 0.0
+					for _, p := range s.impacts {
+						peak = max(peak, s.scores[i].score(p.Freq, p.Norm))
+					}
+					// A hair for rounding, as bound adds: the score of a posting
+					// the pair dominates is no more than the pair's in exact arithmetic.
+					s.ends[i], s.peaks[i] = chunkEnd, peak*(1+1e-9)
+				}
+			}
+		}
+		end = min(end, s.ends[i])
+	}
+	for _, i := range terms {
+		if s.docs[i] < end {
+			most += s.peaks[i]
+		}
+	}
+	return end, most
 }
 
 // openCounting opens segment seg, and returns how many of its documents match: hold any
