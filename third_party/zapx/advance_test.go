@@ -135,3 +135,40 @@ func TestAdvanceAsNext(t *testing.T) {
 		}
 	}
 }
+
+// TestAdvancePassesChunksWithDeletions: in a list with deleted documents, Advance to a
+// far target visits only the postings of the target's chunk, not every posting before
+// it, as it does in a list without (the chunk's entries are read from its start).
+func TestAdvancePassesChunksWithDeletions(t *testing.T) {
+	var docs []index.Document
+	for d := range 3000 {
+		id := fmt.Sprintf("d%05d", d)
+		docs = append(docs, newStubDocument(id, []*stubField{
+			newStubFieldSplitString("_id", nil, id, true, false, false),
+			newStubFieldSplitString("body", nil, "word other", false, false, true),
+		}, "_all"))
+	}
+	seg, _, err := zapPlugin.newWithChunkMode(docs, DefaultChunkMode, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dict, err := seg.(*SegmentBase).Dictionary("body")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl, err := dict.PostingsList([]byte("word"), roaring.BitmapOf(3, 1500), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	it := pl.Iterator(true, true, true, nil).(*PostingsIterator)
+	p, err := it.Advance(2990)
+	if err != nil || p == nil || p.Number() != 2990 {
+		t.Fatalf("Advance(2990): %v, %v", p, err)
+	}
+	if chunk := int(it.postings.chunkSize); it.allSteps > chunk {
+		t.Errorf("Advance(2990) visited %d postings; a chunk holds %d", it.allSteps, chunk)
+	}
+	if p, err = it.Next(); err != nil || p == nil || p.Number() != 2991 {
+		t.Fatalf("Next after 2990: %v, %v", p, err)
+	}
+}

@@ -352,6 +352,8 @@ type PostingsIterator struct {
 	includeLocs     bool
 
 	bytesRead uint64
+
+	allSteps int // guide: postings of all visited by nextDocNumAtOrAfter, for tests
 }
 
 var emptyPostingsIterator = &PostingsIterator{}
@@ -659,11 +661,19 @@ func (i *PostingsIterator) nextDocNumAtOrAfter(atOrAfter uint64) (uint64, bool, 
 	}
 
 	n := i.Actual.Next()
-	allN := i.all.Next()
 	nChunk := n / uint32(i.postings.chunkSize)
 
 	// when allN becomes >= to here, then allN is in the same chunk as nChunk.
 	allNReachesNChunk := nChunk * uint32(i.postings.chunkSize)
+
+	// guide: the postings of the chunks before n's are passed over, not visited one by
+	// one (as in nextDocNumAtOrAfterClean): the freq/norm (and loc) entries of n's chunk
+	// are then read from the chunk's start, which is where all's first posting in it is.
+	if i.all.PeekNext() < allNReachesNChunk {
+		i.all.AdvanceIfNeeded(allNReachesNChunk)
+	}
+	allN := i.all.Next()
+	i.allSteps++
 
 	// n is the next actual hit (excluding some postings), and
 	// allN is the next hit in the full postings, and
@@ -682,6 +692,7 @@ func (i *PostingsIterator) nextDocNumAtOrAfter(atOrAfter uint64) (uint64, bool, 
 		}
 
 		allN = i.all.Next()
+		i.allSteps++
 	}
 
 	if i.includeFreqNorm && (i.currChunk != nChunk || i.freqNormReader.isNil()) {
