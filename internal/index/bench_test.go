@@ -277,6 +277,11 @@ func BenchmarkSearchExisting(b *testing.B) {
 	if dir == "" {
 		b.Skip("GUIDE_BENCH_INDEX is not set")
 	}
+	// An index that cannot be opened is rebuilt, its directory emptied first: a data
+	// directory named by mistake would lose its stream and catalog.
+	if _, err := os.Stat(filepath.Join(dir, "index_meta.json")); err != nil {
+		b.Fatalf("GUIDE_BENCH_INDEX=%s holds no index (index_meta.json); name a data directory's query/index", dir)
+	}
 	x := &index.Index{Dir: dir}
 	testkit.NoErr(b, x.Open(), "open")
 	b.Cleanup(func() { _ = x.Close() })
