@@ -78,7 +78,7 @@ func (x *Index) searchNear(ctx context.Context, r Request, after *cursor, relaxe
 // window returns the best nearWindow documents of q, in order of score and then path,
 // and whether more match.
 func (x *Index) window(ctx context.Context, q bq.Query, relaxed bool) (Result, bool, error) {
-	res, exact, err := x.best(ctx, q, nearWindow+1+tieSlack, relaxed)
+	res, exact, err := x.best(ctx, q, nearWindow, relaxed)
 	if err != nil {
 		return Result{}, false, err
 	}

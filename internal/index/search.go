@@ -10,9 +10,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -301,7 +303,7 @@ func (x *Index) search(ctx context.Context, r Request, after *cursor, partial bo
 		var res Result
 		var exact func(int) bool
 		var err error
-		res, exact, err = x.best(ctx, q, r.Limit+1+tieSlack, relaxed)
+		res, exact, err = x.best(ctx, q, r.Limit, relaxed)
 		if err != nil || exact(r.Limit) {
 			return res.page(r.Limit), err
 		}
@@ -314,6 +316,7 @@ func (x *Index) search(ctx context.Context, r Request, after *cursor, partial bo
 // ties itself (and is needed to continue after a cursor). exact(limit) reports whether
 // the first limit+1 hits are those an ordering by path would give.
 func (x *Index) run(ctx context.Context, q bq.Query, n int, after *cursor, relaxed, byPath bool) (Result, func(int) bool, error) {
+	bleveRuns.Add(1)
 	req := bleve.NewSearchRequestOptions(q, n, 0, false)
 	// BM25 with the mean length of each field (see lengths).
 	if docs, err := x.idx.DocCount(); err == nil {
@@ -357,6 +360,9 @@ func appendHit(hits []Hit, id string, score float64) ([]Hit, error) {
 	return append(hits, Hit{Path: k.Path, Session: k.Session, Score: score}), nil
 }
 
+// bleveRuns counts the searches run through Bleve's collector (tests).
+var bleveRuns atomic.Int64
+
 // collectDirect is whether one word's search, and a sentence's, are collected by
 // collect (tests compare it with Bleve's collector).
 var collectDirect = true
@@ -373,55 +379,83 @@ func plainTerms(q bq.Query) *termsQuery {
 	return tq
 }
 
-// best finds the best n documents of q, ordered by score and then path, as run does
-// without a cursor; exact is run's. One word's query, and a sentence's, are collected
-// directly (collect), others by Bleve.
-func (x *Index) best(ctx context.Context, q bq.Query, n int, relaxed bool) (Result, func(int) bool, error) {
+// best finds the best documents of q for a page of limit hits — limit+1+tieSlack of them,
+// or more when they tie — ordered by score and then path, as run does without a cursor;
+// exact is run's. One word's query, and a sentence's, are collected directly (collect),
+// others by Bleve.
+func (x *Index) best(ctx context.Context, q bq.Query, limit int, relaxed bool) (Result, func(int) bool, error) {
 	if collectDirect {
 		if tq := plainTerms(q); tq != nil {
-			return x.collect(ctx, tq, nil, n, relaxed)
+			return x.collect(ctx, tq, nil, limit, relaxed)
 		}
 		if tq, groups := plainSentence(q); tq != nil {
-			return x.collect(ctx, tq, groups, n, relaxed)
+			return x.collect(ctx, tq, groups, limit, relaxed)
 		}
 	}
-	return x.run(ctx, q, n, nil, relaxed, false)
+	return x.run(ctx, q, limit+1+tieSlack, nil, relaxed, false)
 }
 
-// collect finds the best n documents of a word's terms, or of a sentence's (groups), as
-// run does, without Bleve's collector: that one takes a match, scored and pooled, of every
-// document, to keep the best few; here a document that does not make the best n costs a
-// comparison, and most of those that cannot are skipped (termsSearcher.top).
-func (x *Index) collect(ctx context.Context, q *termsQuery, groups *wordGroups, n int, relaxed bool) (Result, func(int) bool, error) {
+// collect finds the best documents of a word's terms, or of a sentence's (groups), for a
+// page of limit hits, as run does, without Bleve's collector: that one takes a match,
+// scored and pooled, of every document, to keep the best few; here a document that does
+// not make the best costs a comparison, and most of those that cannot are skipped
+// (termsSearcher.top). When the documents kept tie at the page's end beyond the slack
+// kept for ties, every document of that score or more is collected again, so that the
+// page's end is ordered by path among all of them.
+func (x *Index) collect(ctx context.Context, q *termsQuery, groups *wordGroups, limit int, relaxed bool) (Result, func(int) bool, error) {
 	r, ctx, err := x.reader(ctx)
 	if err != nil {
 		return Result{}, nil, err
 	}
 	defer r.Close()
+	n := limit + 1 + tieSlack
+	res, err := x.collectAbove(ctx, r, q, groups, n, math.Inf(-1), relaxed)
+	if err != nil {
+		return Result{}, nil, err
+	}
+	res, exact, err := res.ranked(n)
+	if err != nil || exact(limit) || groups != nil && groups.all {
+		return res, exact, err
+	}
+	// Ties at the page's end run past the documents kept: collect every document that
+	// scores as much as hit limit or more (a score above the next lower number).
+	floor := math.Nextafter(res.Hits[limit].Score, math.Inf(-1))
+	if res, err = x.collectAbove(ctx, r, q, groups, math.MaxInt, floor, relaxed); err != nil {
+		return Result{}, nil, err
+	}
+	res, _, err = res.ranked(len(res.Hits))
+	return res, func(l int) bool { return l <= limit }, err
+}
+
+// collectAbove collects the best n documents of q that score above floor, in any order.
+func (x *Index) collectAbove(ctx context.Context, r bindex.IndexReader, q *termsQuery, groups *wordGroups, n int, floor float64, relaxed bool) (Result, error) {
 	s, err := q.Searcher(ctx, r, x.idx.Mapping(), search.SearcherOptions{})
 	if err != nil {
-		return Result{}, nil, fmt.Errorf("search: %w", err)
+		return Result{}, fmt.Errorf("search: %w", err)
 	}
 	defer s.Close()
 	ts, ok := s.(*termsSearcher)
 	if !ok {
-		return Result{}, nil, fmt.Errorf("search: the index reader is not scorch's (%T)", r)
+		return Result{}, fmt.Errorf("search: the index reader is not scorch's (%T)", r)
 	}
 	if groups != nil {
 		groups.sortGroups(ts.scores)
 		ts.groups = groups
 		ts.SetQueryNorm(groups.norm(ts.scores))
 	}
-	top := ts.top
+	stop := func() error { return ctx.Err() }
+	var best []scoredDoc
+	var total uint64
 	if groups != nil && groups.all {
-		top = ts.topAll
+		best, total, err = ts.topAll(n, stop)
+	} else {
+		best, total, err = ts.topAbove(n, floor, stop)
 	}
-	best, total, err := top(n, func() error { return ctx.Err() })
 	if ctx.Err() != nil {
-		return Result{}, nil, errTooBroad()
+		return Result{}, errTooBroad()
 	}
 	if err != nil {
-		return Result{}, nil, fmt.Errorf("search: %w", err)
+		return Result{}, fmt.Errorf("search: %w", err)
 	}
 	res := Result{Total: total, Relaxed: relaxed}
 	id := make(bindex.IndexInternalID, 8)
@@ -429,13 +463,13 @@ func (x *Index) collect(ctx context.Context, q *termsQuery, groups *wordGroups, 
 		binary.BigEndian.PutUint64(id, d.doc)
 		ext, err := r.ExternalID(id)
 		if err != nil {
-			return Result{}, nil, fmt.Errorf("search: %w", err)
+			return Result{}, fmt.Errorf("search: %w", err)
 		}
 		if res.Hits, err = appendHit(res.Hits, ext, d.score); err != nil {
-			return Result{}, nil, err
+			return Result{}, err
 		}
 	}
-	return res.ranked(n)
+	return res, nil
 }
 
 // ranked orders the best n hits by score and then path, and says, for a page of limit

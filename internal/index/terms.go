@@ -483,14 +483,19 @@ func newCeilings(scores []termScore) *ceilings {
 // raise takes the worst score of h once it holds n, grows the prefix of terms that cannot
 // make a document enter alone, and reports whether any other term is left.
 func (c *ceilings) raise(h scoredHeap, n int) bool {
-	if len(h) == n && h[0].score != c.theta {
-		c.theta = h[0].score
-		for c.e < len(c.order) && c.low+c.bound[c.order[c.e]] <= c.theta {
-			c.low += c.bound[c.order[c.e]]
-			c.e++
-		}
+	if len(h) == n && h[0].score > c.theta {
+		c.lift(h[0].score)
 	}
 	return c.e < len(c.order)
+}
+
+// lift makes theta the score to beat.
+func (c *ceilings) lift(theta float64) {
+	c.theta = theta
+	for c.e < len(c.order) && c.low+c.bound[c.order[c.e]] <= c.theta {
+		c.low += c.bound[c.order[c.e]]
+		c.e++
+	}
 }
 
 // top returns the n best documents, by score and then in index order (as Bleve's
@@ -511,10 +516,16 @@ func (c *ceilings) raise(h scoredHeap, n int) bool {
 // passed over. How many documents match is counted from the postings' bitmaps, not by
 // reading them.
 func (s *termsSearcher) top(n int, stop func() error) ([]scoredDoc, uint64, error) {
-	h := make(scoredHeap, 0, n)
+	return s.topAbove(n, math.Inf(-1), stop)
+}
+
+// topAbove is top of the documents that score above floor alone.
+func (s *termsSearcher) topAbove(n int, floor float64, stop func() error) ([]scoredDoc, uint64, error) {
+	h := make(scoredHeap, 0, min(n, 1024))
 	var total uint64
 	k := len(s.clauses)
 	c := newCeilings(s.scores)
+	c.lift(floor)
 	bound, order := c.bound, c.order
 	part := make([]float64, k)
 	held := make([]bool, k)
@@ -542,7 +553,7 @@ func (s *termsSearcher) top(n int, stop func() error) ([]scoredDoc, uint64, erro
 			if doc == noDoc {
 				break
 			}
-			if len(h) == n && (doc >= window || theta != windowTheta) {
+			if !math.IsInf(theta, -1) && (doc >= window || theta != windowTheta) {
 				// What the terms that can enter alone score at most, up to the first
 				// end of their chunks: if no document before it can enter, they all
 				// move on to it without reading a posting.
@@ -609,7 +620,9 @@ func (s *termsSearcher) top(n int, stop func() error) ([]scoredDoc, uint64, erro
 					score += v
 				}
 			}
-			h.offer(scoredDoc{s.offsets[seg] + doc, score}, n)
+			if score > floor {
+				h.offer(scoredDoc{s.offsets[seg] + doc, score}, n)
+			}
 		}
 	}
 	return h.best(), total, nil
