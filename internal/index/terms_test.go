@@ -18,6 +18,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search"
 	bq "github.com/blevesearch/bleve/v2/search/query"
+	bindex "github.com/blevesearch/bleve_index_api"
 
 	"github.com/guide/guide/internal/events"
 	"github.com/guide/guide/internal/projection"
@@ -272,27 +273,8 @@ func TestTopSkipsOnlyWhatCannotEnter(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s: not a terms query", w)
 		}
-		searcher := func() *termsSearcher {
-			s, err := q.Searcher(ctx, reader, x.idx.Mapping(), search.SearcherOptions{})
-			noErr(t, err, "searcher")
-			return s.(*termsSearcher)
-		}
-		var all []scoredDoc
-		s := searcher()
-		for {
-			d, score, err := s.next()
-			noErr(t, err, "next")
-			if d == noDoc {
-				break
-			}
-			all = append(all, scoredDoc{d, score})
-		}
-		slices.SortStableFunc(all, func(a, b scoredDoc) int {
-			if a.score != b.score {
-				return cmp.Compare(b.score, a.score)
-			}
-			return cmp.Compare(a.doc, b.doc)
-		})
+		searcher := func() *termsSearcher { return searcherOf(ctx, t, x, q, reader) }
+		all := everyDocument(t, searcher())
 		for _, n := range []int{1, 5, 37, 200} {
 			got, total, err := searcher().top(n, func() error { return nil })
 			noErr(t, err, "top")
@@ -331,27 +313,8 @@ func TestTopPassesChunksByImpacts(t *testing.T) {
 	noErr(t, err, "reader")
 	defer reader.Close()
 	q := x.wordQuery("murmur", 1).(*termsQuery)
-	searcher := func() *termsSearcher {
-		s, err := q.Searcher(ctx, reader, x.idx.Mapping(), search.SearcherOptions{})
-		noErr(t, err, "searcher")
-		return s.(*termsSearcher)
-	}
-	var all []scoredDoc
-	s := searcher()
-	for {
-		d, score, err := s.next()
-		noErr(t, err, "next")
-		if d == noDoc {
-			break
-		}
-		all = append(all, scoredDoc{d, score})
-	}
-	slices.SortStableFunc(all, func(a, b scoredDoc) int {
-		if a.score != b.score {
-			return cmp.Compare(b.score, a.score)
-		}
-		return cmp.Compare(a.doc, b.doc)
-	})
+	searcher := func() *termsSearcher { return searcherOf(ctx, t, x, q, reader) }
+	all := everyDocument(t, searcher())
 	for _, n := range []int{1, 20, 37} {
 		s := searcher()
 		got, total, err := s.top(n, func() error { return nil })
@@ -405,4 +368,34 @@ func TestTiesPastThePageCollectedDirectly(t *testing.T) {
 			t.Fatalf("limit %d:\ndirect        %+v\nthrough Bleve %+v", limit, direct, viaBleve)
 		}
 	}
+}
+
+// searcherOf is q's direct searcher over reader.
+func searcherOf(ctx context.Context, t *testing.T, x *Index, q *termsQuery, reader bindex.IndexReader) *termsSearcher {
+	t.Helper()
+	s, err := q.Searcher(ctx, reader, x.idx.Mapping(), search.SearcherOptions{})
+	noErr(t, err, "searcher")
+	return s.(*termsSearcher)
+}
+
+// everyDocument reads every document s matches, best first, ties in index order: what
+// top must find without reading them all.
+func everyDocument(t *testing.T, s *termsSearcher) []scoredDoc {
+	t.Helper()
+	var all []scoredDoc
+	for {
+		d, score, err := s.next()
+		noErr(t, err, "next")
+		if d == noDoc {
+			break
+		}
+		all = append(all, scoredDoc{d, score})
+	}
+	slices.SortStableFunc(all, func(a, b scoredDoc) int {
+		if a.score != b.score {
+			return cmp.Compare(b.score, a.score)
+		}
+		return cmp.Compare(a.doc, b.doc)
+	})
+	return all
 }
