@@ -538,6 +538,7 @@ func (s *termsSearcher) topAbove(n int, floor float64, stop func() error) ([]sco
 		total += union
 		// Documents before window were found able to enter against windowTheta.
 		window, windowTheta := uint64(0), math.Inf(-1)
+		segDocs := s.segs[seg].Segment().Count()
 		for {
 			if err := p.step(); err != nil {
 				return nil, total, err
@@ -560,7 +561,7 @@ func (s *termsSearcher) topAbove(n int, floor float64, stop func() error) ([]sco
 				end, most := s.chunkPeaks(order[e:])
 				if most+c.low <= theta {
 					for _, i := range order[e:] {
-						if end >= s.segs[seg].Segment().Count() {
+						if end >= segDocs {
 							s.docs[i] = noDoc
 						} else if err := s.moveTo(i, end); err != nil {
 							return nil, total, err
@@ -628,6 +629,11 @@ func (s *termsSearcher) topAbove(n int, floor float64, stop func() error) ([]sco
 	return h.best(), total, nil
 }
 
+// impactReader is a postings iterator that reads the impacts of its chunks (zapx's).
+type impactReader interface {
+	Impacts(docNum uint64, dst []zap.Impact) ([]zap.Impact, uint64, bool)
+}
+
 // chunkPeaks returns where the first of the chunks of terms' current documents ends (a
 // local document number), and the most a document before it can score by those terms:
 // each term's chunk is bounded by its impacts (a term whose current document is past the
@@ -642,9 +648,7 @@ func (s *termsSearcher) chunkPeaks(terms []int) (end uint64, most float64) {
 		}
 		if doc >= s.ends[i] {
 			s.ends[i], s.peaks[i] = noDoc, s.scores[i].bound()
-			if r, ok := s.its[i].(interface {
-				Impacts(uint64, []zap.Impact) ([]zap.Impact, uint64, bool)
-			}); ok {
+			if r, ok := s.its[i].(impactReader); ok {
 				var chunkEnd uint64
 				var known bool
 				s.impacts, chunkEnd, known = r.Impacts(doc, s.impacts)

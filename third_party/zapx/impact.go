@@ -106,23 +106,6 @@ func readImpacts(buf []byte, dst []Impact) ([]Impact, int) {
 	return dst, at
 }
 
-// skipImpacts returns the length in bytes of the impacts heading buf.
-func skipImpacts(buf []byte) int {
-	n, read := binary.Uvarint(buf)
-	if read <= 0 {
-		return 0
-	}
-	at := read
-	for range 2 * n {
-		_, r := binary.Uvarint(buf[at:])
-		if r <= 0 {
-			return 0
-		}
-		at += r
-	}
-	return at
-}
-
 // Impacts returns into dst the impacts of the chunk of the list holding document number
 // docNum, and the first document number after that chunk; ok is false when the list's
 // segment stores no impacts (or the iterator reads no frequencies), and then neither

@@ -105,7 +105,14 @@ func (d *chunkedIntDecoder) loadChunk(chunk int) error {
 		d.r.Reset(d.curChunkBytes)
 	}
 	if d.impacts {
-		d.r.SkipBytes(skipImpacts(d.curChunkBytes))
+		// The impacts: their count, then a frequency and a norm each.
+		n, err := d.r.ReadUvarint()
+		if err != nil {
+			return fmt.Errorf("error reading the impacts of chunk %d: %w", chunk, err)
+		}
+		for range 2 * n {
+			d.r.SkipUvarint()
+		}
 	}
 
 	return nil
