@@ -18,6 +18,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
 	bdoc "github.com/blevesearch/bleve/v2/document"
+	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
 	"github.com/blevesearch/bleve/v2/mapping"
 	bolterrors "go.etcd.io/bbolt/errors"
 
@@ -84,6 +85,7 @@ type Index struct {
 	batches   atomic.Uint64
 	mergedAt  atomic.Uint64
 	idleMerge time.Duration
+	idlePlan  *mergeplan.MergePlanOptions // tests: the idle merge's plan (idleMergePlan)
 	// saturations are the BM25 length tables searches share.
 	saturations saturations
 }

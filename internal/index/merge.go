@@ -9,6 +9,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
+	segment "github.com/blevesearch/scorch_segment_api/v2"
 )
 
 // An index that has stopped changing merges its segments, tier by tier, into one each.
@@ -84,19 +85,19 @@ func (x *Index) mergeWhenIdle(ctx context.Context, idx bleve.Index, applied <-ch
 		case <-t.C:
 		}
 		batches := x.batches.Load() // what the merge below leaves merged
-		if n := segments(idx); n > idleSegments {
+		o := cmp.Or(x.idlePlan, &idleMergePlan)
+		if n := segments(idx); n > idleSegments && planMerges(idx, o) {
 			start := time.Now()
 			adv, err := idx.Advanced()
 			s, ok := adv.(*scorch.Scorch)
 			if err != nil || !ok {
 				return
 			}
-			o := idleMergePlan
 			// ForceMerge returns when the merge is done or the index closed; a merge
 			// running when the index is closed ends when it closes, so the merger does
 			// not wait for it (Close stops the merger first).
 			done := make(chan error, 1)
-			go func() { done <- s.ForceMerge(ctx, &o) }()
+			go func() { done <- s.ForceMerge(ctx, o) }()
 			select {
 			case err = <-done:
 			case <-ctx.Done():
@@ -120,6 +121,35 @@ func (x *Index) mergeWhenIdle(ctx context.Context, idx bleve.Index, applied <-ch
 			t.Reset(after)
 		}
 	}
+}
+
+// planMerges says whether the merge plan o finds segments to merge in the index's current
+// snapshot, as scorch plans a forced merge: over the segments on disk. Segments in tiers
+// of their own fit the plan however many there are (four at a million documents), and a
+// forced merge of them rewrote nothing, yet cost a merge request and the collection that
+// hands a merge's buffers back (seconds of a core with a large index in memory).
+func planMerges(idx bleve.Index, o *mergeplan.MergePlanOptions) bool {
+	adv, err := idx.Advanced()
+	if err != nil {
+		return false
+	}
+	r, err := adv.Reader()
+	if err != nil {
+		return false
+	}
+	defer r.Close()
+	snap, ok := r.(*scorch.IndexSnapshot)
+	if !ok {
+		return false
+	}
+	var onDisk []mergeplan.Segment
+	for _, s := range snap.Segments() {
+		if _, ok := s.Segment().(segment.PersistedSegment); ok {
+			onDisk = append(onDisk, s)
+		}
+	}
+	plan, err := mergeplan.Plan(onDisk, o)
+	return err == nil && plan != nil && len(plan.Tasks) > 0
 }
 
 // segments returns how many segments the index's current snapshot has.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -136,4 +137,72 @@ func TestStatusSaysWhenTheIdleIndexHasMerged(t *testing.T) {
 		t.Fatalf("after the idle merge: merged %v with %d segments, want merged with at most %d", st.Merged, st.Segments, idleSegments)
 	}
 	apply(1) // checks that the batch clears it
+}
+
+// TestIdleIndexLeavesSegmentsItsPlanKeeps leaves an index in more segments than an idle
+// index keeps, each in a tier of its own under the plan: the idle index does not merge,
+// and says so as merged; before, it asked scorch for a merge that rewrote nothing, and
+// logged one.
+func TestIdleIndexLeavesSegmentsItsPlanKeeps(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "index")
+	logs := &recordedLogs{}
+	// Tiers growing by a fifth from 2,500 documents (above scorch's floor size, so that
+	// its own merging leaves them be): one segment in each of four fits the plan.
+	plan := idleMergePlan
+	plan.TierGrowth = 1.2
+	x := &Index{Dir: dir, Logger: slog.New(logs), idleMerge: 10 * time.Millisecond, idlePlan: &plan}
+	noErr(t, x.Open(), "open")
+	defer x.Close()
+	noErr(t, x.Reset(projection.State{StreamID: "tiers@1", Project: "tiers"}), "reset")
+	seq := uint64(0)
+	for _, docs := range []int{4320, 3600, 3000, 2500} {
+		var b events.Batch
+		for range docs {
+			seq++
+			c := []byte(fmt.Sprintf("# Doc %d\n\nharbour", seq))
+			b.Events = append(b.Events, events.Event{Op: events.OpUpsert, Project: "tiers", Path: fmt.Sprintf("d/%d.md", seq),
+				Status: events.StatusOK, Content: c, Size: int64(len(c)), Hash: events.HashContent(c), Seq: seq})
+		}
+		noErr(t, x.Apply(b), "apply")
+		x.flush() // each batch its own segment on disk
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for !x.State().Merged && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond) // polls the condition (testkit would import this package)
+	}
+	st := x.State()
+	if !st.Merged || st.Segments != 4 {
+		t.Fatalf("the idle index: merged %v with %d segments, want merged with its 4", st.Merged, st.Segments)
+	}
+	if n := logs.count("merged the index's segments"); n != 0 {
+		t.Fatalf("the idle index merged %d times segments its plan keeps", n)
+	}
+}
+
+// recordedLogs is a slog handler that keeps the messages logged.
+type recordedLogs struct {
+	mu   sync.Mutex
+	msgs []string
+}
+
+func (l *recordedLogs) Enabled(context.Context, slog.Level) bool { return true }
+func (l *recordedLogs) WithAttrs([]slog.Attr) slog.Handler       { return l }
+func (l *recordedLogs) WithGroup(string) slog.Handler            { return l }
+func (l *recordedLogs) Handle(_ context.Context, r slog.Record) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.msgs = append(l.msgs, r.Message)
+	return nil
+}
+
+func (l *recordedLogs) count(msg string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, m := range l.msgs {
+		if m == msg {
+			n++
+		}
+	}
+	return n
 }
