@@ -112,14 +112,7 @@ func TestStatusSaysWhenTheIdleIndexHasMerged(t *testing.T) {
 	noErr(t, x.Reset(projection.State{StreamID: "merged@1", Project: "merged"}), "reset")
 	seq := uint64(0)
 	apply := func(docs int) {
-		var b events.Batch
-		for range docs {
-			seq++
-			c := []byte(fmt.Sprintf("# Doc %d\n\nharbour", seq))
-			b.Events = append(b.Events, events.Event{Op: events.OpUpsert, Project: "merged", Path: fmt.Sprintf("d/%d.md", seq),
-				Status: events.StatusOK, Content: c, Size: int64(len(c)), Hash: events.HashContent(c), Seq: seq})
-		}
-		noErr(t, x.Apply(b), "apply")
+		noErr(t, x.Apply(harbourBatch("merged", &seq, docs)), "apply")
 		if st := x.State(); st.Merged {
 			t.Fatalf("merged right after a batch (%d segments)", st.Segments)
 		}
@@ -156,14 +149,7 @@ func TestIdleIndexLeavesSegmentsItsPlanKeeps(t *testing.T) {
 	noErr(t, x.Reset(projection.State{StreamID: "tiers@1", Project: "tiers"}), "reset")
 	seq := uint64(0)
 	for _, docs := range []int{4320, 3600, 3000, 2500} {
-		var b events.Batch
-		for range docs {
-			seq++
-			c := []byte(fmt.Sprintf("# Doc %d\n\nharbour", seq))
-			b.Events = append(b.Events, events.Event{Op: events.OpUpsert, Project: "tiers", Path: fmt.Sprintf("d/%d.md", seq),
-				Status: events.StatusOK, Content: c, Size: int64(len(c)), Hash: events.HashContent(c), Seq: seq})
-		}
-		noErr(t, x.Apply(b), "apply")
+		noErr(t, x.Apply(harbourBatch("tiers", &seq, docs)), "apply")
 		x.flush() // each batch its own segment on disk
 	}
 	deadline := time.Now().Add(30 * time.Second)
@@ -177,6 +163,19 @@ func TestIdleIndexLeavesSegmentsItsPlanKeeps(t *testing.T) {
 	if n := logs.count("merged the index's segments"); n != 0 {
 		t.Fatalf("the idle index merged %d times segments its plan keeps", n)
 	}
+}
+
+// harbourBatch is a batch of docs new documents of project, each holding "harbour", at the
+// sequences after *seq.
+func harbourBatch(project string, seq *uint64, docs int) events.Batch {
+	var b events.Batch
+	for range docs {
+		*seq++
+		c := []byte(fmt.Sprintf("# Doc %d\n\nharbour", *seq))
+		b.Events = append(b.Events, events.Event{Op: events.OpUpsert, Project: project, Path: fmt.Sprintf("d/%d.md", *seq),
+			Status: events.StatusOK, Content: c, Size: int64(len(c)), Hash: events.HashContent(c), Seq: *seq})
+	}
+	return b
 }
 
 // recordedLogs is a slog handler that keeps the messages logged.
