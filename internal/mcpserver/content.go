@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"slices"
@@ -90,13 +89,7 @@ func (s *Server) contentTool(ctx context.Context, req query.ContentRequest) (*mc
 	if qerr != nil {
 		return toolError(qerr), nil
 	}
-	// Text only: the value is the whole response, and repeating it as structured content
-	// would double what every call encodes and sends.
-	b, err := json.Marshal(Success{Success: true, Value: res.Value, Message: res.Message})
-	if err != nil {
-		return toolError(query.Internal(query.ErrUnknown, err, "encoding the result")), nil
-	}
-	return mcp.NewToolResultText(string(b)), nil
+	return toolResult(Success{Success: true, Value: res.Value, Message: res.Message})
 }
 
 func (s *Server) getContent(ctx context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {

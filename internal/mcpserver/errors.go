@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -20,7 +19,7 @@ type failure struct {
 // logInternal middleware gives it to the operator's log.
 func toolError(e *query.Error) *mcp.CallToolResult {
 	f := failure{Success: false, Error: e}
-	b, _ := json.Marshal(f)
+	b, _ := query.EncodeJSON(f)
 	return &mcp.CallToolResult{
 		Content:           []mcp.Content{mcp.NewTextContent(string(b))},
 		StructuredContent: f,

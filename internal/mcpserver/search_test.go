@@ -282,3 +282,33 @@ func TestAnswerIsItsJSONOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestAnswerKeepsMarkupAsWritten: a document of code read with view and found with search
+// shows <, > and & as written in the answer's text, which a client hands its model as it
+// is (encoding/json wrote them \u003c, \u003e and \u0026).
+func TestAnswerKeepsMarkupAsWritten(t *testing.T) {
+	root := testkit.CopyTree(t, "../../testdata/sample")
+	const code = "if a < b && c > d { render(\"<div>\") }"
+	testkit.NoErr(t, os.MkdirAll(filepath.Join(root, "Code"), 0o755), "mkdir")
+	testkit.NoErr(t, os.WriteFile(filepath.Join(root, "Code", "compare.md"),
+		[]byte("# Compare\n\nThe quokka template:\n\n    "+code+"\n"), 0o644), "write")
+	p := testkit.NewPipeline(t, nil, root, "")
+	p.Reconcile()
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"view", map[string]any{"path": "Code/compare.md"}, code},
+		{"search", map[string]any{"query": "quokka"}, "a < b && c > d"},
+	} {
+		res := p.Call(c.tool, c.args)
+		tc, ok := res.Content[0].(mcp.TextContent)
+		if !ok || res.IsError {
+			t.Fatalf("%s: error %v, content %T", c.tool, res.IsError, res.Content[0])
+		}
+		if !strings.Contains(tc.Text, strings.ReplaceAll(c.want, `"`, `\"`)) || strings.Contains(tc.Text, `\u00`) {
+			t.Errorf("%s: the answer's text does not show %q as written:\n%s", c.tool, c.want, tc.Text)
+		}
+	}
+}

@@ -158,7 +158,7 @@ func readOnly() mcp.ToolOption {
 }
 
 func toolResult(v any) (*mcp.CallToolResult, error) {
-	b, err := json.Marshal(v)
+	b, err := query.EncodeJSON(v)
 	if err != nil {
 		return toolError(query.Internal(query.ErrUnknown, err, "encoding the result")), nil
 	}

@@ -2,7 +2,6 @@ package query
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime"
@@ -279,7 +278,7 @@ func (p *pageSize) add(kept []SearchHit, hit SearchHit, max int) bool {
 }
 
 func encodedSize(hit SearchHit) int {
-	enc, _ := json.Marshal(hit)
+	enc, _ := EncodeJSON(hit) // as the answer encodes it
 	return len(enc)
 }
 
