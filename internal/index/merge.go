@@ -86,7 +86,7 @@ func (x *Index) mergeWhenIdle(ctx context.Context, idx bleve.Index, applied <-ch
 		}
 		batches := x.batches.Load() // what the merge below leaves merged
 		o := cmp.Or(x.idlePlan, &idleMergePlan)
-		if n := segments(idx); n > idleSegments && planMerges(idx, o) {
+		if n, merges := mergePlanned(idx, o); n > idleSegments && merges {
 			start := time.Now()
 			adv, err := idx.Advanced()
 			s, ok := adv.(*scorch.Scorch)
@@ -123,24 +123,25 @@ func (x *Index) mergeWhenIdle(ctx context.Context, idx bleve.Index, applied <-ch
 	}
 }
 
-// planMerges says whether the merge plan o finds segments to merge in the index's current
-// snapshot, as scorch plans a forced merge: over the segments on disk. Segments in tiers
-// of their own fit the plan however many there are (four at a million documents), and a
-// forced merge of them rewrote nothing, yet cost a merge request and the collection that
-// hands a merge's buffers back (seconds of a core with a large index in memory).
-func planMerges(idx bleve.Index, o *mergeplan.MergePlanOptions) bool {
+// mergePlanned returns how many segments the index's current snapshot has, and whether
+// the merge plan o finds any to merge, as scorch plans a forced merge: over the segments
+// on disk. Segments in tiers of their own fit the plan however many there are (four at a
+// million documents), and a forced merge of them rewrote nothing, yet cost a merge
+// request and the collection that hands a merge's buffers back (seconds of a core with a
+// large index in memory).
+func mergePlanned(idx bleve.Index, o *mergeplan.MergePlanOptions) (int, bool) {
 	adv, err := idx.Advanced()
 	if err != nil {
-		return false
+		return 0, false
 	}
 	r, err := adv.Reader()
 	if err != nil {
-		return false
+		return 0, false
 	}
 	defer r.Close()
 	snap, ok := r.(*scorch.IndexSnapshot)
 	if !ok {
-		return false
+		return 0, false
 	}
 	var onDisk []mergeplan.Segment
 	for _, s := range snap.Segments() {
@@ -149,7 +150,7 @@ func planMerges(idx bleve.Index, o *mergeplan.MergePlanOptions) bool {
 		}
 	}
 	plan, err := mergeplan.Plan(onDisk, o)
-	return err == nil && plan != nil && len(plan.Tasks) > 0
+	return len(snap.Segments()), err == nil && plan != nil && len(plan.Tasks) > 0
 }
 
 // segments returns how many segments the index's current snapshot has.

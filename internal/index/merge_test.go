@@ -24,15 +24,8 @@ func TestIdleIndexMergesItsSegments(t *testing.T) {
 	noErr(t, x.Open(), "open")
 	noErr(t, x.Reset(projection.State{StreamID: "merge@1", Project: "merge"}), "reset")
 	seq := uint64(0)
-	for i := range 6 { // each above scorch's floor size: it leaves a few be
-		var b events.Batch
-		for j := range 2500 {
-			seq++
-			c := []byte(fmt.Sprintf("# Doc %d %d\n\nharbour w%d", i, j, i))
-			b.Events = append(b.Events, events.Event{Op: events.OpUpsert, Project: "merge", Path: fmt.Sprintf("d/%d-%d.md", i, j),
-				Status: events.StatusOK, Content: c, Size: int64(len(c)), Hash: events.HashContent(c), Seq: seq})
-		}
-		noErr(t, x.Apply(b), "apply")
+	for range 6 { // each above scorch's floor size: it leaves a few be
+		noErr(t, x.Apply(harbourBatch("merge", &seq, 2500)), "apply")
 		x.flush() // each batch its own segment on disk
 	}
 	noErr(t, x.Close(), "close")

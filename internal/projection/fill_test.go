@@ -4,11 +4,9 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
-	"time"
 
 	bolt "go.etcd.io/bbolt"
 
-	"github.com/guide/guide/internal/events"
 	"github.com/guide/guide/internal/projection"
 	"github.com/guide/guide/internal/testkit"
 )
@@ -22,17 +20,13 @@ func TestScanFillsTheRecordsPages(t *testing.T) {
 	dir := t.TempDir()
 	c := open(t, dir)
 	testkit.NoErr(t, c.Reset(projection.State{StreamID: "s", Project: "p"}), "reset")
-	seq := uint64(0)
+	f := new(fold)
 	for b := range 20 {
-		var batch events.Batch
+		f = &fold{seq: f.seq} // a batch of its own
 		for i := range 1000 {
-			seq++
-			body := []byte(fmt.Sprintf("# Chapter %d.%d\n\nThe harbour at dawn, the %d ships.\n", b, i, seq))
-			batch.Events = append(batch.Events, events.Event{Op: events.OpUpsert, Project: "p",
-				Path: fmt.Sprintf("book/part-%02d/chapter-%04d.md", b, i), Size: int64(len(body)), Mtime: time.Unix(0, 0),
-				Hash: events.HashContent(body), Status: events.StatusOK, Content: body, Seq: seq})
+			f.put(fmt.Sprintf("book/part-%02d/chapter-%04d.md", b, i), fmt.Sprintf("# Chapter %d.%d\n\nThe harbour at dawn, the %d ships.\n", b, i, f.seq))
 		}
-		testkit.NoErr(t, c.Apply(batch), "apply")
+		testkit.NoErr(t, c.Apply(f.batch()), "apply")
 	}
 	testkit.NoErr(t, c.Close(), "close")
 
