@@ -50,6 +50,14 @@ func measure(ctx context.Context, cfg Config, bin, fsScript string, c *report.Co
 		fts = fts5Baseline(ctx, c, filepath.Join(data, "fts5"))
 		cfg.logf("    %d documents in %s; %s", fts.Docs, report.FormatDuration(fts.Duration), fts.Note)
 		cr.Index = append(cr.Index, fts)
+		cfg.logf("  baseline: Bleve alone (one text field, no positions)")
+		settle()
+		bl := bleveBaseline(ctx, c, filepath.Join(data, "bleve"))
+		if fts.Err == "" && fts.Duration > 0 && bl.Err == "" {
+			bl.Note += fmt.Sprintf("; %.2f× the time of SQLite FTS5 in this run", bl.Duration.Seconds()/fts.Duration.Seconds())
+		}
+		cfg.logf("    %d documents in %s; %s", bl.Docs, report.FormatDuration(bl.Duration), bl.Note)
+		cr.Index = append(cr.Index, bl)
 	} else {
 		repeat = 1 // only to have an indexed server for the latency and restart steps
 	}

@@ -41,8 +41,13 @@ func measureScale(ctx context.Context, cfg Config, bin string, log io.Writer) re
 		} else {
 			cfg.logf("    failed: %s", run.Err)
 		}
-		r.Runs = append(r.Runs, run)
 		_ = os.RemoveAll(data)
+		// The engine alone on the same files, after guide: how its own time grows with size.
+		cfg.logf("    baseline: Bleve alone (one text field, no positions)")
+		settle()
+		run.Bleve = bleveBaseline(ctx, c, filepath.Join(cfg.Dir, "data", fmt.Sprintf("scale-bleve-%d", n)))
+		cfg.logf("      %s; %s", report.FormatDuration(run.Bleve.Duration), run.Bleve.Note)
+		r.Runs = append(r.Runs, run)
 	}
 	r.Load.After = loadAvg()
 	return r

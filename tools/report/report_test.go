@@ -172,12 +172,12 @@ func fullRun() *Result {
 		Scale: &ScaleResult{
 			Reps: 10,
 			Runs: []ScaleRun{
-				{Corpus: small, Catalog: 3 * time.Second, Searchable: 6 * time.Second, RSS: 200_000_000, Disk: 90_000_000, Words: 30,
+				{Corpus: small, Catalog: 3 * time.Second, Searchable: 6 * time.Second, RSS: 200_000_000, Disk: 90_000_000, Words: 30, Bleve: IndexRun{Docs: 1_000, Duration: 2 * time.Second},
 					Search: latency(guide, "search(word)", 300, 0, 1*ms, 3*ms, 4*ms, 5*ms, "")},
-				{Corpus: big, Catalog: 30 * time.Second, Searchable: 64 * time.Second, RSS: 1_000_000_000, Settled: 500_000_000, Disk: 900_000_000, Words: 30,
+				{Corpus: big, Catalog: 30 * time.Second, Searchable: 64 * time.Second, RSS: 1_000_000_000, Settled: 500_000_000, Disk: 900_000_000, Words: 30, Bleve: IndexRun{Docs: 100_000, Duration: 26 * time.Second},
 					Search: latency(guide, "search(word)", 300, 0, 2*ms, 9*ms, 12*ms, 15*ms, "")},
 				{Corpus: corpus("generated 1000000", 1_000_000, 110_000, 3_400_000_000, true), Catalog: 5 * time.Minute, Searchable: 12 * time.Minute,
-					RSS: 1_800_000_000, Settled: 1_200_000_000, Disk: 9_000_000_000, Words: 30, Search: latency(guide, "search(word)", 300, 0, 8*ms, 25*ms, 30*ms, 40*ms, "")},
+					RSS: 1_800_000_000, Settled: 1_200_000_000, Disk: 9_000_000_000, Words: 30, Bleve: IndexRun{Docs: 1_000_000, Duration: 5 * time.Minute}, Search: latency(guide, "search(word)", 300, 0, 8*ms, 25*ms, 30*ms, 40*ms, "")},
 			},
 			Load:  Load{Before: "1.00, 1.00, 1.00", After: "1.50, 1.20, 1.00"},
 			Notes: []string{"the 1M corpus was generated in this run"},

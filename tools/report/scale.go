@@ -28,7 +28,9 @@ type ScaleRun struct {
 	Disk    int64   // the data directory then, in bytes
 	Search  Latency // search(word) through the stdio client
 	Words   int
-	Err     string
+	// Bleve is the engine alone indexing the same files (baseline): the floor of its time.
+	Bleve IndexRun
+	Err   string
 }
 
 // Goals of the scale scenario, asked of 1M documents against the same run's 100k.
@@ -72,6 +74,9 @@ func (s *ScaleResult) Targets() []Target {
 		t := float64(big.Searchable) / float64(mid.Searchable)
 		d := float64(big.Disk) / float64(mid.Disk)
 		ts[0].Measured, ts[0].Met = fmt.Sprintf("%s, %.2f× %s", FormatDuration(big.Searchable), t, FormatDuration(mid.Searchable)), verdict(t <= scaleGrowth)
+		if big.Bleve.Err == "" && big.Bleve.Duration > 0 && mid.Bleve.Err == "" && mid.Bleve.Duration > 0 {
+			ts[0].Measured += fmt.Sprintf(" (Bleve alone: %.2f×)", float64(big.Bleve.Duration)/float64(mid.Bleve.Duration))
+		}
 		ts[1].Measured, ts[1].Met = fmt.Sprintf("%s, %.2f× %s", FormatMB(big.Disk), d, FormatMB(mid.Disk)), verdict(d <= scaleGrowth)
 	}
 	return ts
@@ -82,21 +87,28 @@ func (r *Result) scaleMarkdown() string {
 	s := r.Scale
 	r.header(&b, "scale", s.Load)
 	targetTable(&b, "Targets (scale, opt-in)", s.Targets())
-	fmt.Fprintf(&b, "Each corpus indexed from an empty data directory by `bin/guide-mcp --root` over stdio, from spawn until the search index applied the first scan; RSS and the data directory at that moment; RSS again once the idle index has merged its segments; then each word of the search scenario's list for the corpus searched %d times through the stdio client.\n\n", s.Reps)
-	b.WriteString("| corpus | documents | text | catalog caught up | searchable | RSS | RSS once merged | data directory | search p50 | search p95 | words | note |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
+	fmt.Fprintf(&b, "Each corpus indexed from an empty data directory by `bin/guide-mcp --root` over stdio, from spawn until the search index applied the first scan; RSS and the data directory at that moment; RSS again once the idle index has merged its segments; then each word of the search scenario's list for the corpus searched %d times through the stdio client. Last, the baseline: Bleve alone (the engine of guide's search index, in the bench's process, one text field of the standard analyzer without positions, nothing stored) indexing the same files, from the first file read until its last document is on disk.\n\n", s.Reps)
+	b.WriteString("| corpus | documents | text | catalog caught up | searchable | RSS | RSS once merged | data directory | search p50 | search p95 | words | baseline: Bleve alone | note |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	for _, run := range s.Runs {
 		if run.Err != "" {
-			fmt.Fprintf(&b, "| %s | %d | %s | | | | | | | | | not measured: %s |\n", run.Corpus.Name, len(run.Corpus.Files), FormatMB(run.Corpus.Bytes), run.Err)
+			fmt.Fprintf(&b, "| %s | %d | %s | | | | | | | | | | not measured: %s |\n", run.Corpus.Name, len(run.Corpus.Files), FormatMB(run.Corpus.Bytes), run.Err)
 			continue
 		}
 		settled := "—"
 		if run.Settled > 0 {
 			settled = FormatMB(run.Settled)
 		}
-		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s | %s (%.2f× the text) | %s | %s | %d | %s |\n",
+		engine := "—"
+		switch {
+		case run.Bleve.Err != "":
+			engine = "failed: " + run.Bleve.Err
+		case run.Bleve.Duration > 0:
+			engine = FormatDuration(run.Bleve.Duration)
+		}
+		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s | %s (%.2f× the text) | %s | %s | %d | %s | %s |\n",
 			run.Corpus.Name, len(run.Corpus.Files), FormatMB(run.Corpus.Bytes), FormatDuration(run.Catalog), FormatDuration(run.Searchable),
 			FormatMB(run.RSS), settled, FormatMB(run.Disk), float64(run.Disk)/float64(max(run.Corpus.Bytes, 1)),
-			FormatDuration(run.Search.P50), FormatDuration(run.Search.P95), run.Words, run.Search.Note)
+			FormatDuration(run.Search.P50), FormatDuration(run.Search.P95), run.Words, engine, run.Search.Note)
 	}
 	b.WriteString("\n")
 	for _, n := range s.Notes {
