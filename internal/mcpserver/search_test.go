@@ -312,3 +312,16 @@ func TestAnswerKeepsMarkupAsWritten(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusKeepsNamesAsWritten: the status resource shows a project's name as written,
+// not with & < > escaped for HTML.
+func TestStatusKeepsNamesAsWritten(t *testing.T) {
+	const name = "R&D <notes>"
+	p := testkit.NewPipeline(t, nil, t.TempDir(), "", func(s *mcpserver.Server) { s.Project = name })
+	res, err := p.Client.ReadResource(testkit.Context(t), mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: mcpserver.StatusURI}})
+	testkit.NoErr(t, err, "status")
+	text := res.Contents[0].(mcp.TextResourceContents).Text
+	if !strings.Contains(text, `"project": "`+name+`"`) || strings.Contains(text, `\u00`) {
+		t.Errorf("the status does not show the project %q as written:\n%s", name, text)
+	}
+}

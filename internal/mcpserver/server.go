@@ -4,7 +4,6 @@ package mcpserver
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -346,7 +345,7 @@ func (s *Server) freshness(ctx context.Context) (st query.Status, following bool
 }
 
 func (s *Server) status(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
-	b, err := json.MarshalIndent(s.CurrentStatus(ctx), "", "  ")
+	b, err := query.EncodeJSONIndent(s.CurrentStatus(ctx), "  ")
 	if err != nil {
 		return nil, fmt.Errorf("status: %w", err)
 	}
