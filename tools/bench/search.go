@@ -98,6 +98,7 @@ func measureSearch(ctx context.Context, cfg Config, bin string, c *report.Corpus
 	per := map[string][]time.Duration{}
 	totals := map[string]int{}
 	bad := map[string]bool{}
+	var sizes []int
 	for _, w := range words {
 		out, err := s.call(ctx, "search", map[string]any{"query": w})
 		if err != nil {
@@ -107,7 +108,19 @@ func measureSearch(ctx context.Context, cfg Config, bin string, c *report.Corpus
 			continue
 		}
 		totals[w] = searchTotal(out)
+		sizes = append(sizes, len(out))
 	}
+	// The floor: view of a document whose answer is as large as a search's, through the
+	// same client, interleaved with the searches: what an answer of that size costs on
+	// its way with no search at all.
+	floorDoc, floorSize := "", 0
+	if len(sizes) > 0 {
+		slices.Sort(sizes)
+		floorDoc, floorSize = pageSizedDoc(ctx, s, c, sizes[len(sizes)/2])
+	}
+	var floor []time.Duration
+	floorErrs := 0
+	var floorErr error
 	for range cfg.SearchReps {
 		for _, w := range words {
 			if bad[w] {
@@ -122,6 +135,22 @@ func measureSearch(ctx context.Context, cfg Config, bin string, c *report.Corpus
 				errs++
 				firstErr = cmpErr(firstErr, err)
 			}
+			if floorDoc != "" {
+				t := time.Now()
+				_, err := s.call(ctx, "view", map[string]any{"path": floorDoc})
+				floor = append(floor, time.Since(t))
+				if err != nil {
+					floorErrs++
+					floorErr = cmpErr(floorErr, err)
+				}
+			}
+		}
+	}
+	if floorDoc != "" {
+		r.Floor = summarize("guide (bin/guide-mcp, stdio)", "view(path), an answer as large as a search's", floor, floorErrs)
+		r.Floor.Note = fmt.Sprintf("%s: %d bytes of answer against a search's median %d", floorDoc, floorSize, sizes[len(sizes)/2])
+		if n := errNote(floorErr); n != "" {
+			r.Floor.Note += "; " + n
 		}
 	}
 	var kept []string // the words searched alone: no stop words
@@ -206,6 +235,36 @@ func measureSearch(ctx context.Context, cfg Config, bin string, c *report.Corpus
 	}
 	return r, s
 }
+
+// pageSizedDoc finds a document of c whose view answer is nearest size bytes (within a
+// tenth, among the first candidates of a fitting file size), and the size of that answer.
+// It returns "" when none is near enough.
+func pageSizedDoc(ctx context.Context, s *server, c *report.Corpus, size int) (string, int) {
+	best, bestSize, tried := "", 0, 0
+	for _, rel := range c.Files {
+		fi, err := os.Stat(filepath.Join(c.Root, filepath.FromSlash(rel)))
+		// A view's answer is the document's text as a JSON string and a few fields more.
+		if err != nil || fi.Size() < int64(size)*8/10 || fi.Size() > int64(size) {
+			continue
+		}
+		out, err := s.call(ctx, "view", map[string]any{"path": rel})
+		if err != nil {
+			continue
+		}
+		if best == "" || abs(len(out)-size) < abs(bestSize-size) {
+			best, bestSize = rel, len(out)
+		}
+		if tried++; tried == 20 {
+			break
+		}
+	}
+	if best == "" || abs(bestSize-size) > size/10 {
+		return "", 0
+	}
+	return best, bestSize
+}
+
+func abs(n int) int { return max(n, -n) }
 
 // spawnIndexed starts bin/guide-mcp --root on data and waits until the index caught up.
 func spawnIndexed(ctx context.Context, bin string, c *report.Corpus, data string, log io.Writer) (*server, query.Status, time.Duration, time.Duration, error) {

@@ -92,6 +92,7 @@ func fullRun() *Result {
 				},
 				Guide:    latency(guide, "search(word)", 300, 0, 2*ms, 9*ms, 12*ms, 15*ms, ""),
 				GuideSDK: latency("guide (bin/guide-mcp, stdio), official TypeScript SDK client", "search(word)", 300, 0, 1800*time.Microsecond, 8*ms, 11*ms, 14*ms, ""),
+				Floor:    latency(guide, "view(path), an answer as large as a search's", 300, 0, 1500*time.Microsecond, 5*ms, 7*ms, 9*ms, "notes/long.md: 10712 bytes of answer against a search's median 10600"),
 				RG:       latency("baseline: rg -l -w -i -F --no-messages WORD DIR", "files containing the word", 3, 0, 1000*ms, 1100*ms, 1100*ms, 1100*ms, ""),
 				Sentences: []SentenceResult{
 					{Sentence: "how to river a garden zebra", GuideTotal: 60_000, GuideP50: 30 * ms, GuideMax: 41 * ms},
