@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -52,6 +53,11 @@ func bleveBaseline(ctx context.Context, c *report.Corpus, dir string) report.Ind
 		r.Err = err.Error()
 		return r
 	}
+	fail := func(err error) report.IndexRun {
+		r.Err = err.Error()
+		_ = idx.Close()
+		return r
+	}
 	b := idx.NewBatch()
 	flush := func() error {
 		if b.Size() == 0 {
@@ -63,9 +69,7 @@ func bleveBaseline(ctx context.Context, c *report.Corpus, dir string) report.Ind
 	}
 	for _, rel := range c.Files {
 		if ctx.Err() != nil {
-			r.Err = ctx.Err().Error()
-			_ = idx.Close()
-			return r
+			return fail(ctx.Err())
 		}
 		data, err := os.ReadFile(filepath.Join(c.Root, filepath.FromSlash(rel)))
 		if err != nil {
@@ -76,36 +80,32 @@ func bleveBaseline(ctx context.Context, c *report.Corpus, dir string) report.Ind
 			body = string(data)
 		}
 		if err := b.Index(rel, map[string]any{"content": body}); err != nil {
-			r.Err = err.Error()
-			_ = idx.Close()
-			return r
+			return fail(err)
 		}
 		r.Docs++
 		if b.Size() >= bleveBatch {
 			if err := flush(); err != nil {
-				r.Err = err.Error()
-				_ = idx.Close()
-				return r
+				return fail(err)
 			}
 		}
 	}
 	if err := flush(); err != nil {
-		r.Err = err.Error()
+		return fail(err)
 	}
 	// Scorch's Close does not write what is still in memory: wait until its persister has
 	// written a snapshot at least as new as the one the last batch made.
 	last := epoch(idx, "CurRootEpoch")
 	deadline := time.Now().Add(10 * time.Minute)
-	for r.Err == "" && epoch(idx, "LastPersistedEpoch") < last {
+	for epoch(idx, "LastPersistedEpoch") < last {
 		if time.Now().After(deadline) {
-			r.Err = "the index was not persisted within 10 minutes"
-			break
+			return fail(errors.New("the index was not persisted within 10 minutes"))
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
 	r.Duration = time.Since(start)
-	if err := idx.Close(); err != nil && r.Err == "" {
+	if err := idx.Close(); err != nil {
 		r.Err = err.Error()
+		return r
 	}
 	size := dirSize(dir)
 	r.Note = fmt.Sprintf("index %.0f MB on disk (%.2f× the text)", float64(size)/1e6, float64(size)/float64(max(c.Bytes, 1)))

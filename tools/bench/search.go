@@ -113,10 +113,11 @@ func measureSearch(ctx context.Context, cfg Config, bin string, c *report.Corpus
 	// The floor: view of a document whose answer is as large as a search's, through the
 	// same client, interleaved with the searches: what an answer of that size costs on
 	// its way with no search at all.
-	floorDoc, floorSize := "", 0
+	floorDoc, floorSize, median := "", 0, 0
 	if len(sizes) > 0 {
 		slices.Sort(sizes)
-		floorDoc, floorSize = pageSizedDoc(ctx, s, c, sizes[len(sizes)/2])
+		median = sizes[len(sizes)/2]
+		floorDoc, floorSize = pageSizedDoc(ctx, s, c, median)
 	}
 	var floor []time.Duration
 	floorErrs := 0
@@ -148,7 +149,7 @@ func measureSearch(ctx context.Context, cfg Config, bin string, c *report.Corpus
 	}
 	if floorDoc != "" {
 		r.Floor = summarize("guide (bin/guide-mcp, stdio)", "view(path), an answer as large as a search's", floor, floorErrs)
-		r.Floor.Note = fmt.Sprintf("%s: %d bytes of answer against a search's median %d", floorDoc, floorSize, sizes[len(sizes)/2])
+		r.Floor.Note = fmt.Sprintf("%s: %d bytes of answer against a search's median %d", floorDoc, floorSize, median)
 		if n := errNote(floorErr); n != "" {
 			r.Floor.Note += "; " + n
 		}
