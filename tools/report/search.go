@@ -101,16 +101,15 @@ func (r *Result) searchMarkdown() string {
 			rows = append(rows, s.Floor)
 		}
 		latencyRows(&b, append(rows, s.RG)...)
+		var about []string
 		if s.GuideSDK.Server != "" {
-			b.WriteString("The first row is mcp-go's stdio client, as every other figure here; the official TypeScript SDK's row is the same words through its stdio client (node), a second client of the same owner.")
-			if s.Floor.Server == "" {
-				b.WriteString("\n\n")
-			} else {
-				b.WriteString(" ")
-			}
+			about = append(about, "The first row is mcp-go's stdio client, as every other figure here; the official TypeScript SDK's row is the same words through its stdio client (node), a second client of the same owner.")
 		}
 		if s.Floor.Server != "" {
-			b.WriteString("The view row is the floor under a search: a document whose answer is as large as a search's, viewed through the same client after each search, so that both share the machine's conditions.\n\n")
+			about = append(about, "The view row is the floor under a search: a document whose answer is as large as a search's, viewed through the same client after each search, so that both share the machine's conditions.")
+		}
+		if len(about) > 0 {
+			b.WriteString(strings.Join(about, " ") + "\n\n")
 		}
 		fmt.Fprintf(&b, "Per word (guide: median of %d searches, default limit 20; rg: one run each, after a warm-up run; ratio = rg / guide):\n\n", s.Reps)
 		b.WriteString("| word | band | rg files | guide total | guide p50 | rg | ratio |\n|---|---|---:|---:|---:|---:|---:|\n")
