@@ -129,43 +129,38 @@ func (x *Index) mergeWhenIdle(ctx context.Context, idx bleve.Index, applied <-ch
 // million documents), and a forced merge of them rewrote nothing, yet cost a merge
 // request and the collection that hands a merge's buffers back (seconds of a core with a
 // large index in memory).
-func mergePlanned(idx bleve.Index, o *mergeplan.MergePlanOptions) (int, bool) {
-	adv, err := idx.Advanced()
-	if err != nil {
-		return 0, false
-	}
-	r, err := adv.Reader()
-	if err != nil {
-		return 0, false
-	}
-	defer r.Close()
-	snap, ok := r.(*scorch.IndexSnapshot)
-	if !ok {
-		return 0, false
-	}
-	var onDisk []mergeplan.Segment
-	for _, s := range snap.Segments() {
-		if _, ok := s.Segment().(segment.PersistedSegment); ok {
-			onDisk = append(onDisk, s)
+func mergePlanned(idx bleve.Index, o *mergeplan.MergePlanOptions) (n int, merges bool) {
+	withSnapshot(idx, func(snap *scorch.IndexSnapshot) {
+		var onDisk []mergeplan.Segment
+		for _, s := range snap.Segments() {
+			if _, ok := s.Segment().(segment.PersistedSegment); ok {
+				onDisk = append(onDisk, s)
+			}
 		}
-	}
-	plan, err := mergeplan.Plan(onDisk, o)
-	return len(snap.Segments()), err == nil && plan != nil && len(plan.Tasks) > 0
+		plan, err := mergeplan.Plan(onDisk, o)
+		n, merges = len(snap.Segments()), err == nil && plan != nil && len(plan.Tasks) > 0
+	})
+	return n, merges
 }
 
 // segments returns how many segments the index's current snapshot has.
-func segments(idx bleve.Index) int {
+func segments(idx bleve.Index) (n int) {
+	withSnapshot(idx, func(snap *scorch.IndexSnapshot) { n = len(snap.Segments()) })
+	return n
+}
+
+// withSnapshot calls f with the index's current scorch snapshot, when it has one.
+func withSnapshot(idx bleve.Index, f func(*scorch.IndexSnapshot)) {
 	adv, err := idx.Advanced()
 	if err != nil {
-		return 0
+		return
 	}
 	r, err := adv.Reader()
 	if err != nil {
-		return 0
+		return
 	}
 	defer r.Close()
-	if s, ok := r.(*scorch.IndexSnapshot); ok {
-		return len(s.Segments())
+	if snap, ok := r.(*scorch.IndexSnapshot); ok {
+		f(snap)
 	}
-	return 0
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"runtime/debug"
 	"time"
 	"unicode/utf8"
@@ -34,7 +33,6 @@ func bleveBaseline(ctx context.Context, c *report.Corpus, dir string) report.Ind
 	}
 	defer func() {
 		_ = os.RemoveAll(dir)
-		runtime.GC()
 		debug.FreeOSMemory() // what the baseline held is not counted against what follows
 	}()
 	m := bleve.NewIndexMapping()
