@@ -26,8 +26,6 @@ import (
 
 	"github.com/guide/guide/internal/broker"
 	"github.com/guide/guide/internal/events"
-	"github.com/guide/guide/internal/guideyaml"
-	"github.com/guide/guide/internal/ignore"
 	"github.com/guide/guide/internal/index"
 	"github.com/guide/guide/internal/mcpserver"
 	"github.com/guide/guide/internal/projection"
@@ -115,54 +113,6 @@ func WriteFile(t testing.TB, root, rel, content string) {
 	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// Disk reads every file of a tree as the indexer would see it: relative slash paths to
-// content, leaving out what the ignore rules leave out (the built-in ones, the
-// repository's, a root .guideignore) and the configuration files.
-func Disk(t testing.TB, root string) map[string]string {
-	t.Helper()
-	real, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rules, err := ignore.Load(real, ignore.Options{Git: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]string{}
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		rel = filepath.ToSlash(rel)
-		if !reconcile.ValidName(rel) {
-			if d.IsDir() {
-				return fs.SkipDir // not indexed: its name is not valid UTF-8
-			}
-			return nil
-		}
-		if rel != "." && rules.Self(rel, d.IsDir()) {
-			if d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() || ignore.RuleFile(rel) || rel == guideyaml.FileName {
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		out[rel] = string(b)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 // Pipeline is a whole query pipeline over one content root: indexer, stream, catalog,

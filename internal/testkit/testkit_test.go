@@ -72,3 +72,20 @@ func TestGolden(t *testing.T) {
 		}
 	})
 }
+
+// Links are documents as the indexer publishes them: one to a file inside the root shows
+// that file's bytes, one that leaves the root or leads nowhere is listed without content.
+func TestDiskListsLinks(t *testing.T) {
+	root, outside := filepath.Join(t.TempDir(), "root"), t.TempDir()
+	WriteFile(t, root, "a.md", "# Alpha\n\nalpha words")
+	WriteFile(t, outside, "far.md", "far away")
+	NoErr(t, os.Symlink("a.md", filepath.Join(root, "inside.md")), "ln -s inside")
+	NoErr(t, os.Symlink(filepath.Join(outside, "far.md"), filepath.Join(root, "outside.md")), "ln -s outside")
+	NoErr(t, os.Symlink("gone.md", filepath.Join(root, "broken.md")), "ln -s broken")
+	Equal(t, Disk(t, root), map[string]string{
+		"a.md": "# Alpha\n\nalpha words", "inside.md": "# Alpha\n\nalpha words", "outside.md": "", "broken.md": "",
+	}, "documents")
+	p := NewPipeline(t, nil, root, "")
+	p.Reconcile()
+	RequireMatchesDisk(t, p.Client, root)
+}

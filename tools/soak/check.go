@@ -9,6 +9,11 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+
+	"github.com/guide/guide/internal/events"
+	"github.com/guide/guide/internal/testkit/oracle"
 )
 
 // Report is what a run did and what it found. A run passes when Failures is empty.
@@ -52,7 +57,7 @@ type Report struct {
 	EscapedIn     []string `json:"escaped_subjects,omitempty"`
 	StreamLost    int      `json:"stream_lost"`    // on disk, no upsert as the last event of its subject
 	StreamPhantom int      `json:"stream_phantom"` // an upsert as the last event of a path not on disk
-	StreamStale   int      `json:"stream_stale"`   // the last upsert's content differs from the file
+	StreamStale   int      `json:"stream_stale"`   // the last upsert's status or content differs from the file
 	Messages      int      `json:"stream_messages"`
 
 	Orphans []string `json:"orphans,omitempty"` // session documents left on the stream after every session ended
@@ -111,13 +116,13 @@ func (r *Report) check(ctx context.Context, cfg Config, d *deployment, sv *strea
 	deadline := end.Add(cfg.Settle)
 	said := time.Now()
 	for {
-		files, err := disk(t.root)
+		files, err := oracle.Disk(t.root, oracle.Options{Project: project})
 		if err != nil {
 			r.fail("read the disk: %v", err)
 			return
 		}
 		r.DiskDocs = len(files)
-		diff, err := compare(checker, files)
+		diff, err := compare(ctx, checker, files)
 		if err == nil && diff.Empty() {
 			r.Lost, r.Phantom, r.Stale, r.SearchDiffer, r.DiffSample = 0, 0, 0, "", ""
 			break
@@ -246,17 +251,21 @@ func (r *Report) check(ctx context.Context, cfg Config, d *deployment, sv *strea
 	if r.Escaped > 0 {
 		r.fail("%d stream messages carry bytes from outside the root: %v", r.Escaped, r.EscapedIn)
 	}
-	files, err := disk(t.root)
+	files, err := oracle.Disk(t.root, oracle.Options{Project: project})
 	if err != nil {
 		r.fail("read the disk: %v", err)
 		return
 	}
 	var sample []string
-	for p, content := range files {
-		if !sc.Listed[p] {
+	for p, doc := range files {
+		switch {
+		case !sc.Listed[p]:
 			r.StreamLost++
 			sample = append(sample, "lost "+p)
-		} else if latest, ok := sc.Latest[p]; ok && latest != content {
+		case sc.Status[p] != doc.Status:
+			r.StreamStale++
+			sample = append(sample, fmt.Sprintf("stale %s (%s, disk says %s)", p, sc.Status[p], doc.Status))
+		case doc.Status == events.StatusOK && sc.Latest[p] != doc.Content:
 			r.StreamStale++
 			sample = append(sample, "stale "+p)
 		}
@@ -272,6 +281,13 @@ func (r *Report) check(ctx context.Context, cfg Config, d *deployment, sv *strea
 			r.StreamLost, r.StreamPhantom, r.StreamStale, head(sample))
 	}
 	logf("stream: %d messages, %d with outside bytes", r.Messages, r.Escaped)
+}
+
+// compare compares the checker's view with the disk, bounded so that a hung call ends it.
+func compare(ctx context.Context, c client.MCPClient, files map[string]oracle.Doc) (oracle.Diff, error) {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	return oracle.Compare(ctx, c, files)
 }
 
 // isLink says whether rel, or a folder on its way, is a symbolic link under root.

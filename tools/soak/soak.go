@@ -69,6 +69,9 @@ func (c *Config) defaults() {
 	}
 }
 
+// project is the project the soak's tree is indexed as.
+const project = "soak"
+
 // The share of the run during which processes are killed; then NATS is restarted once and
 // the rest runs without kills, so that the consumers, goroutines and watches counted at the
 // end belong to processes that lived through churn, not to ones just started.
@@ -128,7 +131,7 @@ func Run(ctx context.Context, cfg Config) (rep Report, err error) {
 	ops := &opLog{w: opsLog, start: time.Now()}
 	ops.printf("seed %d, %d documents, %d sessions, %s, marker %s", cfg.Seed, cfg.Docs, cfg.Sessions, cfg.Duration, marker)
 
-	d, err := newDeployment(bin, root, cfg.Work, "soak", cfg.SessionTTL, procOut)
+	d, err := newDeployment(bin, root, cfg.Work, project, cfg.SessionTTL, procOut)
 	if err != nil {
 		return rep, err
 	}
@@ -144,7 +147,7 @@ func Run(ctx context.Context, cfg Config) (rep Report, err error) {
 	if err != nil {
 		return rep, fmt.Errorf("checker session: %w", err)
 	}
-	sv, err := openStream(ctx, d.natsURL, "soak")
+	sv, err := openStream(ctx, d.natsURL, project)
 	if err != nil {
 		return rep, err
 	}

@@ -106,9 +106,10 @@ func (v *streamView) sessionDocuments(ctx context.Context) ([]string, error) {
 // scan is what reading every message of the project showed.
 type scan struct {
 	Messages int
-	Escaped  []string          // documents (or subjects) of messages that carry the outside marker
-	Latest   map[string]string // document path → content of its last upsert (status ok)
-	Listed   map[string]bool   // document path → its last event is an upsert
+	Escaped  []string                 // documents (or subjects) of messages that carry the outside marker
+	Latest   map[string]string        // document path → content of its last upsert (status ok)
+	Status   map[string]events.Status // document path → status of its last upsert
+	Listed   map[string]bool          // document path → its last event is an upsert
 }
 
 // scanAll reads every message of the project from the first, and looks for marker in
@@ -120,7 +121,7 @@ func (v *streamView) scanAll(ctx context.Context, marker string) (scan, error) {
 	if err != nil {
 		return scan{}, err
 	}
-	sc := scan{Latest: map[string]string{}, Listed: map[string]bool{}}
+	sc := scan{Latest: map[string]string{}, Status: map[string]events.Status{}, Listed: map[string]bool{}}
 	if last == 0 {
 		return sc, nil
 	}
@@ -169,8 +170,15 @@ func (v *streamView) scanAll(ctx context.Context, marker string) (scan, error) {
 			}
 			sc.Listed[p] = e.Op == events.OpUpsert
 			delete(sc.Latest, p)
-			if e.Op == events.OpUpsert && (e.Status == events.StatusOK || e.Status == "") {
-				sc.Latest[p] = string(e.Content)
+			delete(sc.Status, p)
+			if e.Op == events.OpUpsert {
+				if e.Status == "" {
+					e.Status = events.StatusOK
+				}
+				sc.Status[p] = e.Status
+				if e.Status == events.StatusOK {
+					sc.Latest[p] = string(e.Content)
+				}
 			}
 		}
 		if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) {
