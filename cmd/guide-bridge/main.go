@@ -18,13 +18,14 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/guide/guide/internal/bridge"
 	"github.com/guide/guide/internal/lineio"
 	"github.com/guide/guide/internal/logging"
 	"github.com/guide/guide/internal/owner"
 )
 
 func main() {
-	c, err := owner.ParseBridgeCommand(os.Args[1:])
+	c, err := bridge.ParseBridgeCommand(os.Args[1:])
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			os.Exit(0)
@@ -52,7 +53,7 @@ func main() {
 			os.Exit(2)
 		}
 	} else {
-		b := &owner.Bridge{Dir: c.Dir, In: in, Out: os.Stdout, Logger: logger,
+		b := &bridge.Bridge{Dir: c.Dir, In: in, Out: os.Stdout, Logger: logger,
 			Start: func() error { return owner.StartDaemon(c.Dir, c.Owner, append([]string{"--serve-owner"}, c.Args...)) }}
 		run = b.Run
 	}
@@ -65,16 +66,16 @@ func main() {
 
 // roots serves a client that named no folder: its first root, as guide-mcp --root would,
 // through that project's owner.
-func roots(c owner.BridgeCommand, in io.Reader, logger *slog.Logger) (func(context.Context) error, error) {
-	var h owner.Handshake
-	if err := json.Unmarshal([]byte(os.Getenv(owner.HandshakeEnv)), &h); err != nil {
-		return nil, fmt.Errorf("$%s: %w", owner.HandshakeEnv, err)
+func roots(c bridge.BridgeCommand, in io.Reader, logger *slog.Logger) (func(context.Context) error, error) {
+	var h bridge.Handshake
+	if err := json.Unmarshal([]byte(os.Getenv(bridge.HandshakeEnv)), &h); err != nil {
+		return nil, fmt.Errorf("$%s: %w", bridge.HandshakeEnv, err)
 	}
-	os.Unsetenv(owner.HandshakeEnv) // not the owner daemon's
-	f := &owner.Front{In: in, Out: os.Stdout, Logger: logger, Handshake: &h,
+	os.Unsetenv(bridge.HandshakeEnv) // not the owner daemon's
+	f := &bridge.Front{In: in, Out: os.Stdout, Logger: logger, Handshake: &h,
 		Serve: func(ctx context.Context, root string, in io.Reader, out io.Writer) error {
 			dir, args := c.DataDir(root), append([]string{"--serve-owner", "--root", root}, c.Args...)
-			b := &owner.Bridge{Dir: dir, In: in, Out: out, Logger: logger.With("root", root),
+			b := &bridge.Bridge{Dir: dir, In: in, Out: out, Logger: logger.With("root", root),
 				Start: func() error { return owner.StartDaemon(dir, c.Owner, args) }}
 			return b.Run(ctx)
 		}}

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"syscall"
 
-	"github.com/guide/guide/internal/owner"
+	"github.com/guide/guide/internal/bridge"
 )
 
 // bridges reports whether this process is a stdio bridge to the project's owner: a stdio
@@ -37,8 +37,8 @@ func (m *Main) execBridge() {
 		return
 	}
 	m.project = m.Config.Project
-	path := filepath.Join(filepath.Dir(exe), owner.BridgeBinary)
-	c := owner.BridgeCommand{Dir: m.dataDir(), MaxLine: m.Config.MaxBody, LogLevel: m.Config.LogLevel, Owner: exe, Args: m.Args}
+	path := filepath.Join(filepath.Dir(exe), bridge.BridgeBinary)
+	c := bridge.BridgeCommand{Dir: m.dataDir(), MaxLine: m.Config.MaxBody, LogLevel: m.Config.LogLevel, Owner: exe, Args: m.Args}
 	env := os.Environ()
 	if m.Config.Root == "" {
 		// The client's roots name the folder: the bridge answers the handshake as this
@@ -54,7 +54,7 @@ func (m *Main) execBridge() {
 			m.Logger.Warn("serving the client's roots in this process", "err", err)
 			return
 		}
-		env = append(env, owner.HandshakeEnv+"="+string(b))
+		env = append(env, bridge.HandshakeEnv+"="+string(b))
 	}
 	err = syscall.Exec(path, append([]string{path}, c.Argv()...), env)
 	if errors.Is(err, os.ErrNotExist) {

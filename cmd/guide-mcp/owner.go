@@ -11,6 +11,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/guide/guide/internal/bridge"
 	"github.com/guide/guide/internal/lineio"
 	"github.com/guide/guide/internal/owner"
 )
@@ -57,7 +58,7 @@ func (m *Main) bridge(ctx context.Context) error {
 	in := lineio.LimitLines(m.Stdin, m.Config.MaxBody, func() {
 		m.Logger.Warn("refused a stdio message larger than --max-body", "max_bytes", m.Config.MaxBody)
 	})
-	b := &owner.Bridge{Dir: m.dataDir(), Start: m.startOwner, In: in, Out: m.Stdout, Logger: m.Logger}
+	b := &bridge.Bridge{Dir: m.dataDir(), Start: m.startOwner, In: in, Out: m.Stdout, Logger: m.Logger}
 	return b.Run(ctx)
 }
 

@@ -9,21 +9,21 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/guide/guide/internal/bridge"
 	"github.com/guide/guide/internal/index"
 	"github.com/guide/guide/internal/lineio"
 	"github.com/guide/guide/internal/mcpserver"
-	"github.com/guide/guide/internal/owner"
 )
 
 // serveRoots serves a stdio client that named no folder: the client's roots name it (see
-// owner.Front); each root is served exactly as guide-mcp --root would serve it.
+// bridge.Front); each root is served exactly as guide-mcp --root would serve it.
 func (m *Main) serveRoots(ctx context.Context) error {
 	close(m.Ready)
 	h, err := m.handshake(ctx)
 	if err != nil {
 		return err
 	}
-	f := &owner.Front{
+	f := &bridge.Front{
 		// One message is bounded as on the owner: a longer one is a parse error.
 		In: lineio.LimitLines(m.Stdin, m.Config.MaxBody, func() {
 			m.Logger.Warn("refused a stdio message larger than --max-body", "max_bytes", m.Config.MaxBody)
@@ -35,7 +35,7 @@ func (m *Main) serveRoots(ctx context.Context) error {
 
 // handshake is what this program's MCP server answers to initialize and tools/list, with
 // these flags, before any project is open.
-func (m *Main) handshake(ctx context.Context) (*owner.Handshake, error) {
+func (m *Main) handshake(ctx context.Context) (*bridge.Handshake, error) {
 	srv := (&mcpserver.Server{Index: &index.Index{}, Logger: m.Logger, ToolPrefix: m.Config.ToolPrefix,
 		PageSize: 1 << 20}).New() // every tool on one page
 	ask := func(method mcp.MCPMethod, params any, into any) error {
@@ -55,7 +55,7 @@ func (m *Main) handshake(ctx context.Context) (*owner.Handshake, error) {
 		}
 		return json.Unmarshal(r.Result, into)
 	}
-	h := &owner.Handshake{Versions: map[string]string{}, Latest: mcp.NegotiateLegacyVersion("unknown")}
+	h := &bridge.Handshake{Versions: map[string]string{}, Latest: mcp.NegotiateLegacyVersion("unknown")}
 	for _, v := range append([]string{""}, mcp.ValidProtocolVersions...) {
 		h.Versions[v] = mcp.NegotiateLegacyVersion(v)
 	}

@@ -196,3 +196,20 @@ func NewToken() string {
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
 }
+
+// StartLock takes the lock a bridge holds while it starts dir's owner, without waiting:
+// nil when another bridge holds it. The kernel releases it if that bridge dies.
+func StartLock(dir string) *os.File {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil
+	}
+	f, err := os.OpenFile(filepath.Join(dir, startFile), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return nil
+	}
+	return f
+}
