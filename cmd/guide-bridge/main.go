@@ -25,7 +25,7 @@ import (
 )
 
 func main() {
-	c, err := bridge.ParseBridgeCommand(os.Args[1:])
+	c, err := bridge.ParseCommand(os.Args[1:])
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			os.Exit(0)
@@ -66,7 +66,7 @@ func main() {
 
 // roots serves a client that named no folder: its first root, as guide-mcp --root would,
 // through that project's owner.
-func roots(c bridge.BridgeCommand, in io.Reader, logger *slog.Logger) (func(context.Context) error, error) {
+func roots(c bridge.Command, in io.Reader, logger *slog.Logger) (func(context.Context) error, error) {
 	var h bridge.Handshake
 	if err := json.Unmarshal([]byte(os.Getenv(bridge.HandshakeEnv)), &h); err != nil {
 		return nil, fmt.Errorf("$%s: %w", bridge.HandshakeEnv, err)

@@ -37,8 +37,8 @@ func (m *Main) execBridge() {
 		return
 	}
 	m.project = m.Config.Project
-	path := filepath.Join(filepath.Dir(exe), bridge.BridgeBinary)
-	c := bridge.BridgeCommand{Dir: m.dataDir(), MaxLine: m.Config.MaxBody, LogLevel: m.Config.LogLevel, Owner: exe, Args: m.Args}
+	path := filepath.Join(filepath.Dir(exe), bridge.Binary)
+	c := bridge.Command{Dir: m.dataDir(), MaxLine: m.Config.MaxBody, LogLevel: m.Config.LogLevel, Owner: exe, Args: m.Args}
 	env := os.Environ()
 	if m.Config.Root == "" {
 		// The client's roots name the folder: the bridge answers the handshake as this

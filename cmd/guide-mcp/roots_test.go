@@ -221,7 +221,7 @@ func TestNoRootRunsTheBridgeBinary(t *testing.T) {
 	alone := filepath.Join(t.TempDir(), "guide-mcp")
 	copyFile(t, filepath.Join(binDir, "guide-mcp"), alone, 0o755)
 	for _, tc := range []struct{ bin, runs string }{
-		{filepath.Join(binDir, "guide-mcp"), bridge.BridgeBinary},
+		{filepath.Join(binDir, "guide-mcp"), bridge.Binary},
 		{alone, "guide-mcp"},
 	} {
 		t.Run(tc.runs, func(t *testing.T) {

@@ -10,14 +10,14 @@ import (
 	"github.com/guide/guide/internal/datadir"
 )
 
-// BridgeBinary is the name of the small stdio bridge program, installed beside guide-mcp.
+// Binary is the name of the small stdio bridge program, installed beside guide-mcp.
 // It links this package and the standard library only, so that each client of a project
 // costs a few megabytes, not the whole server's binary.
-const BridgeBinary = "guide-bridge"
+const Binary = "guide-bridge"
 
-// BridgeCommand is the command line guide-mcp gives the bridge binary it replaces itself
+// Command is the command line guide-mcp gives the bridge binary it replaces itself
 // with: what the bridge needs, and how to start an owner.
-type BridgeCommand struct {
+type Command struct {
 	Dir      string   // the project's data directory; with Roots, --data if given
 	MaxLine  int64    // the largest message from the client, in bytes
 	LogLevel string   // debug, info, warn or error
@@ -34,7 +34,7 @@ type BridgeCommand struct {
 const HandshakeEnv = "GUIDE_BRIDGE_HANDSHAKE"
 
 // Argv returns the bridge's arguments (without the program name).
-func (c BridgeCommand) Argv() []string {
+func (c Command) Argv() []string {
 	argv := []string{"--data", c.Dir, "--max-line", strconv.FormatInt(c.MaxLine, 10),
 		"--log-level", c.LogLevel, "--owner", c.Owner}
 	if c.Roots {
@@ -45,7 +45,7 @@ func (c BridgeCommand) Argv() []string {
 
 // DataDir is the data directory of the project at root, with Roots: --data if given, else
 // the default one of the project named by --project or after root.
-func (c BridgeCommand) DataDir(root string) string {
+func (c Command) DataDir(root string) string {
 	if c.Dir != "" {
 		return c.Dir
 	}
@@ -56,10 +56,10 @@ func (c BridgeCommand) DataDir(root string) string {
 	return filepath.Join(datadir.DataHome(), project)
 }
 
-// ParseBridgeCommand reads what Argv wrote.
-func ParseBridgeCommand(args []string) (BridgeCommand, error) {
-	var c BridgeCommand
-	fs := flag.NewFlagSet(BridgeBinary, flag.ContinueOnError)
+// ParseCommand reads what Argv wrote.
+func ParseCommand(args []string) (Command, error) {
+	var c Command
+	fs := flag.NewFlagSet(Binary, flag.ContinueOnError)
 	fs.StringVar(&c.Dir, "data", "", "the project's data directory")
 	fs.Int64Var(&c.MaxLine, "max-line", 0, "the largest message from the client, in bytes")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "debug, info, warn or error")

@@ -9,10 +9,10 @@ import (
 
 // The bridge binary reads back what guide-mcp wrote, the owner's arguments untouched
 // (flags of guide-mcp that the bridge's own parser would take included).
-func TestBridgeCommandRoundTrip(t *testing.T) {
-	want := BridgeCommand{Dir: "/d/a b", MaxLine: 4 << 20, LogLevel: "debug", Owner: "/bin/guide-mcp",
+func TestCommandRoundTrip(t *testing.T) {
+	want := Command{Dir: "/d/a b", MaxLine: 4 << 20, LogLevel: "debug", Owner: "/bin/guide-mcp",
 		Args: []string{"--root", "/r", "--data", "/x", "--log-level", "warn", "--", "-x"}}
-	got, err := ParseBridgeCommand(want.Argv())
+	got, err := ParseCommand(want.Argv())
 	testkit.NoErr(t, err, "parse")
 	testkit.Equal(t, got.Dir, want.Dir, "data")
 	testkit.Equal(t, got.MaxLine, want.MaxLine, "max line")
@@ -21,7 +21,7 @@ func TestBridgeCommandRoundTrip(t *testing.T) {
 	testkit.Equal(t, slices.Equal(got.Args, want.Args), true, "the owner's arguments")
 }
 
-func TestBridgeCommandRefused(t *testing.T) {
+func TestCommandRefused(t *testing.T) {
 	for _, args := range [][]string{
 		{},
 		{"--data", "/d"},
@@ -29,8 +29,8 @@ func TestBridgeCommandRefused(t *testing.T) {
 		{"--data", "/d", "--owner", "/bin/guide-mcp", "--max-line", "0"},
 		{"--data", "/d", "--owner", "/bin/guide-mcp", "--max-line", "1", "--serve"},
 	} {
-		if _, err := ParseBridgeCommand(args); err == nil {
-			t.Errorf("ParseBridgeCommand(%q) accepted", args)
+		if _, err := ParseCommand(args); err == nil {
+			t.Errorf("ParseCommand(%q) accepted", args)
 		}
 	}
 }
