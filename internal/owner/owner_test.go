@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/guide/guide/internal/testkit"
 )
@@ -44,6 +45,8 @@ func TestAcquire(t *testing.T) {
 			t.Fatalf("second acquire: %v, want ErrHeld naming pid %d", err, os.Getpid())
 		}
 		testkit.Equal(t, Held(dir), true, "held")
+		_, err = AcquireWait(testkit.Context(t), dir, 50*time.Millisecond)
+		testkit.Equal(t, errors.Is(err, ErrHeld), true, "held after waiting")
 		r, err := Await(testkit.Context(t), dir)
 		testkit.NoErr(t, err, "await")
 		testkit.Equal(t, r.NATSURL, "nats://127.0.0.1:1", "the owner's record")
