@@ -1,13 +1,21 @@
 package bridge
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"log/slog"
+	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
 
 	"github.com/guide/guide/internal/datadir"
+	"github.com/guide/guide/internal/lineio"
+	"github.com/guide/guide/internal/owner"
 )
 
 // Binary is the name of the small stdio bridge program, installed beside guide-mcp.
@@ -24,10 +32,14 @@ type Command struct {
 	Owner    string   // the program a bridge starts as the owner daemon (guide-mcp)
 	Args     []string // the owner's arguments
 	// Roots: the client named no folder, and the bridge serves its first root (see Front),
-	// answering the handshake with the Handshake in $HandshakeEnv.
-	Roots   bool
-	Project string // with Roots, --project if given
+	// answering the handshake with Handshake (passed to the bridge binary in $HandshakeEnv).
+	Roots     bool
+	Project   string // with Roots, --project if given
+	Handshake *Handshake
 }
+
+// serveOwner is the flag of guide-mcp that makes it the owner daemon a bridge starts.
+const serveOwner = "--serve-owner"
 
 // HandshakeEnv is the environment variable in which guide-mcp gives the bridge binary the
 // Handshake to answer with, in JSON, when the client named no folder.
@@ -56,7 +68,23 @@ func (c Command) DataDir(root string) string {
 	return filepath.Join(datadir.DataHome(), project)
 }
 
-// ParseCommand reads what Argv wrote.
+// Exec replaces this process with the bridge binary at path, running c. It returns only
+// when that fails.
+func (c Command) Exec(path string) error {
+	env := os.Environ()
+	if c.Roots {
+		b, err := json.Marshal(c.Handshake)
+		if err != nil {
+			return err
+		}
+		env = append(env, HandshakeEnv+"="+string(b))
+	}
+	return syscall.Exec(path, append([]string{path}, c.Argv()...), env)
+}
+
+// ParseCommand reads what Exec passed: the arguments Argv wrote and, with --roots, the
+// handshake in $HandshakeEnv, which it removes from the environment (it is not the owner
+// daemon's).
 func ParseCommand(args []string) (Command, error) {
 	var c Command
 	fs := flag.NewFlagSet(Binary, flag.ContinueOnError)
@@ -76,5 +104,43 @@ func ParseCommand(args []string) (Command, error) {
 	case c.MaxLine <= 0:
 		return c, fmt.Errorf("--max-line %d: want a positive number of bytes", c.MaxLine)
 	}
+	if c.Roots {
+		c.Handshake = &Handshake{}
+		if err := json.Unmarshal([]byte(os.Getenv(HandshakeEnv)), c.Handshake); err != nil {
+			return c, fmt.Errorf("$%s: %w", HandshakeEnv, err)
+		}
+		os.Unsetenv(HandshakeEnv)
+	}
 	return c, nil
+}
+
+// Run serves a stdio client on in and out until it closes its end or ctx ends: through the
+// owner of Dir or, with Roots, through the owner of the client's first root (see Front);
+// either is started, as the program Owner, when none answers. guide-bridge runs it, and
+// guide-mcp when no bridge binary is installed beside it.
+func (c Command) Run(ctx context.Context, in io.Reader, out io.Writer, logger *slog.Logger) error {
+	// One message is bounded as the owner bounds a request body: a longer one is answered
+	// with a parse error, and never held whole in memory.
+	in = lineio.LimitLines(in, c.MaxLine, func() {
+		logger.Warn("refused a stdio message larger than --max-body", "max_bytes", c.MaxLine)
+	})
+	if !c.Roots {
+		return c.bridge(c.Dir, nil, in, out, logger).Run(ctx)
+	}
+	if c.Handshake == nil {
+		return errors.New("serving the client's roots: no handshake to answer it with")
+	}
+	f := &Front{In: in, Out: out, Logger: logger, Handshake: c.Handshake,
+		Serve: func(ctx context.Context, root string, in io.Reader, out io.Writer) error {
+			return c.bridge(c.DataDir(root), []string{"--root", root}, in, out, logger.With("root", root)).Run(ctx)
+		}}
+	return f.Run(ctx)
+}
+
+// bridge is a bridge to the owner of dir, which starts that owner as the program Owner
+// with the flag that makes it the daemon, then args, then Args.
+func (c Command) bridge(dir string, args []string, in io.Reader, out io.Writer, logger *slog.Logger) *Bridge {
+	args = append(append([]string{serveOwner}, args...), c.Args...)
+	return &Bridge{Dir: dir, In: in, Out: out, Logger: logger,
+		Start: func() error { return owner.StartDaemon(dir, c.Owner, args) }}
 }
