@@ -6,13 +6,10 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os"
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/guide/guide/internal/bridge"
-	"github.com/guide/guide/internal/lineio"
 	"github.com/guide/guide/internal/owner"
 )
 
@@ -48,27 +45,6 @@ func (m *Main) own(ctx context.Context) error {
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
-}
-
-// bridge serves a stdio client through the project's owner, starting one if none runs.
-func (m *Main) bridge(ctx context.Context) error {
-	close(m.Ready)
-	// One message is bounded as the owner bounds a request body: a longer one is answered
-	// with a parse error, and never held whole in memory.
-	in := lineio.LimitLines(m.Stdin, m.Config.MaxBody, func() {
-		m.Logger.Warn("refused a stdio message larger than --max-body", "max_bytes", m.Config.MaxBody)
-	})
-	b := &bridge.Bridge{Dir: m.dataDir(), Start: m.startOwner, In: in, Out: m.Stdout, Logger: m.Logger}
-	return b.Run(ctx)
-}
-
-// startOwner starts this program as the project's owner daemon, with the client's flags.
-func (m *Main) startOwner() error {
-	exe, err := os.Executable()
-	if err != nil {
-		return err
-	}
-	return owner.StartDaemon(m.dataDir(), exe, append([]string{"--serve-owner"}, m.Args...))
 }
 
 // serveSocket serves MCP Streamable HTTP to the bridges on the owner's unix socket, and
