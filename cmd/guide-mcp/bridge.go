@@ -1,34 +1,46 @@
 package main
 
+// The stdio bridge: guide-mcp over stdio (with --root, or with no --root when the client's
+// roots name the folder) reaches the project's owner on this machine, and starts it as a
+// daemon when none runs (owner.go, allinone.go). It replaces itself with the bridge binary
+// installed beside it; installed alone, it runs the same bridge in its own process.
+
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"syscall"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/guide/guide/internal/bridge"
 	"github.com/guide/guide/internal/index"
-	"github.com/guide/guide/internal/lineio"
 	"github.com/guide/guide/internal/mcpserver"
-	"github.com/guide/guide/internal/owner"
 )
 
-// bridges reports whether this process is a stdio bridge to the project's owner: a stdio
-// client with --root.
+// bridges reports whether this process is a stdio bridge to a project's owner: a stdio
+// client with --root, or with neither --root nor --nats.
 func (m *Main) bridges() bool {
-	return m.Config.Root != "" && m.Config.HTTPAddr == "" && !m.Config.ServeOwner
+	return m.Config.NATSURL == "" && m.Config.HTTPAddr == "" && !m.Config.ServeOwner
 }
 
-// servesRoots reports whether this process serves the client's roots: a stdio client with
-// no --root (nor --nats).
-func (m *Main) servesRoots() bool {
-	return m.Config.Root == "" && m.Config.NATSURL == "" && m.Config.HTTPAddr == "" && !m.Config.ServeOwner
+// bridgeCommand is the bridge this process is: to the owner of the data directory, or with
+// no --root to the owner of the client's first root, answering the handshake as this
+// program's MCP server would; this program is the owner a bridge starts.
+func (m *Main) bridgeCommand(ctx context.Context) (bridge.Command, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return bridge.Command{}, err
+	}
+	c := bridge.Command{Dir: m.dataDir(), MaxLine: m.Config.MaxBody, LogLevel: m.Config.LogLevel, Owner: exe, Args: m.Args}
+	if m.Config.Root == "" {
+		// The client's roots name the folder: the bridge learns each root's data directory.
+		c.Roots, c.Dir, c.Project = true, m.Config.DataDir, m.Config.Project
+		c.Handshake, err = m.handshake(ctx)
+	}
+	return c, err
 }
 
 // execBridge replaces this process with the bridge binary installed beside it, when this
@@ -36,35 +48,17 @@ func (m *Main) servesRoots() bool {
 // binary and what its packages set up at start. It returns only when the bridge binary
 // cannot run (not installed, say): this process then bridges itself, as well but larger.
 func (m *Main) execBridge() {
-	if !m.bridges() && !m.servesRoots() {
-		return
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		m.Logger.Debug("bridging in this process", "err", err)
+	if !m.bridges() {
 		return
 	}
 	m.project = m.Config.Project
-	path := filepath.Join(filepath.Dir(exe), bridge.Binary)
-	c := bridge.Command{Dir: m.dataDir(), MaxLine: m.Config.MaxBody, LogLevel: m.Config.LogLevel, Owner: exe, Args: m.Args}
-	env := os.Environ()
-	if m.Config.Root == "" {
-		// The client's roots name the folder: the bridge answers the handshake as this
-		// program's server would, and learns each root's data directory.
-		c.Roots, c.Dir, c.Project = true, m.Config.DataDir, m.Config.Project
-		h, err := m.handshake(context.Background())
-		if err != nil {
-			m.Logger.Warn("serving the client's roots in this process", "err", err)
-			return
-		}
-		b, err := json.Marshal(h)
-		if err != nil {
-			m.Logger.Warn("serving the client's roots in this process", "err", err)
-			return
-		}
-		env = append(env, bridge.HandshakeEnv+"="+string(b))
+	c, err := m.bridgeCommand(context.Background())
+	if err != nil {
+		m.Logger.Warn("bridging in this process", "err", err)
+		return
 	}
-	err = syscall.Exec(path, append([]string{path}, c.Argv()...), env)
+	path := filepath.Join(filepath.Dir(c.Owner), bridge.Binary)
+	err = c.Exec(path)
 	if errors.Is(err, os.ErrNotExist) {
 		m.Logger.Debug("no bridge binary beside guide-mcp; bridging in this process", "path", path)
 	} else {
@@ -72,43 +66,14 @@ func (m *Main) execBridge() {
 	}
 }
 
-// bridge serves a stdio client through the project's owner, starting one if none runs.
-func (m *Main) bridge(ctx context.Context) error {
+// runBridge bridges a stdio client in this process, as the bridge binary does.
+func (m *Main) runBridge(ctx context.Context) error {
 	close(m.Ready)
-	// One message is bounded as the owner bounds a request body: a longer one is answered
-	// with a parse error, and never held whole in memory.
-	in := lineio.LimitLines(m.Stdin, m.Config.MaxBody, func() {
-		m.Logger.Warn("refused a stdio message larger than --max-body", "max_bytes", m.Config.MaxBody)
-	})
-	b := &bridge.Bridge{Dir: m.dataDir(), Start: m.startOwner, In: in, Out: m.Stdout, Logger: m.Logger}
-	return b.Run(ctx)
-}
-
-// startOwner starts this program as the project's owner daemon, with the client's flags.
-func (m *Main) startOwner() error {
-	exe, err := os.Executable()
+	c, err := m.bridgeCommand(ctx)
 	if err != nil {
 		return err
 	}
-	return owner.StartDaemon(m.dataDir(), exe, append([]string{"--serve-owner"}, m.Args...))
-}
-
-// serveRoots serves a stdio client that named no folder: the client's roots name it (see
-// bridge.Front); each root is served exactly as guide-mcp --root would serve it.
-func (m *Main) serveRoots(ctx context.Context) error {
-	close(m.Ready)
-	h, err := m.handshake(ctx)
-	if err != nil {
-		return err
-	}
-	f := &bridge.Front{
-		// One message is bounded as on the owner: a longer one is a parse error.
-		In: lineio.LimitLines(m.Stdin, m.Config.MaxBody, func() {
-			m.Logger.Warn("refused a stdio message larger than --max-body", "max_bytes", m.Config.MaxBody)
-		}),
-		Out: m.Stdout, Logger: m.Logger, Handshake: h, Serve: m.serveRoot,
-	}
-	return f.Run(ctx)
+	return c.Run(ctx, m.Stdin, m.Stdout, m.Logger)
 }
 
 // handshake is what this program's MCP server answers to initialize and tools/list, with
@@ -146,15 +111,4 @@ func (m *Main) handshake(ctx context.Context) (*bridge.Handshake, error) {
 		return nil, err
 	}
 	return h, nil
-}
-
-// serveRoot is guide-mcp --root root, with the rest of this command line, on in and out.
-func (m *Main) serveRoot(ctx context.Context, root string, in io.Reader, out io.Writer) error {
-	args := append([]string{"--root", root}, m.Args...)
-	sub := &Main{Args: args, Stdin: in, Stdout: out, Logger: m.Logger.With("root", root)}
-	if err := sub.ParseFlags(args); err != nil {
-		return err
-	}
-	err := sub.Run(ctx)
-	return errors.Join(err, sub.Close())
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"time"
 
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/prometheus/client_golang/prometheus"
@@ -11,7 +10,6 @@ import (
 	"github.com/guide/guide/internal/mcpserver"
 	"github.com/guide/guide/internal/metrics"
 	"github.com/guide/guide/internal/query"
-	"github.com/guide/guide/internal/session"
 	"github.com/guide/guide/internal/web"
 )
 
@@ -57,11 +55,4 @@ func (m *Main) serveHTTP(ctx context.Context) error {
 		"token", token != "", "tls", m.Config.TLSCert != "")
 	close(m.Ready)
 	return hs.Serve(ctx)
-}
-
-func (m *Main) sessionTTL() time.Duration {
-	if m.Config.SessionTTL > 0 {
-		return m.Config.SessionTTL
-	}
-	return session.DefaultTTL
 }

@@ -1,6 +1,18 @@
-// Command guide-mcp answers MCP clients from the projections of the event stream:
-// over stdio (the default) or Streamable HTTP, all-in-one with --root, or following a
-// stream that an indexer fills with --nats.
+// Command guide-mcp answers MCP clients from the projections of the event stream. It runs
+// in one of four modes, each in a file of its own; this one holds the flags, the settings
+// and the choice of mode.
+//
+//   - bridge.go: over stdio (the default), a bridge to the project's owner on this machine,
+//     which it starts when none runs; with no --root, the client's first root is served. It
+//     replaces itself with guide-bridge, when installed beside it.
+//   - allinone.go: --root with --http, or as the owner daemon a bridge starts: the folder
+//     indexed in this process, into an embedded NATS server's stream;
+//   - owner.go: what makes that process the project's owner: the lock, the socket on which
+//     it serves the bridges, and the daemon's stop when idle;
+//   - replica.go: --nats: following a stream that an indexer fills, over stdio or HTTP.
+//
+// serve.go opens the projections and follows the stream for both serving modes, and
+// http.go is their HTTP transport.
 package main
 
 import (
@@ -15,7 +27,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -26,7 +37,6 @@ import (
 	"github.com/guide/guide/internal/events"
 	"github.com/guide/guide/internal/httpserve"
 	"github.com/guide/guide/internal/index"
-	"github.com/guide/guide/internal/lineio"
 	"github.com/guide/guide/internal/logging"
 	"github.com/guide/guide/internal/mcpserver"
 	"github.com/guide/guide/internal/metrics"
@@ -127,8 +137,7 @@ type Main struct {
 	// connecting reports the owner's connect, begun as soon as it holds the lock.
 	connecting chan error
 	metrics    *metrics.Metrics
-	lock       *owner.Lock  // the project's ownership, all-in-one
-	attached   atomic.Int64 // bridges attached to this owner
+	lock       *owner.Lock // the project's ownership, all-in-one
 }
 
 func main() {
@@ -235,117 +244,13 @@ func (m *Main) Run(ctx context.Context) error {
 	m.project = m.Config.Project
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	if m.servesRoots() {
-		return m.serveRoots(ctx)
-	}
-	if m.bridges() {
-		return m.bridge(ctx)
-	}
-	if m.Config.Root != "" {
-		if err := m.own(ctx); err != nil {
-			return err
-		}
-		if m.lock == nil {
-			return nil // another owner won the race to start
-		}
-		// The owner's NATS server recovers its stream while the catalog loads: a new owner
-		// restores its bridges' sessions from the stream, and answers them once both are done.
-		m.connecting = make(chan error, 1)
-		m.wg.Go(func() { m.connecting <- m.connect(ctx) })
-	}
-
-	// The projections answer on their own: open them first and serve at once, and reach
-	// NATS in the background. A restarted query process answers in the time it takes to
-	// load its catalog, however long NATS takes to recover its stream.
-	if m.project == "" && m.Config.DataDir == "" {
-		if err := m.connect(ctx); err != nil { // the data directory is named after the project
-			return err
-		}
-	}
-	m.catalog = &projection.Catalog{Dir: filepath.Join(m.dataDir(), "query"), Logger: m.Logger}
-	if err := m.catalog.Open(); err != nil {
-		return err
-	}
-	if m.project == "" {
-		// A replica restarting on its data directory serves the project it was built from.
-		if _, p := m.catalog.Identity(); p != "" {
-			m.project = p
-		} else if err := m.connect(ctx); err != nil {
-			return err
-		}
-	}
-	// The full-text index lives next to the catalog; like it, it can be deleted at any
-	// time and is rebuilt from the stream.
-	// It opens in the background (seconds for a large one): view and tree need only the
-	// catalog, and search says the index is opening until then.
-	m.index = &index.Index{Dir: filepath.Join(m.dataDir(), "query", "index"), Logger: m.Logger}
-	m.indexOpen = make(chan error, 1)
-	go func() { m.indexOpen <- m.index.Open() }()
-	// In all-in-one mode this is the only query process of the project, so at start every
-	// session document on the stream of no recorded live session is one of a session that
-	// did not survive the restart (stdio).
-	m.sessions = &session.Registry{Project: m.project, Catalog: m.catalog,
-		TTL: m.Config.SessionTTL, MaxDocBytes: m.Config.SessionMaxSize, Exclusive: m.Config.Root != "", Logger: m.Logger}
-	m.srv = &mcpserver.Server{Project: m.project, Catalog: m.catalog, Index: m.index, Sessions: m.sessions,
-		Limits: query.Limits{MaxChars: m.Config.MaxChars}, Logger: m.Logger, ToolPrefix: m.Config.ToolPrefix, PageSize: m.Config.PageSize}
-	m.mcp = m.srv.New()
-
-	fatal := make(chan error, 1)
-	m.wg.Go(func() {
-		if err := m.follow(ctx); err != nil && ctx.Err() == nil {
-			fatal <- err
-			cancel()
-		}
-	})
-
-	served := make(chan error, 1)
-	if m.lock != nil {
-		ln, err := m.lock.Listen()
-		if err != nil {
-			return fmt.Errorf("the owner's socket: %w", err)
-		}
-		if m.Config.HTTPAddr == "" {
-			close(m.Ready)
-			m.Logger.Info("owner serving MCP on its socket", "socket", owner.Socket(m.dataDir()), "project", m.project)
-			go m.exitWhenIdle(ctx, cancel)
-		}
-		m.wg.Go(func() {
-			err := m.serveSocket(ctx, ln)
-			if m.Config.HTTPAddr == "" {
-				served <- err
-			} else if err != nil {
-				m.Logger.Error("the owner's socket", "err", err)
-			}
-		})
-	}
-	if m.lock != nil && m.Config.HTTPAddr == "" {
-		// served by the socket
-	} else if m.Config.HTTPAddr != "" {
-		go func() { served <- m.serveHTTP(ctx) }()
-	} else {
-		close(m.Ready)
-		m.Logger.Info("serving MCP on stdio", "project", m.project)
-		stdio := server.NewStdioServer(m.mcp)
-		stdio.SetErrorLogger(slog.NewLogLogger(m.Logger.Handler(), slog.LevelError))
-		go func() {
-			// One message is bounded like an HTTP request body: a longer one is answered
-			// with a parse error, and never held whole in memory.
-			in := lineio.LimitLines(m.Stdin, m.Config.MaxBody, func() {
-				m.Logger.Warn("refused a stdio message larger than --max-body", "max_bytes", m.Config.MaxBody)
-			})
-			err := stdio.Listen(ctx, in, m.Stdout)
-			if err != nil && (errors.Is(err, io.EOF) || ctx.Err() != nil) {
-				err = nil
-			}
-			served <- err
-		}()
-	}
-	select {
-	case err := <-fatal:
-		<-served
-		return err
-	case err := <-served:
-		return err
+	switch {
+	case m.bridges():
+		return m.runBridge(ctx)
+	case m.Config.Root != "":
+		return m.runAllInOne(ctx, cancel)
+	default:
+		return m.runReplica(ctx, cancel)
 	}
 }
 

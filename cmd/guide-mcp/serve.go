@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"path/filepath"
 	"runtime/debug"
 	"sync"
@@ -12,69 +10,103 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/guide/guide/internal/broker"
-	"github.com/guide/guide/internal/datadir"
 	"github.com/guide/guide/internal/events"
+	"github.com/guide/guide/internal/index"
 	"github.com/guide/guide/internal/mcpserver"
-	"github.com/guide/guide/internal/owner"
 	"github.com/guide/guide/internal/projection"
-	"github.com/guide/guide/internal/reconcile"
+	"github.com/guide/guide/internal/query"
+	"github.com/guide/guide/internal/session"
 )
 
-// connect opens the NATS connection and the stream (creating it in all-in-one mode, waiting
-// for the indexer to create it otherwise), and learns the project if none was named.
+// connect opens the NATS connection and the stream, once: on the owner's embedded server
+// all-in-one, on the servers of --nats for a replica.
 func (m *Main) connect(ctx context.Context) error {
 	if m.stream != nil {
 		return nil
 	}
+	if m.Config.Root != "" {
+		return m.connectOwner(ctx)
+	}
+	return m.connectReplica(ctx)
+}
+
+// natsOptions are the options of the NATS connection.
+func (m *Main) natsOptions() ([]nats.Option, error) {
 	opts, err := m.Config.NATS.Options()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// A NATS server away at start is an outage like any other: the projections on disk
 	// answer meanwhile, the status says the stream cannot be read, and the connection
 	// keeps trying, so the process catches up once the server is back.
-	opts = append(opts, nats.RetryOnFailedConnect(true))
-	b := &broker.Broker{URL: m.Config.NATSURL, Options: opts, Name: "guide-mcp", Logger: m.Logger}
-	if m.Config.Root != "" {
-		// The project's other processes (an indexer) publish through this server: on
-		// loopback, with a token written in the owner's record, readable by this user only.
-		b.StoreDir, b.Listen, b.Token = filepath.Join(m.dataDir(), "nats"), "127.0.0.1:-1", owner.NewToken()
-	}
-	if err := b.Open(); err != nil {
-		return err
-	}
-	if m.lock != nil {
-		if err := m.lock.Publish(owner.Record{Role: "guide-mcp", Socket: owner.Socket(m.dataDir()),
-			NATSURL: b.ClientURL(), Token: b.Token}); err != nil {
-			return fmt.Errorf("the owner's record: %w", err)
-		}
-	}
+	return append(opts, nats.RetryOnFailedConnect(true)), nil
+}
+
+// setBroker keeps the broker this process opened, and returns the stream on it.
+func (m *Main) setBroker(b *broker.Broker) *events.Stream {
 	stream := &events.Stream{Conn: b.Conn}
 	m.mu.Lock()
 	m.broker, m.stream = b, stream
 	m.mu.Unlock()
-	if m.Config.Root != "" {
-		if err := stream.Open(ctx); err != nil {
-			return err
+	return stream
+}
+
+// openCatalog opens the catalog in the data directory.
+func (m *Main) openCatalog() error {
+	m.catalog = &projection.Catalog{Dir: filepath.Join(m.dataDir(), "query"), Logger: m.Logger}
+	return m.catalog.Open()
+}
+
+// openServer opens the full-text index in the background, and builds the session registry
+// and the MCP server over the projections.
+func (m *Main) openServer() {
+	// The full-text index lives next to the catalog; like it, it can be deleted at any
+	// time and is rebuilt from the stream.
+	// It opens in the background (seconds for a large one): view and tree need only the
+	// catalog, and search says the index is opening until then.
+	m.index = &index.Index{Dir: filepath.Join(m.dataDir(), "query", "index"), Logger: m.Logger}
+	m.indexOpen = make(chan error, 1)
+	go func() { m.indexOpen <- m.index.Open() }()
+	// In all-in-one mode this is the only query process of the project, so at start every
+	// session document on the stream of no recorded live session is one of a session that
+	// did not survive the restart (stdio).
+	m.sessions = &session.Registry{Project: m.project, Catalog: m.catalog,
+		TTL: m.Config.SessionTTL, MaxDocBytes: m.Config.SessionMaxSize, Exclusive: m.Config.Root != "", Logger: m.Logger}
+	m.srv = &mcpserver.Server{Project: m.project, Catalog: m.catalog, Index: m.index, Sessions: m.sessions,
+		Limits: query.Limits{MaxChars: m.Config.MaxChars}, Logger: m.Logger, ToolPrefix: m.Config.ToolPrefix, PageSize: m.Config.PageSize}
+	m.mcp = m.srv.New()
+}
+
+func (m *Main) sessionTTL() time.Duration {
+	if m.Config.SessionTTL > 0 {
+		return m.Config.SessionTTL
+	}
+	return session.DefaultTTL
+}
+
+// startFollowing follows the stream in the background (see follow). Should that stop, the
+// process stops: ctx is cancelled, and the error sent on the channel returned.
+func (m *Main) startFollowing(ctx context.Context, cancel context.CancelFunc) <-chan error {
+	fatal := make(chan error, 1)
+	m.wg.Go(func() {
+		if err := m.follow(ctx); err != nil && ctx.Err() == nil {
+			fatal <- err
+			cancel()
 		}
-	} else if err := stream.AwaitBind(ctx, func(err error) {
-		m.Logger.Info("waiting for the stream; is an indexer running?", "err", err)
-	}); err != nil {
+	})
+	return fatal
+}
+
+// wait returns what stops the process: following the stream (once the transport, served,
+// has stopped too), or the transport.
+func wait(fatal, served <-chan error) error {
+	select {
+	case err := <-fatal:
+		<-served
+		return err
+	case err := <-served:
 		return err
 	}
-	if m.project == "" {
-		p, err := stream.AwaitProject(ctx, func() {
-			m.Logger.Info("waiting for a project on the stream; pass --project to name one")
-		})
-		if errors.Is(err, events.ErrSeveralProjects) {
-			return fmt.Errorf("%w: %w; pass --project", mcpserver.ErrNoProject, err)
-		}
-		if err != nil {
-			return err
-		}
-		m.project = p
-	}
-	return nil
 }
 
 // The projections apply at least releaseEvery events before their garbage is handed back
@@ -151,14 +183,7 @@ func (m *Main) follow(ctx context.Context) error {
 		}
 	})
 	if m.Config.Root != "" {
-		x := &reconcile.Indexer{Root: m.Config.Root, Project: m.project, Stream: m.stream, Interval: m.Config.Interval,
-			Ignore: m.Config.Ignore, NoGitignore: m.Config.NoGitignore, ConfigFile: m.Config.ConfigFile, Logger: m.Logger, Skip: datadir.SkipInside(m.Config.Root, m.dataDir()),
-			StateFile: filepath.Join(m.dataDir(), "nats", reconcile.StateFileName)}
-		wg.Go(func() {
-			if err := x.Run(ctx); err != nil {
-				m.Logger.Error("indexer stopped", "err", err)
-			}
-		})
+		wg.Go(func() { m.indexFolder(ctx) })
 	}
 	wg.Wait()
 	// Sessions that live only in this process (stdio) end with it: their documents go
