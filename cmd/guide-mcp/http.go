@@ -1,5 +1,8 @@
 package main
 
+// The HTTP transport of both serving modes (--http): MCP Streamable HTTP at /mcp, the web
+// page, /metrics and /healthz.
+
 import (
 	"context"
 
@@ -13,6 +16,8 @@ import (
 	"github.com/guide/guide/internal/web"
 )
 
+// serveHTTP serves MCP, the web page, the metrics and the health check over HTTP until ctx
+// ends.
 func (m *Main) serveHTTP(ctx context.Context) error {
 	token, err := httpserve.ReadToken(m.Config.TokenFile, tokenEnv)
 	if err != nil {

@@ -1,5 +1,8 @@
 package main
 
+// What both serving modes (allinone.go, replica.go) share: the connection to the stream,
+// the projections opened from the data directory, and the following of the stream.
+
 import (
 	"context"
 	"path/filepath"
@@ -77,6 +80,7 @@ func (m *Main) openServer() {
 	m.mcp = m.srv.New()
 }
 
+// sessionTTL is how long an idle MCP session lives, on HTTP and on the owner's socket.
 func (m *Main) sessionTTL() time.Duration {
 	if m.Config.SessionTTL > 0 {
 		return m.Config.SessionTTL
@@ -84,7 +88,7 @@ func (m *Main) sessionTTL() time.Duration {
 	return session.DefaultTTL
 }
 
-// startFollowing follows the stream in the background (see follow). Should that stop, the
+// startFollowing follows the stream in the background (see follow). Should that fail, the
 // process stops: ctx is cancelled, and the error sent on the channel returned.
 func (m *Main) startFollowing(ctx context.Context, cancel context.CancelFunc) <-chan error {
 	fatal := make(chan error, 1)
