@@ -1,6 +1,18 @@
-// Command guide-mcp answers MCP clients from the projections of the event stream:
-// over stdio (the default) or Streamable HTTP, all-in-one with --root, or following a
-// stream that an indexer fills with --nats.
+// Command guide-mcp answers MCP clients from the projections of the event stream. It runs
+// in one of four modes, each in a file of its own; this one holds the flags, the settings
+// and the choice of mode.
+//
+//   - bridge.go: over stdio (the default), a bridge to the project's owner on this machine,
+//     which it starts when none runs; with no --root, the client's first root is served. It
+//     replaces itself with guide-bridge, when installed beside it.
+//   - allinone.go: --root with --http, or as the owner daemon a bridge starts: the folder
+//     indexed in this process, into an embedded NATS server's stream;
+//   - owner.go: what makes that process the project's owner: the lock, the socket on which
+//     it serves the bridges, and the daemon's stop when idle;
+//   - replica.go: --nats: following a stream that an indexer fills, over stdio or HTTP.
+//
+// serve.go opens the projections and follows the stream for both serving modes, and
+// http.go is their HTTP transport.
 package main
 
 import (
@@ -14,31 +26,24 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime/debug"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
-	"github.com/nats-io/nats.go"
-	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/guide/guide/internal/broker"
 	"github.com/guide/guide/internal/datadir"
 	"github.com/guide/guide/internal/events"
 	"github.com/guide/guide/internal/httpserve"
 	"github.com/guide/guide/internal/index"
-	"github.com/guide/guide/internal/lineio"
 	"github.com/guide/guide/internal/logging"
 	"github.com/guide/guide/internal/mcpserver"
 	"github.com/guide/guide/internal/metrics"
 	"github.com/guide/guide/internal/owner"
 	"github.com/guide/guide/internal/projection"
 	"github.com/guide/guide/internal/query"
-	"github.com/guide/guide/internal/reconcile"
 	"github.com/guide/guide/internal/session"
-	"github.com/guide/guide/internal/web"
 )
 
 // tokenEnv is the environment variable that holds the HTTP bearer token, when no
@@ -132,8 +137,7 @@ type Main struct {
 	// connecting reports the owner's connect, begun as soon as it holds the lock.
 	connecting chan error
 	metrics    *metrics.Metrics
-	lock       *owner.Lock  // the project's ownership, all-in-one
-	attached   atomic.Int64 // bridges attached to this owner
+	lock       *owner.Lock // the project's ownership, all-in-one
 }
 
 func main() {
@@ -240,319 +244,14 @@ func (m *Main) Run(ctx context.Context) error {
 	m.project = m.Config.Project
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	if m.servesRoots() {
-		return m.serveRoots(ctx)
+	switch {
+	case m.bridges():
+		return m.runBridge(ctx)
+	case m.Config.Root != "":
+		return m.runAllInOne(ctx, cancel)
+	default:
+		return m.runReplica(ctx, cancel)
 	}
-	if m.bridges() {
-		return m.bridge(ctx)
-	}
-	if m.Config.Root != "" {
-		if err := m.own(ctx); err != nil {
-			return err
-		}
-		if m.lock == nil {
-			return nil // another owner won the race to start
-		}
-		// The owner's NATS server recovers its stream while the catalog loads: a new owner
-		// restores its bridges' sessions from the stream, and answers them once both are done.
-		m.connecting = make(chan error, 1)
-		m.wg.Go(func() { m.connecting <- m.connect(ctx) })
-	}
-
-	// The projections answer on their own: open them first and serve at once, and reach
-	// NATS in the background. A restarted query process answers in the time it takes to
-	// load its catalog, however long NATS takes to recover its stream.
-	if m.project == "" && m.Config.DataDir == "" {
-		if err := m.connect(ctx); err != nil { // the data directory is named after the project
-			return err
-		}
-	}
-	m.catalog = &projection.Catalog{Dir: filepath.Join(m.dataDir(), "query"), Logger: m.Logger}
-	if err := m.catalog.Open(); err != nil {
-		return err
-	}
-	if m.project == "" {
-		// A replica restarting on its data directory serves the project it was built from.
-		if _, p := m.catalog.Identity(); p != "" {
-			m.project = p
-		} else if err := m.connect(ctx); err != nil {
-			return err
-		}
-	}
-	// The full-text index lives next to the catalog; like it, it can be deleted at any
-	// time and is rebuilt from the stream.
-	// It opens in the background (seconds for a large one): view and tree need only the
-	// catalog, and search says the index is opening until then.
-	m.index = &index.Index{Dir: filepath.Join(m.dataDir(), "query", "index"), Logger: m.Logger}
-	m.indexOpen = make(chan error, 1)
-	go func() { m.indexOpen <- m.index.Open() }()
-	// In all-in-one mode this is the only query process of the project, so at start every
-	// session document on the stream of no recorded live session is one of a session that
-	// did not survive the restart (stdio).
-	m.sessions = &session.Registry{Project: m.project, Catalog: m.catalog,
-		TTL: m.Config.SessionTTL, MaxDocBytes: m.Config.SessionMaxSize, Exclusive: m.Config.Root != "", Logger: m.Logger}
-	m.srv = &mcpserver.Server{Project: m.project, Catalog: m.catalog, Index: m.index, Sessions: m.sessions,
-		Limits: query.Limits{MaxChars: m.Config.MaxChars}, Logger: m.Logger, ToolPrefix: m.Config.ToolPrefix, PageSize: m.Config.PageSize}
-	m.mcp = m.srv.New()
-
-	fatal := make(chan error, 1)
-	m.wg.Go(func() {
-		if err := m.follow(ctx); err != nil && ctx.Err() == nil {
-			fatal <- err
-			cancel()
-		}
-	})
-
-	served := make(chan error, 1)
-	if m.lock != nil {
-		ln, err := m.lock.Listen()
-		if err != nil {
-			return fmt.Errorf("the owner's socket: %w", err)
-		}
-		if m.Config.HTTPAddr == "" {
-			close(m.Ready)
-			m.Logger.Info("owner serving MCP on its socket", "socket", owner.Socket(m.dataDir()), "project", m.project)
-			go m.exitWhenIdle(ctx, cancel)
-		}
-		m.wg.Go(func() {
-			err := m.serveSocket(ctx, ln)
-			if m.Config.HTTPAddr == "" {
-				served <- err
-			} else if err != nil {
-				m.Logger.Error("the owner's socket", "err", err)
-			}
-		})
-	}
-	if m.lock != nil && m.Config.HTTPAddr == "" {
-		// served by the socket
-	} else if m.Config.HTTPAddr != "" {
-		go func() { served <- m.serveHTTP(ctx) }()
-	} else {
-		close(m.Ready)
-		m.Logger.Info("serving MCP on stdio", "project", m.project)
-		stdio := server.NewStdioServer(m.mcp)
-		stdio.SetErrorLogger(slog.NewLogLogger(m.Logger.Handler(), slog.LevelError))
-		go func() {
-			// One message is bounded like an HTTP request body: a longer one is answered
-			// with a parse error, and never held whole in memory.
-			in := lineio.LimitLines(m.Stdin, m.Config.MaxBody, func() {
-				m.Logger.Warn("refused a stdio message larger than --max-body", "max_bytes", m.Config.MaxBody)
-			})
-			err := stdio.Listen(ctx, in, m.Stdout)
-			if err != nil && (errors.Is(err, io.EOF) || ctx.Err() != nil) {
-				err = nil
-			}
-			served <- err
-		}()
-	}
-	select {
-	case err := <-fatal:
-		<-served
-		return err
-	case err := <-served:
-		return err
-	}
-}
-
-// connect opens the NATS connection and the stream (creating it in all-in-one mode, waiting
-// for the indexer to create it otherwise), and learns the project if none was named.
-func (m *Main) connect(ctx context.Context) error {
-	if m.stream != nil {
-		return nil
-	}
-	opts, err := m.Config.NATS.Options()
-	if err != nil {
-		return err
-	}
-	// A NATS server away at start is an outage like any other: the projections on disk
-	// answer meanwhile, the status says the stream cannot be read, and the connection
-	// keeps trying, so the process catches up once the server is back.
-	opts = append(opts, nats.RetryOnFailedConnect(true))
-	b := &broker.Broker{URL: m.Config.NATSURL, Options: opts, Name: "guide-mcp", Logger: m.Logger}
-	if m.Config.Root != "" {
-		// The project's other processes (an indexer) publish through this server: on
-		// loopback, with a token written in the owner's record, readable by this user only.
-		b.StoreDir, b.Listen, b.Token = filepath.Join(m.dataDir(), "nats"), "127.0.0.1:-1", owner.NewToken()
-	}
-	if err := b.Open(); err != nil {
-		return err
-	}
-	if m.lock != nil {
-		if err := m.lock.Publish(owner.Record{Role: "guide-mcp", Socket: owner.Socket(m.dataDir()),
-			NATSURL: b.ClientURL(), Token: b.Token}); err != nil {
-			return fmt.Errorf("the owner's record: %w", err)
-		}
-	}
-	stream := &events.Stream{Conn: b.Conn}
-	m.mu.Lock()
-	m.broker, m.stream = b, stream
-	m.mu.Unlock()
-	if m.Config.Root != "" {
-		if err := stream.Open(ctx); err != nil {
-			return err
-		}
-	} else if err := stream.AwaitBind(ctx, func(err error) {
-		m.Logger.Info("waiting for the stream; is an indexer running?", "err", err)
-	}); err != nil {
-		return err
-	}
-	if m.project == "" {
-		p, err := stream.AwaitProject(ctx, func() {
-			m.Logger.Info("waiting for a project on the stream; pass --project to name one")
-		})
-		if errors.Is(err, events.ErrSeveralProjects) {
-			return fmt.Errorf("%w: %w; pass --project", mcpserver.ErrNoProject, err)
-		}
-		if err != nil {
-			return err
-		}
-		m.project = p
-	}
-	return nil
-}
-
-// The projections apply at least releaseEvery events before their garbage is handed back
-// to the system once they are idle again, and at most once every releaseGap: under a
-// steady churn, every second's batch would otherwise pay for a full collection.
-const (
-	releaseEvery = 1000
-	releaseGap   = 30 * time.Second
-)
-
-// releaseAfterCatchUp hands the memory a catch-up used back to the system once every
-// projection has applied everything it was sent. A cold index of 100k documents leaves
-// hundreds of megabytes the runtime would otherwise keep for a long time; what stays
-// resident is what following the stream needs.
-func releaseAfterCatchUp(ctx context.Context, r *projection.Runner) {
-	t := time.NewTicker(time.Second)
-	defer t.Stop()
-	var released uint64
-	var at time.Time
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		applied := r.Applied()
-		if applied < released+releaseEvery || time.Since(at) < releaseGap {
-			continue
-		}
-		idle := true
-		for _, p := range r.Projections {
-			pending, _ := r.Lag(p)
-			idle = idle && pending == 0 && p.Checkpoint() == applied
-		}
-		if idle {
-			debug.FreeOSMemory()
-			for _, p := range r.Projections {
-				if m, ok := p.(interface{ Release() }); ok {
-					m.Release() // pages of mapped files
-				}
-			}
-			released, at = applied, time.Now()
-		}
-	}
-}
-
-// follow connects, then feeds the projections from the stream (and, all-in-one, runs the
-// indexer) until ctx ends.
-func (m *Main) follow(ctx context.Context) error {
-	connected := m.connecting
-	if connected == nil {
-		connected = make(chan error, 1)
-		connected <- m.connect(ctx)
-	}
-	if err := <-connected; err != nil {
-		return err
-	}
-	m.srv.ConnectSessions(m.stream) // the index may take seconds to open
-	if err := <-m.indexOpen; err != nil {
-		return err
-	}
-	runner := &projection.Runner{Stream: m.stream, Project: m.project,
-		Projections: append([]projection.Projection{m.catalog, m.index}, m.Projections...), Logger: m.Logger}
-	m.mu.Lock()
-	m.runner = runner
-	m.mu.Unlock()
-	m.srv.Connect(m.stream, runner) // and the session registry with it
-	var wg sync.WaitGroup
-	wg.Go(func() { m.sessions.Run(ctx, runner.CaughtUp()) })
-	wg.Go(func() { releaseAfterCatchUp(ctx, runner) })
-	wg.Go(func() {
-		if err := runner.Run(ctx); err != nil {
-			m.Logger.Error("projections stopped", "err", err)
-		}
-	})
-	if m.Config.Root != "" {
-		x := &reconcile.Indexer{Root: m.Config.Root, Project: m.project, Stream: m.stream, Interval: m.Config.Interval,
-			Ignore: m.Config.Ignore, NoGitignore: m.Config.NoGitignore, ConfigFile: m.Config.ConfigFile, Logger: m.Logger, Skip: datadir.SkipInside(m.Config.Root, m.dataDir()),
-			StateFile: filepath.Join(m.dataDir(), "nats", reconcile.StateFileName)}
-		wg.Go(func() {
-			if err := x.Run(ctx); err != nil {
-				m.Logger.Error("indexer stopped", "err", err)
-			}
-		})
-	}
-	wg.Wait()
-	// Sessions that live only in this process (stdio) end with it: their documents go
-	// while the stream is still there (the broker closes after this returns). Issued
-	// sessions (HTTP) live on in the session store, for this process restarted or another.
-	ectx, ecancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer ecancel()
-	m.sessions.EndAll(ectx)
-	return nil
-}
-
-func (m *Main) serveHTTP(ctx context.Context) error {
-	token, err := httpserve.ReadToken(m.Config.TokenFile, tokenEnv)
-	if err != nil {
-		return err
-	}
-	met := metrics.New(func(ctx context.Context) metrics.Freshness {
-		h := m.srv.Health(ctx, m.Config.ReadyMaxLag)
-		return metrics.Freshness{Documents: h.Documents, AppliedSeq: h.AppliedSeq,
-			StreamLastSeq: h.StreamLastSeq, Lag: h.Lag, Ready: h.Ready}
-	})
-	m.metrics = met
-	met.Registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-		Name: "guide_session_documents",
-		Help: "Documents attached to MCP sessions, in the catalog.",
-	}, func() float64 { return float64(m.sessions.Documents()) }))
-	m.mcp.Use(mcpserver.ToolObserver(met.ObserveTool))
-	hs := &httpserve.Server{
-		Addr: m.Config.HTTPAddr, Token: token, AllowedHosts: m.Config.AllowedHosts, AllowedOrigins: m.Config.AllowedOrigins,
-		TLSCert: m.Config.TLSCert, TLSKey: m.Config.TLSKey, MaxBodyBytes: m.Config.MaxBody, ShutdownWait: m.Config.ShutdownWait,
-		// The transport's own localhost check knows no --allowed-host; httpserve checks Host.
-		MCP: m.srv.HTTPHandler(m.mcp, server.WithEndpointPath("/mcp"),
-			server.WithDisableLocalhostProtection(true),
-			server.WithSessionIdleTTL(m.sessionTTL()), // which ends an idle session here too
-			server.WithStreamableHTTPLogger(m.Logger)),
-		Metrics: met.Handler(),
-		Web: (&web.Server{Project: m.project, Catalog: m.catalog, Index: m.index, Sessions: m.sessions,
-			Limits: query.Limits{MaxChars: m.Config.MaxChars}, Status: m.srv.CurrentStatus, Pending: m.srv.Pending,
-			Token: token, Secure: m.Config.TLSCert != "", MaxBodyBytes: m.Config.MaxBody, Logger: m.Logger}).Handler(),
-		Health: func(ctx context.Context) (bool, any) {
-			h := m.srv.Health(ctx, m.Config.ReadyMaxLag)
-			return h.Ready, h
-		},
-		Logger: m.Logger,
-	}
-	if err := hs.Listen(); err != nil {
-		return err
-	}
-	m.addr = hs.ListenAddr()
-	m.Logger.Info("serving MCP over Streamable HTTP and the web page", "url", hs.URL()+"/mcp", "page", hs.URL()+"/", "project", m.project,
-		"token", token != "", "tls", m.Config.TLSCert != "")
-	close(m.Ready)
-	return hs.Serve(ctx)
-}
-
-func (m *Main) sessionTTL() time.Duration {
-	if m.Config.SessionTTL > 0 {
-		return m.Config.SessionTTL
-	}
-	return session.DefaultTTL
 }
 
 // Sessions is the session registry, once Ready.

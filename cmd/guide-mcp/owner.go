@@ -1,129 +1,73 @@
 package main
 
+// The owner: guide-mcp --root, as the daemon a stdio bridge starts (--serve-owner) or over
+// HTTP, holds the project's lock before it opens anything, and serves the bridges on its
+// unix socket; the daemon stops once no bridge has been attached for --idle-timeout.
+
 import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
-	"os"
-	"time"
 
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/guide/guide/internal/lineio"
 	"github.com/guide/guide/internal/owner"
 )
-
-// raceWait is how long an owner daemon tries for the lock before it leaves the project to
-// the process holding it: a bridge checks the lock for a moment while it elects.
-const raceWait = time.Second
 
 // own takes the project's lock before anything opens its store. An owner daemon that finds
 // another owner leaves quietly (m.lock stays nil); --http fails and says what serves it.
 func (m *Main) own(ctx context.Context) error {
-	dir := m.dataDir()
-	deadline := time.Now().Add(raceWait)
-	for {
-		l, err := owner.Acquire(dir)
-		if err == nil {
-			m.lock = l
-			return nil
-		}
-		if !errors.Is(err, owner.ErrHeld) {
-			return err
-		}
-		if !m.Config.ServeOwner {
+	if !m.Config.ServeOwner {
+		l, err := owner.Acquire(m.dataDir())
+		if errors.Is(err, owner.ErrHeld) {
 			return fmt.Errorf("%w: %s is served on this machine already; stdio clients reach it with guide-mcp --root %s, or stop that process first",
 				err, m.Config.Root, m.Config.Root)
 		}
-		if time.Now().After(deadline) {
-			m.Logger.Info("the project has an owner already", "err", err)
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(20 * time.Millisecond):
-		}
+		m.lock = l
+		return err
 	}
+	l, err := owner.AcquireWait(ctx, m.dataDir(), owner.RaceWait)
+	if errors.Is(err, owner.ErrHeld) {
+		m.Logger.Info("the project has an owner already", "err", err)
+		return nil
+	}
+	m.lock = l
+	return err
 }
 
-// bridge serves a stdio client through the project's owner, starting one if none runs.
-func (m *Main) bridge(ctx context.Context) error {
-	close(m.Ready)
-	// One message is bounded as the owner bounds a request body: a longer one is answered
-	// with a parse error, and never held whole in memory.
-	in := lineio.LimitLines(m.Stdin, m.Config.MaxBody, func() {
-		m.Logger.Warn("refused a stdio message larger than --max-body", "max_bytes", m.Config.MaxBody)
-	})
-	b := &owner.Bridge{Dir: m.dataDir(), Start: m.startOwner, In: in, Out: m.Stdout, Logger: m.Logger}
-	return b.Run(ctx)
-}
-
-// startOwner starts this program as the project's owner daemon, with the client's flags.
-func (m *Main) startOwner() error {
-	exe, err := os.Executable()
+// serveOwner serves MCP to the bridges on the owner's socket, in the background. The
+// daemon (no --http) is ready then, sends on served when the socket stops, and calls stop
+// once idle.
+func (m *Main) serveOwner(ctx context.Context, stop context.CancelFunc, served chan<- error) error {
+	ln, err := m.lock.Listen()
 	if err != nil {
-		return err
+		return fmt.Errorf("the owner's socket: %w", err)
 	}
-	return owner.StartDaemon(m.dataDir(), exe, append([]string{"--serve-owner"}, m.Args...))
-}
-
-// serveSocket serves MCP Streamable HTTP to the bridges on the owner's unix socket, and
-// counts them by the request each holds open on /attach.
-func (m *Main) serveSocket(ctx context.Context, ln net.Listener) error {
-	mux := http.NewServeMux()
-	// Session ids are the registry's, recorded on the stream: a new owner accepts a bridge's
-	// id and restores its session.
-	mux.Handle("/mcp", m.srv.HTTPHandler(m.mcp, server.WithEndpointPath("/mcp"),
-		server.WithSessionIdleTTL(m.sessionTTL()), server.WithStreamableHTTPLogger(m.Logger)))
-	mux.HandleFunc("/attach", func(w http.ResponseWriter, r *http.Request) {
-		m.attached.Add(1)
-		defer m.attached.Add(-1)
-		w.Header().Set("Content-Type", "text/plain")
-		w.WriteHeader(http.StatusOK)
-		http.NewResponseController(w).Flush()
-		select {
-		case <-r.Context().Done():
-		case <-ctx.Done():
+	s := &owner.Server{
+		// Session ids are the registry's, recorded on the stream: a new owner accepts a
+		// bridge's id and restores its session.
+		MCP: m.srv.HTTPHandler(m.mcp, server.WithEndpointPath("/mcp"),
+			server.WithSessionIdleTTL(m.sessionTTL()), server.WithStreamableHTTPLogger(m.Logger)),
+		MaxBody: m.Config.MaxBody, ShutdownWait: m.Config.ShutdownWait,
+	}
+	daemon := m.Config.HTTPAddr == ""
+	if daemon {
+		close(m.Ready)
+		m.Logger.Info("owner serving MCP on its socket", "socket", owner.Socket(m.dataDir()), "project", m.project)
+		go func() {
+			if s.AwaitIdle(ctx, m.Config.IdleTimeout) {
+				m.Logger.Info("no client for a while; the owner stops", "idle", m.Config.IdleTimeout)
+				stop()
+			}
+		}()
+	}
+	m.wg.Go(func() {
+		err := s.Serve(ctx, ln)
+		if daemon {
+			served <- err
+		} else if err != nil {
+			m.Logger.Error("the owner's socket", "err", err)
 		}
 	})
-	// A message larger than HTTP clients may send is refused here too (413).
-	hs := &http.Server{Handler: http.MaxBytesHandler(mux, m.Config.MaxBody), ReadHeaderTimeout: 10 * time.Second}
-	go func() {
-		<-ctx.Done()
-		sctx, cancel := context.WithTimeout(context.Background(), m.Config.ShutdownWait)
-		defer cancel()
-		_ = hs.Shutdown(sctx)
-	}()
-	if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
 	return nil
-}
-
-// exitWhenIdle ends the owner daemon once no bridge has been attached for IdleTimeout.
-func (m *Main) exitWhenIdle(ctx context.Context, stop context.CancelFunc) {
-	idle := m.Config.IdleTimeout
-	if idle <= 0 {
-		return
-	}
-	tick := time.NewTicker(min(idle/4, time.Second))
-	defer tick.Stop()
-	since := time.Now()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-		if m.attached.Load() > 0 {
-			since = time.Now()
-		} else if time.Since(since) >= idle {
-			m.Logger.Info("no client for a while; the owner stops", "idle", idle)
-			stop()
-			return
-		}
-	}
 }

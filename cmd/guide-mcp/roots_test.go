@@ -19,6 +19,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/guide/guide/internal/bridge"
 	"github.com/guide/guide/internal/datadir"
 	"github.com/guide/guide/internal/index"
 	"github.com/guide/guide/internal/mcpserver"
@@ -220,7 +221,7 @@ func TestNoRootRunsTheBridgeBinary(t *testing.T) {
 	alone := filepath.Join(t.TempDir(), "guide-mcp")
 	copyFile(t, filepath.Join(binDir, "guide-mcp"), alone, 0o755)
 	for _, tc := range []struct{ bin, runs string }{
-		{filepath.Join(binDir, "guide-mcp"), owner.BridgeBinary},
+		{filepath.Join(binDir, "guide-mcp"), bridge.Binary},
 		{alone, "guide-mcp"},
 	} {
 		t.Run(tc.runs, func(t *testing.T) {

@@ -1,11 +1,15 @@
 // Package owner makes one process per machine the owner of a project's data directory: the
 // only one that opens its JetStream store and its projections. The others find the owner
-// through a record in that directory and use it: its MCP endpoint on a unix socket, its
-// NATS server on loopback with a token.
+// through a record in that directory and use it: its MCP endpoint on a unix socket (Server;
+// package bridge is the client's side), its NATS server on loopback with a token.
 //
 // Ownership is an OS lock (flock) on a file in the data directory. The kernel releases it
 // when its process dies, however it dies, so a lock left by a killed owner is taken over at
-// once and never trusted on the strength of a file's existence.
+// once and never trusted on the strength of a file's existence. An owner started for
+// clients runs as a daemon (StartDaemon), and stops when none has been attached for a while.
+//
+// It imports only the standard library and this module's small packages: the bridge binary
+// links it.
 package owner
 
 import (
@@ -68,6 +72,28 @@ func Acquire(dir string) (*Lock, error) {
 		return nil, err
 	}
 	return &Lock{Dir: dir, f: f}, nil
+}
+
+// RaceWait is how long an owner daemon tries for the lock before it leaves the project to
+// the process holding it: a bridge holds the lock for a moment each time it checks it
+// (Held) while it elects.
+const RaceWait = time.Second
+
+// AcquireWait takes the ownership of dir as Acquire does, trying again for up to wait while
+// another process holds it; then it returns what Acquire returned (ErrHeld, wrapped).
+func AcquireWait(ctx context.Context, dir string, wait time.Duration) (*Lock, error) {
+	deadline := time.Now().Add(wait)
+	for {
+		l, err := Acquire(dir)
+		if !errors.Is(err, ErrHeld) || time.Now().After(deadline) {
+			return l, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
 
 // Held reports whether a live process owns dir, without taking it.
@@ -195,4 +221,21 @@ func NewToken() string {
 	b := make([]byte, 24)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// StartLock takes the lock a bridge holds while it starts dir's owner, without waiting:
+// nil when another bridge holds it. The kernel releases it if that bridge dies.
+func StartLock(dir string) *os.File {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil
+	}
+	f, err := os.OpenFile(filepath.Join(dir, startFile), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return nil
+	}
+	return f
 }

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/guide/guide/internal/owner"
+	"github.com/guide/guide/internal/bridge"
 	"github.com/guide/guide/internal/testkit"
 )
 
@@ -29,7 +29,7 @@ func TestStdioClientRunsTheBridgeBinary(t *testing.T) {
 	c := bridgedClient(t, root, data)
 	testkit.WaitCaughtUp(t, c)
 	testkit.RequireMatchesDisk(t, c, root)
-	testkit.Equal(t, exeOf(t, c.cmd.Process.Pid), owner.BridgeBinary, "the client's process runs")
+	testkit.Equal(t, exeOf(t, c.cmd.Process.Pid), bridge.Binary, "the client's process runs")
 	testkit.Equal(t, exeOf(t, oneOwner(t, data)), "guide-mcp", "the owner daemon runs")
 }
 
@@ -51,7 +51,7 @@ func TestStdioClientWithoutTheBridgeBinary(t *testing.T) {
 // module only — no search index, NATS server or MCP library, whose code and start-up would
 // be paid by every client.
 func TestBridgeBinaryLinksNoModule(t *testing.T) {
-	info, err := buildinfo.ReadFile(filepath.Join(binDir, owner.BridgeBinary))
+	info, err := buildinfo.ReadFile(filepath.Join(binDir, bridge.Binary))
 	testkit.NoErr(t, err, "read the bridge binary's build information")
 	for _, d := range info.Deps {
 		t.Errorf("the bridge binary links the module %s %s", d.Path, d.Version)

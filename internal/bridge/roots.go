@@ -1,4 +1,4 @@
-package owner
+package bridge
 
 import (
 	"bufio"
@@ -422,33 +422,6 @@ func (f *Front) fail(id json.RawMessage, code int, message string) {
 		"error": map[string]any{"code": code, "message": message}}))
 }
 
-// mustJSON marshals v, a message the front builds.
-func mustJSON(v any) []byte {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	return b
-}
-
-// result is the answer to the request id.
-func result(id json.RawMessage, v any) []byte {
-	return mustJSON(map[string]any{"jsonrpc": "2.0", "id": id, "result": v})
-}
-
-// lineWriter writes whole messages, one a line, from several goroutines.
-type lineWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-// Send writes msg and a newline.
-func (l *lineWriter) Send(msg []byte) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	_, _ = l.w.Write(append(bytes.Clone(msg), '\n'))
-}
-
 // handshakeFilter passes what a served root writes to the client, but the owner's answer
 // to the replayed initialize: the client had its answer.
 type handshakeFilter struct {
@@ -480,65 +453,4 @@ func (h *handshakeFilter) Write(p []byte) (int, error) {
 		}
 		h.out.Send(line)
 	}
-}
-
-// answerTo reports whether msg is the answer to the request id.
-func answerTo(msg, id json.RawMessage) bool {
-	var m struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-	}
-	if json.Unmarshal(msg, &m) != nil || m.Method != "" {
-		return false
-	}
-	var a, b bytes.Buffer
-	return json.Compact(&a, m.ID) == nil && json.Compact(&b, id) == nil && bytes.Equal(a.Bytes(), b.Bytes())
-}
-
-// lineQueue is a reader of the messages pushed to it, one a line: pushing never waits for
-// the reader, so the client's messages are read on while an owner starts.
-type lineQueue struct {
-	mu     sync.Mutex
-	cond   *sync.Cond
-	buf    []byte
-	closed bool
-}
-
-func newLineQueue() *lineQueue {
-	q := &lineQueue{}
-	q.cond = sync.NewCond(&q.mu)
-	return q
-}
-
-// Push queues msg as one line.
-func (q *lineQueue) Push(msg []byte) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	q.buf = append(append(q.buf, msg...), '\n')
-	q.cond.Signal()
-}
-
-// Close ends the queue: the reader reads what is queued, then io.EOF.
-func (q *lineQueue) Close() {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	q.closed = true
-	q.cond.Broadcast()
-}
-
-func (q *lineQueue) Read(p []byte) (int, error) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	for len(q.buf) == 0 && !q.closed {
-		q.cond.Wait()
-	}
-	if len(q.buf) == 0 {
-		return 0, io.EOF
-	}
-	n := copy(p, q.buf)
-	q.buf = q.buf[n:]
-	if len(q.buf) == 0 {
-		q.buf = nil
-	}
-	return n, nil
 }

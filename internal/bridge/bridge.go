@@ -1,4 +1,12 @@
-package owner
+// Package bridge is a second client's way to a project's owner: guide-mcp over stdio,
+// for a client that did not start the owner, copies its JSON-RPC to the owner's unix socket
+// (Bridge), learning the folder from the client's MCP roots when it names none (Front,
+// which answers the handshake itself with a Handshake). Command is the bridge's command
+// line, which guide-mcp hands to the small guide-bridge binary it replaces itself with.
+//
+// It imports only the standard library and this module's small packages (owner, datadir,
+// lineio): the bridge binary links it, and each client pays for what it links.
+package bridge
 
 import (
 	"bufio"
@@ -13,11 +21,11 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
+
+	"github.com/guide/guide/internal/owner"
 )
 
 // DefaultElection bounds how long a bridge waits for an owner to answer: enough for one to
@@ -69,7 +77,7 @@ func (b *Bridge) Run(ctx context.Context) error {
 	if b.Election == 0 {
 		b.Election = DefaultElection
 	}
-	sock := Socket(b.Dir)
+	sock := owner.Socket(b.Dir)
 	b.client = &http.Client{Transport: &http.Transport{
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 			var d net.Dialer
@@ -339,7 +347,7 @@ func (b *Bridge) elect(ctx context.Context) error {
 		if b.polled != nil {
 			b.polled()
 		}
-		if c, err := net.Dial("unix", Socket(b.Dir)); err == nil {
+		if c, err := net.Dial("unix", owner.Socket(b.Dir)); err == nil {
 			c.Close()
 			b.client.CloseIdleConnections() // those were to the owner that went away
 			return nil
@@ -348,11 +356,11 @@ func (b *Bridge) elect(ctx context.Context) error {
 			starting.Close()
 			starting = nil
 		}
-		if time.Since(started) > after && !Held(b.Dir) {
+		if time.Since(started) > after && !owner.Held(b.Dir) {
 			// One bridge starts the owner; the others wait for it, rather than start
 			// owners that lose the race and take the CPU the winner needs.
-			if starting = startLock(b.Dir); starting != nil {
-				b.Logger.Info("starting the project's owner", "data", b.Dir, "log", Log(b.Dir))
+			if starting = owner.StartLock(b.Dir); starting != nil {
+				b.Logger.Info("starting the project's owner", "data", b.Dir, "log", owner.Log(b.Dir))
 				if err := b.Start(); err != nil {
 					return fmt.Errorf("start the project's owner: %w", err)
 				}
@@ -370,28 +378,11 @@ func (b *Bridge) elect(ctx context.Context) error {
 	}
 }
 
-// startLock takes the lock a bridge holds while it starts dir's owner, without waiting:
-// nil when another bridge holds it. The kernel releases it if that bridge dies.
-func startLock(dir string) *os.File {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil
-	}
-	f, err := os.OpenFile(filepath.Join(dir, startFile), os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
-		return nil
-	}
-	return f
-}
-
 func (b *Bridge) noOwner() error {
-	if r, err := Read(b.Dir); err == nil && Held(b.Dir) && r.Socket == "" {
+	if r, err := owner.Read(b.Dir); err == nil && owner.Held(b.Dir) && r.Socket == "" {
 		return fmt.Errorf("the project's store is held by pid %d (%s), which serves no MCP clients: stop it, or run it with --nats", r.PID, r.Role)
 	}
-	return fmt.Errorf("no owner of the project answered on %s within %s; see %s", Socket(b.Dir), b.Election, Log(b.Dir))
+	return fmt.Errorf("no owner of the project answered on %s within %s; see %s", owner.Socket(b.Dir), b.Election, owner.Log(b.Dir))
 }
 
 // listen copies to the client what the owner sends outside any call (resource updates,

@@ -1,4 +1,4 @@
-package owner
+package bridge
 
 import (
 	"net/url"

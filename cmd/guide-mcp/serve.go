@@ -1,0 +1,200 @@
+package main
+
+// What both serving modes (allinone.go, replica.go) share: the connection to the stream,
+// the projections opened from the data directory, and the following of the stream.
+
+import (
+	"context"
+	"path/filepath"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/guide/guide/internal/broker"
+	"github.com/guide/guide/internal/events"
+	"github.com/guide/guide/internal/index"
+	"github.com/guide/guide/internal/mcpserver"
+	"github.com/guide/guide/internal/projection"
+	"github.com/guide/guide/internal/query"
+	"github.com/guide/guide/internal/session"
+)
+
+// connect opens the NATS connection and the stream, once: on the owner's embedded server
+// all-in-one, on the servers of --nats for a replica.
+func (m *Main) connect(ctx context.Context) error {
+	if m.stream != nil {
+		return nil
+	}
+	if m.Config.Root != "" {
+		return m.connectOwner(ctx)
+	}
+	return m.connectReplica(ctx)
+}
+
+// natsOptions are the options of the NATS connection.
+func (m *Main) natsOptions() ([]nats.Option, error) {
+	opts, err := m.Config.NATS.Options()
+	if err != nil {
+		return nil, err
+	}
+	// A NATS server away at start is an outage like any other: the projections on disk
+	// answer meanwhile, the status says the stream cannot be read, and the connection
+	// keeps trying, so the process catches up once the server is back.
+	return append(opts, nats.RetryOnFailedConnect(true)), nil
+}
+
+// setBroker keeps the broker this process opened, and returns the stream on it.
+func (m *Main) setBroker(b *broker.Broker) *events.Stream {
+	stream := &events.Stream{Conn: b.Conn}
+	m.mu.Lock()
+	m.broker, m.stream = b, stream
+	m.mu.Unlock()
+	return stream
+}
+
+// openCatalog opens the catalog in the data directory.
+func (m *Main) openCatalog() error {
+	m.catalog = &projection.Catalog{Dir: filepath.Join(m.dataDir(), "query"), Logger: m.Logger}
+	return m.catalog.Open()
+}
+
+// openServer opens the full-text index in the background, and builds the session registry
+// and the MCP server over the projections.
+func (m *Main) openServer() {
+	// The full-text index lives next to the catalog; like it, it can be deleted at any
+	// time and is rebuilt from the stream.
+	// It opens in the background (seconds for a large one): view and tree need only the
+	// catalog, and search says the index is opening until then.
+	m.index = &index.Index{Dir: filepath.Join(m.dataDir(), "query", "index"), Logger: m.Logger}
+	m.indexOpen = make(chan error, 1)
+	go func() { m.indexOpen <- m.index.Open() }()
+	// In all-in-one mode this is the only query process of the project, so at start every
+	// session document on the stream of no recorded live session is one of a session that
+	// did not survive the restart (stdio).
+	m.sessions = &session.Registry{Project: m.project, Catalog: m.catalog,
+		TTL: m.Config.SessionTTL, MaxDocBytes: m.Config.SessionMaxSize, Exclusive: m.Config.Root != "", Logger: m.Logger}
+	m.srv = &mcpserver.Server{Project: m.project, Catalog: m.catalog, Index: m.index, Sessions: m.sessions,
+		Limits: query.Limits{MaxChars: m.Config.MaxChars}, Logger: m.Logger, ToolPrefix: m.Config.ToolPrefix, PageSize: m.Config.PageSize}
+	m.mcp = m.srv.New()
+}
+
+// sessionTTL is how long an idle MCP session lives, on HTTP and on the owner's socket.
+func (m *Main) sessionTTL() time.Duration {
+	if m.Config.SessionTTL > 0 {
+		return m.Config.SessionTTL
+	}
+	return session.DefaultTTL
+}
+
+// startFollowing follows the stream in the background (see follow). Should that fail, the
+// process stops: ctx is cancelled, and the error sent on the channel returned.
+func (m *Main) startFollowing(ctx context.Context, cancel context.CancelFunc) <-chan error {
+	fatal := make(chan error, 1)
+	m.wg.Go(func() {
+		if err := m.follow(ctx); err != nil && ctx.Err() == nil {
+			fatal <- err
+			cancel()
+		}
+	})
+	return fatal
+}
+
+// wait returns what stops the process: following the stream (once the transport, served,
+// has stopped too), or the transport.
+func wait(fatal, served <-chan error) error {
+	select {
+	case err := <-fatal:
+		<-served
+		return err
+	case err := <-served:
+		return err
+	}
+}
+
+// The projections apply at least releaseEvery events before their garbage is handed back
+// to the system once they are idle again, and at most once every releaseGap: under a
+// steady churn, every second's batch would otherwise pay for a full collection.
+const (
+	releaseEvery = 1000
+	releaseGap   = 30 * time.Second
+)
+
+// releaseAfterCatchUp hands the memory a catch-up used back to the system once every
+// projection has applied everything it was sent. A cold index of 100k documents leaves
+// hundreds of megabytes the runtime would otherwise keep for a long time; what stays
+// resident is what following the stream needs.
+func releaseAfterCatchUp(ctx context.Context, r *projection.Runner) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	var released uint64
+	var at time.Time
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		applied := r.Applied()
+		if applied < released+releaseEvery || time.Since(at) < releaseGap {
+			continue
+		}
+		idle := true
+		for _, p := range r.Projections {
+			pending, _ := r.Lag(p)
+			idle = idle && pending == 0 && p.Checkpoint() == applied
+		}
+		if idle {
+			debug.FreeOSMemory()
+			for _, p := range r.Projections {
+				if m, ok := p.(interface{ Release() }); ok {
+					m.Release() // pages of mapped files
+				}
+			}
+			released, at = applied, time.Now()
+		}
+	}
+}
+
+// follow connects, then feeds the projections from the stream (and, all-in-one, runs the
+// indexer) until ctx ends.
+func (m *Main) follow(ctx context.Context) error {
+	connected := m.connecting
+	if connected == nil {
+		connected = make(chan error, 1)
+		connected <- m.connect(ctx)
+	}
+	if err := <-connected; err != nil {
+		return err
+	}
+	m.srv.ConnectSessions(m.stream) // the index may take seconds to open
+	if err := <-m.indexOpen; err != nil {
+		return err
+	}
+	runner := &projection.Runner{Stream: m.stream, Project: m.project,
+		Projections: append([]projection.Projection{m.catalog, m.index}, m.Projections...), Logger: m.Logger}
+	m.mu.Lock()
+	m.runner = runner
+	m.mu.Unlock()
+	m.srv.Connect(m.stream, runner) // and the session registry with it
+	var wg sync.WaitGroup
+	wg.Go(func() { m.sessions.Run(ctx, runner.CaughtUp()) })
+	wg.Go(func() { releaseAfterCatchUp(ctx, runner) })
+	wg.Go(func() {
+		if err := runner.Run(ctx); err != nil {
+			m.Logger.Error("projections stopped", "err", err)
+		}
+	})
+	if m.Config.Root != "" {
+		wg.Go(func() { m.indexFolder(ctx) })
+	}
+	wg.Wait()
+	// Sessions that live only in this process (stdio) end with it: their documents go
+	// while the stream is still there (the broker closes after this returns). Issued
+	// sessions (HTTP) live on in the session store, for this process restarted or another.
+	ectx, ecancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer ecancel()
+	m.sessions.EndAll(ectx)
+	return nil
+}
