@@ -6,6 +6,14 @@
 // recorded in a Store shared by the deployment: any query process (this one restarted,
 // another replica, a new owner) accepts its id and Restores its focus and history, and
 // its documents are on the stream already. An id never issued, or ended, is refused.
+//
+// The files, by job: session.go is what one session holds (its state); registry.go the
+// Registry, its settings and its lazy binding to NATS (the stream, the session store);
+// lifecycle.go how a session id is issued, validated, restored, released and ended;
+// focus.go its focus and history; documents.go attaching and detaching its documents
+// (publishing them on the stream, waiting for the projections to apply them); sweep.go
+// the TTL sweeps and the watch of sessions ended by another process; store.go the
+// records of issued sessions, shared by the deployment.
 package session
 
 import (
@@ -28,6 +36,9 @@ func Token(id string) string {
 	return hex.EncodeToString(sum[:16])
 }
 
+// state is what this process holds of one session: its contexts (focus and history),
+// when it was last used, the documents it is publishing and those it published, and
+// whether it is issued (recorded in the store) or ended.
 type state struct {
 	contexts   query.Contexts
 	lastActive time.Time
