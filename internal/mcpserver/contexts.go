@@ -46,57 +46,14 @@ func (s *Server) ensureSessions() {
 	if s.Sessions != nil {
 		return
 	}
-	s.Sessions = &session.Registry{Project: s.Project, Stream: s.Stream, Catalog: s.Catalog, Logger: s.Logger}
-	if s.Runner != nil {
-		s.Sessions.Applied, s.Sessions.AppliedChange = s.Runner.Applied, s.Runner.AppliedChange
-	}
-}
-
-// applied is the sequence every projection has applied.
-func (s *Server) applied() uint64 {
-	if _, runner := s.connection(); runner != nil {
-		return runner.Applied()
-	}
-	return s.Catalog.Checkpoint()
-}
-
-// appliedChange is closed when a projection next applies a batch; nil before the runner
-// is there (a wait for the applied sequence then polls).
-func (s *Server) appliedChange() <-chan struct{} {
-	if _, runner := s.connection(); runner != nil {
-		return runner.AppliedChange()
-	}
-	return nil
+	s.Sessions = &session.Registry{Project: s.Project, Stream: s.Stream, Catalog: s.Catalog, Logger: s.Logger,
+		Freshness: s.Freshness}
 }
 
 // pending reads what is on its way to the projections: the events the stream holds above
 // what every projection applied, and the session's uploads in flight.
 func (s *Server) pending(ctx context.Context, id string) query.Pending {
-	p := query.Pending{Uploading: s.Sessions.Uploading(id)}
-	stream, runner := s.connection()
-	if stream == nil {
-		return p
-	}
-	// What the process knows already is the answer when the catalog's consumer has nothing
-	// more pending: no round trip to NATS.
-	if runner != nil {
-		if lag, at := runner.Lag(s.Catalog); !at.IsZero() && lag == 0 {
-			if ev, ok := s.recent.above(s.applied(), s.Sessions.LastPublished()); ok {
-				p.Events = ev
-				return p
-			}
-		}
-	}
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
-	ev, err := s.unapplied.read(ctx, stream, s.Project, s.applied(), s.Logger)
-	if err != nil {
-		// The stream is away: answer from the projections, as every tool does.
-		s.Logger.Debug("cannot read unapplied events", "err", err)
-		return p
-	}
-	p.Events = ev
-	return p
+	return s.Sessions.Pending(ctx, id)
 }
 
 func (s *Server) addContexts(m *server.MCPServer) {
@@ -253,7 +210,7 @@ func (s *Server) analyze(ctx context.Context, req mcp.CallToolRequest) (*mcp.Cal
 	if err != nil {
 		return toolError(query.Internal(query.ErrIO, err, "reading %q from the stream", raw)), nil
 	}
-	a, qerr := query.Analyze(k, &e, s.applied())
+	a, qerr := query.Analyze(k, &e, s.Freshness.Applied())
 	if qerr != nil {
 		return toolError(qerr), nil
 	}

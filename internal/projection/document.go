@@ -8,8 +8,8 @@
 // locks further down the list, and waits on nothing slow (the network, a client, another
 // projection) while it holds one, except where the list says so.
 //
-//  1. mcpserver's unapplied reader (Server.unapplied.mu): held while it reads the stream
-//     (requests bounded by the call's timeout), so that calls take turns on one
+//  1. freshness.Tracker's reader of unapplied events (unapplied.mu): held while it reads
+//     the stream (requests bounded by the call's timeout), so that calls take turns on one
 //     consumer; it takes no other lock.
 //  2. session.Registry.mu: released before the catalog is read.
 //  3. Catalog.mu (RWMutex), then a bbolt transaction inside it: Apply writes under it;
@@ -19,8 +19,8 @@
 //  4. index.Index.mu (RWMutex): guards the Bleve handle against Reset and Close; never
 //     taken under Catalog.mu by a query.
 //  5. Leaves, under which nothing else is taken: Runner.mu, Runner.appliedMu, Catalog.scanMu,
-//     mcpserver's Server.connMu and subscriptions.mu (released before any resource is read
-//     or any notification sent).
+//     freshness.Tracker.mu and recent.mu, mcpserver's Server.connMu and subscriptions.mu
+//     (released before any resource is read or any notification sent).
 package projection
 
 import (

@@ -11,11 +11,6 @@ import (
 	"github.com/guide/guide/internal/query"
 )
 
-// LastPublished is the last stream sequence this process published a session document
-// (an attach or a detach) at: an answer about the documents' statuses that has not seen
-// the stream that far would miss what a session just did.
-func (r *Registry) LastPublished() uint64 { return r.published.Load() }
-
 func (r *Registry) notePublished(seq uint64) {
 	for {
 		last := r.published.Load()
@@ -23,6 +18,15 @@ func (r *Registry) notePublished(seq uint64) {
 			return
 		}
 	}
+}
+
+// Pending is what is on its way to the projections, as a session sees it: the events the
+// stream holds that not every projection has applied (documents processing), and the
+// session's documents being published (uploading). The answer covers what this process
+// published last, so that a session's attach shows in its next list at once.
+func (r *Registry) Pending(ctx context.Context, id string) query.Pending {
+	r.init()
+	return query.Pending{Uploading: r.Uploading(id), Events: r.tracker().Unapplied(ctx, r.published.Load())}
 }
 
 // Uploading returns the names of a session's documents being published.
@@ -166,38 +170,12 @@ func (r *Registry) Attach(ctx context.Context, id, rawName, content string) (*At
 	return res, nil
 }
 
-// pollApplied is how often a wait for the projections checks again when nothing wakes it
-// (no runner yet, or one that does not say when it applies a batch).
-const pollApplied = 2 * time.Millisecond
-
 // waitApplied waits until every projection has applied seq, up to AttachWait: woken by
 // each batch a projection applies, so that it answers as soon as the last one has.
 func (r *Registry) waitApplied(ctx context.Context, seq uint64) bool {
 	ctx, cancel := context.WithTimeout(ctx, r.AttachWait)
 	defer cancel()
-	var poll *time.Timer
-	for {
-		change := r.appliedChange() // before reading the sequence: no batch falls between
-		if r.applied() >= seq {
-			return true
-		}
-		var tick <-chan time.Time
-		if change == nil {
-			if poll == nil {
-				poll = time.NewTimer(pollApplied)
-				defer poll.Stop()
-			} else {
-				poll.Reset(pollApplied)
-			}
-			tick = poll.C
-		}
-		select {
-		case <-change:
-		case <-tick:
-		case <-ctx.Done():
-			return false
-		}
-	}
+	return r.tracker().WaitApplied(ctx, seq)
 }
 
 // DetachResult is what detach returns.

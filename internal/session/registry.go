@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/guide/guide/internal/events"
+	"github.com/guide/guide/internal/freshness"
 	"github.com/guide/guide/internal/projection"
 )
 
@@ -27,11 +28,11 @@ type Registry struct {
 	// Stream may be nil until the query process reaches NATS (see Connect).
 	Stream  *events.Stream
 	Catalog *projection.Catalog
-	// Applied is the stream sequence every projection has applied (Runner.Applied).
-	Applied func() uint64
-	// AppliedChange, when set, returns a channel closed when Applied may next have moved
-	// (Runner.AppliedChange), or nil when it cannot tell: attach and detach then poll.
-	AppliedChange func() <-chan struct{}
+	// Freshness says how far the projections have applied the stream: attach and detach
+	// wait on it, and Pending reads what is not applied yet from it. Nil until Connect
+	// hands it one: the catalog's checkpoint is then the applied sequence, and nothing
+	// reads as unapplied.
+	Freshness *freshness.Tracker
 	// TTL is how long an idle session keeps its documents; also how old a document of no
 	// live session must be before a sweep deletes it.
 	TTL time.Duration
@@ -54,9 +55,10 @@ type Registry struct {
 	mu       sync.Mutex
 	sessions map[string]*state // by token
 	// published is the last stream sequence this process published a session document
-	// at (LastPublished).
+	// at: an answer about the documents' statuses that has not seen the stream that far
+	// would miss what a session just did (see Pending).
 	published atomic.Uint64
-	connMu    sync.Mutex // guards Stream, Applied, AppliedChange and Store, which Connect sets while serving
+	connMu    sync.Mutex // guards Stream, Freshness and Store, which Connect sets while serving
 	storeMu   sync.Mutex // serialises opening the store
 	// connected is closed by Connect: a session this process did not issue can be
 	// checked from then on.
@@ -68,15 +70,17 @@ type Registry struct {
 	forgotten  chan struct{}
 }
 
-// Connect hands the registry the stream and the projections' applied sequence (and, when
-// not nil, what wakes a wait for it: see AppliedChange) once the query process has reached
-// NATS; until then attach and detach say it is not connected. It opens the session store
-// on the stream's JetStream (or leaves it to the first call that needs it, when NATS does
-// not answer now).
-func (r *Registry) Connect(stream *events.Stream, applied func() uint64, change func() <-chan struct{}) {
+// Connect hands the registry the stream and, when not nil, the tracker of the projections'
+// freshness (see Freshness) once the query process has reached NATS; until then attach and
+// detach say it is not connected. It opens the session store on the stream's JetStream
+// (or leaves it to the first call that needs it, when NATS does not answer now).
+func (r *Registry) Connect(stream *events.Stream, fresh *freshness.Tracker) {
 	r.init()
 	r.connMu.Lock()
-	r.Stream, r.Applied, r.AppliedChange = stream, applied, change
+	r.Stream = stream
+	if fresh != nil {
+		r.Freshness = fresh
+	}
 	r.connMu.Unlock()
 	if stream != nil {
 		r.connOnce.Do(func() { close(r.connected) })
@@ -142,26 +146,15 @@ func (r *Registry) stream() (*events.Stream, error) {
 
 var errNotConnected = errors.New("not connected to NATS yet; try again in a moment")
 
-func (r *Registry) applied() uint64 {
+// tracker is the tracker of the projections' freshness: the one Connect handed over, or
+// one that knows the catalog alone.
+func (r *Registry) tracker() *freshness.Tracker {
 	r.connMu.Lock()
-	f := r.Applied
-	r.connMu.Unlock()
-	if f == nil {
-		return r.Catalog.Checkpoint()
+	defer r.connMu.Unlock()
+	if r.Freshness == nil {
+		r.Freshness = &freshness.Tracker{Project: r.Project, Catalog: r.Catalog, Logger: r.Logger}
 	}
-	return f()
-}
-
-// appliedChange is a channel closed when the applied sequence may next have moved; nil
-// when nothing says so.
-func (r *Registry) appliedChange() <-chan struct{} {
-	r.connMu.Lock()
-	f := r.AppliedChange
-	r.connMu.Unlock()
-	if f == nil {
-		return nil
-	}
-	return f()
+	return r.Freshness
 }
 
 func (r *Registry) init() {

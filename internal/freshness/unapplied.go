@@ -1,13 +1,50 @@
-package mcpserver
+package freshness
 
 import (
 	"context"
 	"log/slog"
 	"maps"
 	"sync"
+	"time"
 
 	"github.com/guide/guide/internal/events"
 )
+
+// unappliedWait bounds how long Unapplied reads the stream.
+const unappliedWait = 2 * time.Second
+
+// Unapplied returns the latest event per document that the stream holds above what every
+// projection has applied: those documents are being processed. through is the last
+// sequence the caller published itself (a session's attach), which the answer must cover.
+// Nothing is unapplied as far as the tracker can tell while it has no stream, or when the
+// stream cannot be read: answers then come from the projections, as every tool's do. The
+// map is shared between calls: read it, never change it.
+//
+// What the process knows already is the answer when the catalog's consumer has nothing
+// more pending: no round trip to NATS. Otherwise it reads the stream, taking turns with
+// the other callers on the process's one reader.
+func (t *Tracker) Unapplied(ctx context.Context, through uint64) map[events.DocKey]events.DocState {
+	stream, runner := t.connection()
+	if stream == nil {
+		return nil
+	}
+	if runner != nil {
+		if lag, at := runner.Lag(t.Catalog); !at.IsZero() && lag == 0 {
+			if ev, ok := t.recent.above(t.Applied(), through); ok {
+				return ev
+			}
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, unappliedWait)
+	defer cancel()
+	ev, err := t.unapplied.read(ctx, stream, t.Project, t.Applied(), t.logger())
+	if err != nil {
+		// The stream is away: answer from the projections, as every tool does.
+		t.logger().Debug("cannot read unapplied events", "err", err)
+		return nil
+	}
+	return ev
+}
 
 // unapplied is the process's one reader of unapplied events. Reading takes a consumer on
 // the server, which has a limit on them: calls take turns, so that however many arrive at

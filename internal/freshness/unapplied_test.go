@@ -1,4 +1,4 @@
-package mcpserver
+package freshness
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 // whatever the order of publishes, checkpoints that move on, and a checkpoint that goes
 // back (a projection rebuilt from nothing).
 func TestUnappliedBuildsOnItsAnswer(t *testing.T) {
-	// testkit serves this package's server to others: the test builds its parts itself.
+	// testkit imports this package (through the MCP server): the test builds its parts itself.
 	b := &broker.Broker{StoreDir: t.TempDir(), Name: t.Name()}
 	if err := b.Open(); err != nil {
 		t.Fatalf("embedded NATS: %v", err)
