@@ -10,7 +10,7 @@ import (
 	"github.com/guide/guide/internal/events"
 )
 
-// unappliedWait bounds how long Unapplied reads the stream.
+// unappliedWait bounds how long Unapplied reads the stream, waiting for its turn included.
 const unappliedWait = 2 * time.Second
 
 // Unapplied returns the latest event per document that the stream holds above what every
@@ -48,13 +48,19 @@ func (t *Tracker) Unapplied(ctx context.Context, through uint64) map[events.DocK
 
 // unapplied is the process's one reader of unapplied events. Reading takes a consumer on
 // the server, which has a limit on them: calls take turns, so that however many arrive at
-// once the process holds at most one such consumer. The answer is kept with the stream
-// sequence it covers, and built on: a call whose stream end it covers takes it (less what
-// the projections applied since), and a call that needs more reads only the events after
-// it. Under churn with many sessions a call costs a read of the few events published since
-// the one before, and the calls that queued behind a read find their answer in it.
+// once the process holds at most one such consumer; a call whose context ends while it
+// waits for its turn gives up (its statuses then come from the projections). The answer
+// is kept with the stream sequence it covers, and built on: a call whose stream end it
+// covers takes it (less what the projections applied since), and a call that needs more
+// reads only the events after it. Under churn with many sessions a call costs a read of
+// the few events published since the one before, and the calls that queued behind a read
+// find their answer in it.
 type unapplied struct {
-	mu     sync.Mutex
+	// turn holds a token while a call reads (a lock a waiting call can give up on when
+	// its context ends): see take.
+	turn     chan struct{}
+	turnOnce sync.Once
+	// Held by the turn:
 	after  uint64                            // the checkpoint the answer holds nothing at or below
 	upTo   uint64                            // the stream sequence the answer covers
 	events map[events.DocKey]events.DocState // nil until a first read
@@ -75,8 +81,10 @@ func (u *unapplied) read(ctx context.Context, stream *events.Stream, project str
 	if last <= after {
 		return nil, nil
 	}
-	u.mu.Lock()
-	defer u.mu.Unlock()
+	if err := u.take(ctx); err != nil {
+		return nil, err
+	}
+	defer u.release()
 	// Build on the answer when it was read for this checkpoint or an earlier one (a
 	// projection that was reset starts again from nothing) and reaches above it.
 	from, base := after, map[events.DocKey]events.DocState(nil)
@@ -102,6 +110,22 @@ func (u *unapplied) read(ctx context.Context, stream *events.Stream, project str
 	u.events, u.after, u.upTo = merged, after, upTo
 	return merged, nil
 }
+
+// take waits for the reader's turn, as long as ctx allows: a call gives up when its budget
+// ends, however long the reads ahead of it take. Each take that succeeds is followed by
+// one release.
+func (u *unapplied) take(ctx context.Context) error {
+	u.turnOnce.Do(func() { u.turn = make(chan struct{}, 1) })
+	select {
+	case u.turn <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// release hands the turn to the next call.
+func (u *unapplied) release() { <-u.turn }
 
 // without returns a new map of the events in ev above the sequence after.
 func without(ev map[events.DocKey]events.DocState, after uint64) map[events.DocKey]events.DocState {
