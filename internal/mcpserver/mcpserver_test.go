@@ -7,10 +7,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mark3labs/mcp-go/mcp"
+
 	"github.com/guide/guide/internal/mcpserver"
 	"github.com/guide/guide/internal/query"
 	"github.com/guide/guide/internal/testkit"
-	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // TestTreeAndViewEqualDisk is the end-to-end contract: after a scan, every file on disk is
