@@ -29,9 +29,9 @@ type Registry struct {
 	Stream  *events.Stream
 	Catalog *projection.Catalog
 	// Freshness says how far the projections have applied the stream: attach and detach
-	// wait on it, and Pending reads what is not applied yet from it. Nil until Connect
-	// hands it one: the catalog's checkpoint is then the applied sequence, and nothing
-	// reads as unapplied.
+	// wait on it, and Pending reads what is not applied yet from it. Connect may hand one
+	// over; while there is none, the catalog's checkpoint is the applied sequence and
+	// nothing reads as unapplied.
 	Freshness *freshness.Tracker
 	// TTL is how long an idle session keeps its documents; also how old a document of no
 	// live session must be before a sweep deletes it.
