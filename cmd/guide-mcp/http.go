@@ -23,11 +23,7 @@ func (m *Main) serveHTTP(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	met := metrics.New(func(ctx context.Context) metrics.Freshness {
-		h := m.srv.Health(ctx, m.Config.ReadyMaxLag)
-		return metrics.Freshness{Documents: h.Documents, AppliedSeq: h.AppliedSeq,
-			StreamLastSeq: h.StreamLastSeq, Lag: h.Lag, Ready: h.Ready}
-	})
+	met := metrics.New(m.srv.Freshness, m.Config.ReadyMaxLag)
 	m.metrics = met
 	met.Registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "guide_session_documents",
@@ -44,10 +40,10 @@ func (m *Main) serveHTTP(ctx context.Context) error {
 			server.WithStreamableHTTPLogger(m.Logger)),
 		Metrics: met.Handler(),
 		Web: (&web.Server{Project: m.project, Catalog: m.catalog, Index: m.index, Sessions: m.sessions,
-			Limits: query.Limits{MaxChars: m.Config.MaxChars}, Status: m.srv.CurrentStatus, Pending: m.srv.Pending,
+			Limits: query.Limits{MaxChars: m.Config.MaxChars}, Freshness: m.srv.Freshness,
 			Token: token, Secure: m.Config.TLSCert != "", MaxBodyBytes: m.Config.MaxBody, Logger: m.Logger}).Handler(),
 		Health: func(ctx context.Context) (bool, any) {
-			h := m.srv.Health(ctx, m.Config.ReadyMaxLag)
+			h := m.srv.Freshness.Health(ctx, m.Config.ReadyMaxLag)
 			return h.Ready, h
 		},
 		Logger: m.Logger,

@@ -77,7 +77,7 @@ func TestStartsWhileNATSAway(t *testing.T) {
 	if st := testkit.ReadStatus(t, c); st.StreamError == "" || st.Documents == 0 {
 		t.Errorf("status while NATS is away: stream_error %q, %d documents; want an error and the documents", st.StreamError, st.Documents)
 	}
-	if h := m.srv.Health(testkit.Context(t), 0); h.Ready {
+	if h := m.srv.Freshness.Health(testkit.Context(t), 0); h.Ready {
 		t.Errorf("/healthz says ready while NATS is away: %+v", h)
 	}
 

@@ -18,7 +18,7 @@ func TestSessionsRestoredBeforeProjectionsFollow(t *testing.T) {
 	stream := testkit.Stream(t, b)
 	ctx := testkit.Context(t)
 	before := &session.Registry{Project: "test", Catalog: testkit.Catalog(t, nil), Logger: testkit.Logger()}
-	before.Connect(stream, func() uint64 { return 0 }, nil)
+	before.Connect(stream, nil)
 	const id = "mcp-session-of-a-bridge"
 	testkit.NoErr(t, before.Issue(ctx, id), "issue")
 	if _, qerr := before.SetFocus(ctx, id, "a"); qerr != nil {

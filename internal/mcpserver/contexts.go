@@ -3,10 +3,7 @@ package mcpserver
 import (
 	"context"
 	"errors"
-	"log/slog"
-	"maps"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -49,125 +46,14 @@ func (s *Server) ensureSessions() {
 	if s.Sessions != nil {
 		return
 	}
-	s.Sessions = &session.Registry{Project: s.Project, Stream: s.Stream, Catalog: s.Catalog, Logger: s.Logger}
-	if s.Runner != nil {
-		s.Sessions.Applied, s.Sessions.AppliedChange = s.Runner.Applied, s.Runner.AppliedChange
-	}
-}
-
-// applied is the sequence every projection has applied.
-func (s *Server) applied() uint64 {
-	if _, runner := s.connection(); runner != nil {
-		return runner.Applied()
-	}
-	return s.Catalog.Checkpoint()
-}
-
-// appliedChange is closed when a projection next applies a batch; nil before the runner
-// is there (a wait for the applied sequence then polls).
-func (s *Server) appliedChange() <-chan struct{} {
-	if _, runner := s.connection(); runner != nil {
-		return runner.AppliedChange()
-	}
-	return nil
+	s.Sessions = &session.Registry{Project: s.Project, Stream: s.Stream, Catalog: s.Catalog, Logger: s.Logger,
+		Freshness: s.Freshness}
 }
 
 // pending reads what is on its way to the projections: the events the stream holds above
 // what every projection applied, and the session's uploads in flight.
 func (s *Server) pending(ctx context.Context, id string) query.Pending {
-	p := query.Pending{Uploading: s.Sessions.Uploading(id)}
-	stream, runner := s.connection()
-	if stream == nil {
-		return p
-	}
-	// What the process knows already is the answer when the catalog's consumer has nothing
-	// more pending: no round trip to NATS.
-	if runner != nil {
-		if lag, at := runner.Lag(s.Catalog); !at.IsZero() && lag == 0 {
-			if ev, ok := s.recent.above(s.applied(), s.Sessions.LastPublished()); ok {
-				p.Events = ev
-				return p
-			}
-		}
-	}
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
-	ev, err := s.unapplied.read(ctx, stream, s.Project, s.applied(), s.Logger)
-	if err != nil {
-		// The stream is away: answer from the projections, as every tool does.
-		s.Logger.Debug("cannot read unapplied events", "err", err)
-		return p
-	}
-	p.Events = ev
-	return p
-}
-
-// unapplied is the process's one reader of unapplied events. Reading takes a consumer on
-// the server, which has a limit on them: calls take turns, so that however many arrive at
-// once the process holds at most one such consumer. The answer is kept with the stream
-// sequence it covers, and built on: a call whose stream end it covers takes it (less what
-// the projections applied since), and a call that needs more reads only the events after
-// it. Under churn with many sessions a call costs a read of the few events published since
-// the one before, and the calls that queued behind a read find their answer in it.
-type unapplied struct {
-	mu     sync.Mutex
-	after  uint64                            // the checkpoint the answer holds nothing at or below
-	upTo   uint64                            // the stream sequence the answer covers
-	events map[events.DocKey]events.DocState // nil until a first read
-}
-
-// unappliedLimit bounds the events one call reads: during a long catch-up each call reads
-// the next ones, and the statuses of documents beyond show as applied until then.
-const unappliedLimit = 2000
-
-// read returns the latest unapplied event per document above after. The map is shared
-// between calls: read it, never change it.
-func (u *unapplied) read(ctx context.Context, stream *events.Stream, project string, after uint64, logger *slog.Logger) (map[events.DocKey]events.DocState, error) {
-	info, err := stream.Info(ctx)
-	if err != nil {
-		return nil, err
-	}
-	last := info.State.LastSeq
-	if last <= after {
-		return nil, nil
-	}
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	// Build on the answer when it was read for this checkpoint or an earlier one (a
-	// projection that was reset starts again from nothing) and reaches above it.
-	from, base := after, map[events.DocKey]events.DocState(nil)
-	if u.events != nil && after >= u.after && u.upTo > after {
-		from, base = u.upTo, u.events
-	}
-	if from >= last {
-		if after > u.after {
-			u.events, u.after = without(u.events, after), after
-		}
-		return u.events, nil
-	}
-	ev, upTo, complete, err := stream.Unapplied(ctx, project, from, unappliedLimit)
-	if err != nil {
-		return nil, err
-	}
-	if !complete {
-		logger.Debug("more unapplied events than read; statuses of the rest show as applied until a later call reads them",
-			"read_up_to", upTo, "stream_last", last)
-	}
-	merged := without(base, after)
-	maps.Copy(merged, ev)
-	u.events, u.after, u.upTo = merged, after, upTo
-	return merged, nil
-}
-
-// without returns a new map of the events in ev above the sequence after.
-func without(ev map[events.DocKey]events.DocState, after uint64) map[events.DocKey]events.DocState {
-	out := make(map[events.DocKey]events.DocState, len(ev))
-	for k, st := range ev {
-		if st.Seq > after {
-			out[k] = st
-		}
-	}
-	return out
+	return s.Sessions.Pending(ctx, id)
 }
 
 func (s *Server) addContexts(m *server.MCPServer) {
@@ -324,7 +210,7 @@ func (s *Server) analyze(ctx context.Context, req mcp.CallToolRequest) (*mcp.Cal
 	if err != nil {
 		return toolError(query.Internal(query.ErrIO, err, "reading %q from the stream", raw)), nil
 	}
-	a, qerr := query.Analyze(k, &e, s.applied())
+	a, qerr := query.Analyze(k, &e, s.Freshness.Applied())
 	if qerr != nil {
 		return toolError(qerr), nil
 	}

@@ -38,7 +38,7 @@ func TestStatusCountsTheSearchIndex(t *testing.T) {
 		polls++
 		st := testkit.ReadStatus(t, p.Client)
 		shown := st.Documents - base // documents view shows; the catalog only grows here
-		h := p.Server.Health(ctx, 0)
+		h := p.Server.Freshness.Health(ctx, 0)
 		var res query.SearchResult
 		testkit.Decode(t, p.Call("search", map[string]any{"query": "heron", "scope": "all", "limit": 1}), &res)
 		found := int(res.Total) // the index only grows too: a later search finds at least as much

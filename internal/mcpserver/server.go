@@ -14,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/guide/guide/internal/events"
+	"github.com/guide/guide/internal/freshness"
 	"github.com/guide/guide/internal/index"
 	"github.com/guide/guide/internal/projection"
 	"github.com/guide/guide/internal/query"
@@ -48,14 +49,16 @@ type Server struct {
 	// Sessions holds each MCP session's contexts and documents; nil for one with the
 	// default settings.
 	Sessions *session.Registry
+	// Freshness tracks how far the projections have applied the stream (the status
+	// resource, documents' statuses); nil for one of the server's own, set by New.
+	Freshness *freshness.Tracker
 	// PageSize is how many items a list call returns before a nextCursor.
 	PageSize int // default DefaultPageSize
 	Logger   *slog.Logger
 
 	connMu    sync.Mutex // guards Stream and Runner, which Connect sets while serving
+	freshOnce sync.Once
 	subs      *subscriptions
-	unapplied unapplied
-	recent    recent
 	// scanDeadline is when calls stop waiting for the first complete scan.
 	scanDeadline time.Time
 }
@@ -75,6 +78,7 @@ func (s *Server) New() *server.MCPServer {
 	if s.PageSize == 0 {
 		s.PageSize = DefaultPageSize
 	}
+	s.ensureFreshness()
 	s.ensureSessions()
 	subs := &subscriptions{srv: s}
 	hooks := s.sessionHooks()
@@ -95,6 +99,9 @@ func (s *Server) New() *server.MCPServer {
 	subs.mcp = m
 	m.Use(progress(m), s.logInternal, (&validator{m: m}).middleware)
 	s.subs = subs
+	if s.Stream != nil || s.Runner != nil {
+		s.Freshness.Connect(s.Stream, s.Runner)
+	}
 	if s.Runner != nil {
 		s.follow(s.Runner)
 	}
@@ -249,33 +256,41 @@ func (s *Server) search(ctx context.Context, req mcp.CallToolRequest) (*mcp.Call
 // bridge's, whose owner died — is restored from the session store without waiting for the
 // search index to open.
 func (s *Server) ConnectSessions(stream *events.Stream) {
+	s.ensureFreshness()
 	if s.Sessions != nil {
-		s.Sessions.Connect(stream, s.applied, s.appliedChange)
+		s.Sessions.Connect(stream, s.Freshness)
 	}
+}
+
+// ensureFreshness gives the server a freshness tracker of its own when it was given none.
+func (s *Server) ensureFreshness() {
+	s.freshOnce.Do(func() {
+		if s.Freshness == nil {
+			s.Freshness = &freshness.Tracker{Project: s.Project, Catalog: s.Catalog, Index: s.Index, Logger: s.Logger}
+		}
+	})
 }
 
 // Connect hands the server the stream and the runner once the process has reached NATS;
 // until then it answers from its projections and says the stream is not connected.
 func (s *Server) Connect(stream *events.Stream, runner *projection.Runner) {
+	s.ensureFreshness()
 	s.connMu.Lock()
 	defer s.connMu.Unlock()
 	s.Stream, s.Runner = stream, runner
+	s.Freshness.Connect(stream, runner) // before the runner runs: Connect precedes Run
 	if runner != nil && s.subs != nil {
-		s.follow(runner) // before the runner runs: Connect precedes Run
+		s.follow(runner)
 	}
 	if s.Sessions != nil {
-		s.Sessions.Connect(stream, s.applied, s.appliedChange)
+		s.Sessions.Connect(stream, s.Freshness)
 	}
 }
 
-// follow hooks the server to the runner's batches: subscriptions hear each batch the
-// catalog applied, and recent each one it is about to apply.
+// follow hooks the server's subscriptions to the runner's batches: they hear each batch
+// the catalog applied.
 func (s *Server) follow(runner *projection.Runner) {
 	runner.OnApplied = s.subs.applied
-	if len(runner.Projections) > 0 && runner.Projections[0] == projection.Projection(s.Catalog) {
-		s.recent.start(s.Catalog.Checkpoint())
-		runner.BeforeApply = s.recent.note
-	}
 }
 
 func (s *Server) connection() (*events.Stream, *projection.Runner) {
@@ -284,68 +299,8 @@ func (s *Server) connection() (*events.Stream, *projection.Runner) {
 	return s.Stream, s.Runner
 }
 
-// CurrentStatus reports the projections' freshness.
-func (s *Server) CurrentStatus(ctx context.Context) query.Status {
-	st, _ := s.freshness(ctx)
-	return st
-}
-
-// freshness is the status, and whether the projections follow this stream at all (see
-// projection.Freshness): a process may be ready while it lags a little.
-func (s *Server) freshness(ctx context.Context) (st query.Status, following bool) {
-	stream, runner := s.connection()
-	_ = s.Catalog.Read(func(snap *projection.Snapshot) error {
-		cs := snap.State()
-		st = query.Status{Project: s.Project, Documents: snap.Len(), AppliedSeq: cs.Seq,
-			InitialScanDone: cs.Scan != nil, LastScan: cs.Scan}
-		return nil
-	})
-	if runner != nil {
-		var at time.Time
-		if st.Lag, at = runner.Lag(s.Catalog); !at.IsZero() {
-			st.AppliedAt = &at
-		}
-	}
-	if s.Index != nil {
-		is := s.Index.State()
-		if runner != nil {
-			var at time.Time
-			if is.Pending, at = runner.Lag(s.Index); !at.IsZero() {
-				is.AppliedAt = &at
-			}
-		}
-		st.Index = &is
-	}
-	if stream == nil {
-		st.StreamError = "not connected to NATS yet"
-	}
-	if runner != nil {
-		if err := runner.Err(); err != nil {
-			st.StreamError = err.Error()
-		}
-	}
-	if stream != nil {
-		ctx, cancel := context.WithTimeout(ctx, time.Second)
-		defer cancel()
-		if info, err := stream.Info(ctx); err == nil {
-			st.StreamLastSeq = info.State.LastSeq
-			if runner != nil {
-				// Every projection counts: the catalog answers view, the index search.
-				f := runner.Freshness(events.ID(info), info.State.LastSeq)
-				st.Lag, st.CaughtUp, following = f.Lag, f.CaughtUp, f.Following
-			}
-		} else if st.StreamError == "" {
-			st.StreamError = err.Error()
-		}
-	}
-	if st.StreamError != "" {
-		st.CaughtUp, following = false, false
-	}
-	return st, following
-}
-
 func (s *Server) status(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
-	b, err := query.EncodeJSONIndent(s.CurrentStatus(ctx), "  ")
+	b, err := query.EncodeJSONIndent(s.Freshness.Status(ctx), "  ")
 	if err != nil {
 		return nil, fmt.Errorf("status: %w", err)
 	}

@@ -7,19 +7,11 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/guide/guide/internal/freshness"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
-
-// Freshness is what the projections say of themselves at one moment.
-type Freshness struct {
-	Documents     int
-	AppliedSeq    uint64
-	StreamLastSeq uint64
-	Lag           uint64 // events of the project not yet applied
-	Ready         bool   // caught up with the stream
-}
 
 // Metrics holds the collectors of one process. Build it with New.
 type Metrics struct {
@@ -28,8 +20,9 @@ type Metrics struct {
 	toolErrors   *prometheus.CounterVec
 }
 
-// New registers the collectors; freshness is read once per scrape.
-func New(freshness func(context.Context) Freshness) *Metrics {
+// New registers the collectors; the projections' freshness is read from fresh once per
+// scrape, and reported ready as /healthz is, with at most maxLag events unapplied.
+func New(fresh *freshness.Tracker, maxLag uint64) *Metrics {
 	m := &Metrics{Registry: prometheus.NewRegistry()}
 	m.toolDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name: "guide_tool_call_duration_seconds",
@@ -42,7 +35,7 @@ func New(freshness func(context.Context) Freshness) *Metrics {
 		Help: "Tool calls that failed, by tool and error type (the error_type clients see; \"internal\" for a protocol-level error).",
 	}, []string{"tool", "type"})
 	m.Registry.MustRegister(m.toolDuration, m.toolErrors,
-		&freshnessCollector{read: freshness},
+		&freshnessCollector{fresh: fresh, maxLag: maxLag},
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)
@@ -73,7 +66,8 @@ var (
 // freshnessCollector reads the projections once per scrape, so that the figures of one
 // scrape come from one moment.
 type freshnessCollector struct {
-	read func(context.Context) Freshness
+	fresh  *freshness.Tracker
+	maxLag uint64
 }
 
 func (c *freshnessCollector) Describe(ch chan<- *prometheus.Desc) {
@@ -85,7 +79,7 @@ func (c *freshnessCollector) Describe(ch chan<- *prometheus.Desc) {
 func (c *freshnessCollector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	f := c.read(ctx)
+	f := c.fresh.Health(ctx, c.maxLag)
 	ready := 0.0
 	if f.Ready {
 		ready = 1

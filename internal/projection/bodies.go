@@ -162,26 +162,28 @@ func (a *appendBodies) drop(v []byte) {
 }
 
 // compactMinDead is how many bytes of removed bodies the file holds before a compaction is
-// worth it; a compaction runs once dead bytes also outnumber live ones, so the file stays
-// under twice the live bodies and a compaction copies at most the bytes removed since the
-// last one.
-var compactMinDead int64 = 32 << 20
+// worth it (Catalog.compactMinDead changes it for a test); a compaction runs once dead
+// bytes also outnumber live ones, so the file stays under twice the live bodies and a
+// compaction copies at most the bytes removed since the last one.
+const compactMinDead int64 = 32 << 20
 
-// afterBodyStep, when set (by tests), is called at each step of writing bodies, by name,
-// so that a test can kill the process there.
-var afterBodyStep func(step string)
-
-func bodyStep(step string) {
-	if afterBodyStep != nil {
-		afterBodyStep(step)
+// bodyStep calls the catalog's afterBodyStep, when a test set one, at a step of writing
+// bodies.
+func (c *Catalog) bodyStep(step string) {
+	if c.afterBodyStep != nil {
+		c.afterBodyStep(step)
 	}
 }
 
 // compactIfWorth copies the live bodies into the next generation's file when removed ones
 // take more room than they do. The caller holds applying.
 func (c *Catalog) compactIfWorth() error {
+	least := compactMinDead
+	if c.compactMinDead > 0 {
+		least = c.compactMinDead
+	}
 	dead := c.body.end - c.body.live
-	if dead < compactMinDead || dead <= c.body.live {
+	if dead < least || dead <= c.body.live {
 		return nil
 	}
 	return c.compact()
@@ -243,7 +245,7 @@ func (c *Catalog) compact() error {
 		return abandon(err)
 	}
 	next.live = next.end
-	bodyStep("compaction written")
+	c.bodyStep("compaction written")
 	c.mu.Lock()
 	c.files[next.gen] = nf
 	c.mu.Unlock()
@@ -262,7 +264,7 @@ func (c *Catalog) compact() error {
 		c.mu.Unlock()
 		return abandon(err)
 	}
-	bodyStep("compaction committed")
+	c.bodyStep("compaction committed")
 	// Once the write lock is held, no reader holds a location in the old file.
 	c.mu.Lock()
 	of := c.files[old.gen]

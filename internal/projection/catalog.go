@@ -101,6 +101,13 @@ type Catalog struct {
 
 	scanMu  sync.Mutex
 	scanned chan struct{} // closed once the catalog holds a complete scan
+
+	// Options for this package's tests, set when the catalog is built.
+	// compactMinDead, when above 0, replaces the package's compactMinDead.
+	compactMinDead int64
+	// afterBodyStep, when set, is called at each step of writing bodies, by name, so that
+	// a test can kill the process there.
+	afterBodyStep func(step string)
 }
 
 // Scanned is closed once the catalog holds the result of a complete scan of the tree.
@@ -668,7 +675,7 @@ func (c *Catalog) write(f *folded, delta map[string]int) error {
 				return fmt.Errorf("appending bodies: %w", err)
 			}
 		}
-		bodyStep("bodies written")
+		c.bodyStep("bodies written")
 		return nil
 	})
 	if err != nil {

@@ -8,9 +8,10 @@
 // locks further down the list, and waits on nothing slow (the network, a client, another
 // projection) while it holds one, except where the list says so.
 //
-//  1. mcpserver's unapplied reader (Server.unapplied.mu): held while it reads the stream
-//     (requests bounded by the call's timeout), so that calls take turns on one
-//     consumer; it takes no other lock.
+//  1. freshness.Tracker's reader of unapplied events (its turn, a lock that a waiting
+//     call gives up when its context ends): held while it reads the stream (requests
+//     bounded by the call's timeout), so that calls take turns on one consumer; it takes
+//     no other lock.
 //  2. session.Registry.mu: released before the catalog is read.
 //  3. Catalog.mu (RWMutex), then a bbolt transaction inside it: Apply writes under it;
 //     Read holds it for the snapshot's whole life, so a reader must not wait under it for
@@ -19,8 +20,8 @@
 //  4. index.Index.mu (RWMutex): guards the Bleve handle against Reset and Close; never
 //     taken under Catalog.mu by a query.
 //  5. Leaves, under which nothing else is taken: Runner.mu, Runner.appliedMu, Catalog.scanMu,
-//     mcpserver's Server.connMu and subscriptions.mu (released before any resource is read
-//     or any notification sent).
+//     freshness.Tracker.mu and recent.mu, mcpserver's Server.connMu and subscriptions.mu
+//     (released before any resource is read or any notification sent).
 package projection
 
 import (

@@ -201,18 +201,17 @@ func TestCatalogKilledWhileWritingBodies(t *testing.T) {
 func killChild(t *testing.T, h []events.Batch, spec string) {
 	parts := strings.Split(spec, "|")
 	nth, _ := strconv.Atoi(parts[2])
-	compactMinDead = 1
 	seen := 0
-	afterBodyStep = func(step string) {
-		if step != parts[1] {
-			return
-		}
-		if seen++; seen == nth {
-			fmt.Printf("reached %s\n", step)
-			select {} // killed here
-		}
-	}
-	c := &Catalog{Dir: parts[0], Logger: slog.New(slog.DiscardHandler)}
+	c := &Catalog{Dir: parts[0], Logger: slog.New(slog.DiscardHandler), compactMinDead: 1,
+		afterBodyStep: func(step string) {
+			if step != parts[1] {
+				return
+			}
+			if seen++; seen == nth {
+				fmt.Printf("reached %s\n", step)
+				select {} // killed here
+			}
+		}}
 	noErr(t, c.Open(), "open")
 	applyFrom(t, c, h)
 	fmt.Println("applied everything")
@@ -222,10 +221,8 @@ func killChild(t *testing.T, h []events.Batch, spec string) {
 // TestCatalogReadsWhileCompacting: readers see every body of their snapshot while batches
 // are applied, the body file compacts underneath them and the mapped pages are released.
 func TestCatalogReadsWhileCompacting(t *testing.T) {
-	defer func(v int64) { compactMinDead = v }(compactMinDead)
-	compactMinDead = 1
 	h := killHistory()
-	c := &Catalog{Dir: t.TempDir(), Logger: slog.New(slog.DiscardHandler)}
+	c := &Catalog{Dir: t.TempDir(), Logger: slog.New(slog.DiscardHandler), compactMinDead: 1}
 	noErr(t, c.Open(), "open")
 	defer c.Close()
 	done := make(chan struct{})

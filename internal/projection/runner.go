@@ -128,63 +128,6 @@ func (r *Runner) applied() {
 	}
 }
 
-// Freshness is how far every projection is behind the stream as it is now.
-type Freshness struct {
-	// Lag is the most events any projection has not applied: its consumer's count of
-	// what was pending after its last batch, bounded by the stream's end.
-	Lag uint64
-	// Following is true when the runner has caught up once, follows without error, and
-	// every projection was built from this stream (not one deleted and created again
-	// under the same name).
-	Following bool
-	// CaughtUp is Following with no lag: no projection lags, and none is behind another,
-	// so a document view shows is one search finds.
-	CaughtUp bool
-}
-
-// Freshness compares every projection with the stream as Info last described it: its
-// identity (see events.ID) and its last sequence.
-func (r *Runner) Freshness(streamID string, lastSeq uint64) Freshness {
-	var f Freshness
-	caught := len(r.Projections) > 0 && r.Err() == nil
-	select {
-	case <-r.caughtCh():
-	default:
-		caught = false
-	}
-	seqs := make([]uint64, len(r.Projections))
-	var high uint64
-	for i, p := range r.Projections {
-		seqs[i] = p.Checkpoint()
-		high = max(high, seqs[i])
-	}
-	for i, p := range r.Projections {
-		seq := seqs[i]
-		behind := lastSeq - min(lastSeq, seq)
-		pending, _ := r.Lag(p)
-		if r.Err() != nil {
-			// Not following: the last pending count says nothing of what came since.
-			// Count every event after the checkpoint (an upper bound when the stream
-			// holds other projects too).
-			pending = behind
-		}
-		// The consumer's pending count is as of its last delivery, and goes stale when
-		// the consumer is recreated: nothing can be pending beyond the end of the stream.
-		f.Lag = max(f.Lag, min(pending, behind))
-		// A projection can have received everything (its consumer counts nothing
-		// pending) and not applied it yet: what another projection applied beyond it is
-		// still to come (sequences: an upper bound when the stream holds other projects).
-		f.Lag = max(f.Lag, high-seq)
-		id, project := p.Identity()
-		if id != streamID || project != r.Project || seq > lastSeq {
-			caught = false
-		}
-	}
-	f.Following = caught
-	f.CaughtUp = caught && f.Lag == 0
-	return f
-}
-
 // CaughtUp is closed once every projection has applied everything the stream held when
 // the runner started (or later).
 func (r *Runner) CaughtUp() <-chan struct{} { return r.caughtCh() }

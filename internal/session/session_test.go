@@ -52,8 +52,8 @@ func TestNoDocumentOutlivesItsSession(t *testing.T) {
 	lagging := &projection.Catalog{Dir: t.TempDir(), Logger: testkit.Logger()}
 	testkit.NoErr(t, lagging.Open(), "catalog")
 	t.Cleanup(func() { _ = lagging.Close() })
-	r := &session.Registry{Project: "test", Catalog: lagging, Stream: stream, Applied: func() uint64 { return 0 },
-		AttachWait: time.Millisecond, Logger: testkit.Logger()}
+	r := &session.Registry{Project: "test", Catalog: lagging, Stream: stream, AttachWait: time.Millisecond,
+		Logger: testkit.Logger()}
 	ctx := testkit.Context(t)
 	deleted := func(t *testing.T, id, name string) {
 		t.Helper()
@@ -94,7 +94,7 @@ func twoProcesses(t *testing.T) (one, two *session.Registry, ctx context.Context
 		testkit.NoErr(t, c.Open(), "catalog")
 		t.Cleanup(func() { _ = c.Close() })
 		r := &session.Registry{Project: "test", Catalog: c, Logger: testkit.Logger()}
-		r.Connect(stream, func() uint64 { return 0 }, nil)
+		r.Connect(stream, nil)
 		return r
 	}
 	return registry(), registry(), testkit.Context(t)
@@ -158,7 +158,7 @@ func TestSessionEndedBeforeTheWatchStarts(t *testing.T) {
 func TestDetachForgetsAfterAnswering(t *testing.T) {
 	p := testkit.NewPipeline(t, nil, testkit.CopyTree(t, "../../testdata/sample"), "")
 	r := &session.Registry{Project: p.Project, Catalog: p.Catalog, Logger: testkit.Logger()}
-	r.Connect(p.Stream, p.Runner.Applied, p.Runner.AppliedChange)
+	r.Connect(p.Stream, p.Server.Freshness)
 	ctx := testkit.Context(t)
 	const id, name = "client-1", "brakes.md"
 	token := session.Token(id)

@@ -21,10 +21,7 @@ const sessionDefaultMax = session.DefaultMaxDocBytes
 func sessionToken(r *http.Request) string { return session.Token(sessionID(r)) }
 
 func (s *Server) pending(r *http.Request) query.Pending {
-	if s.Pending == nil {
-		return query.Pending{}
-	}
-	return s.Pending(r.Context(), sessionID(r))
+	return s.Sessions.Pending(r.Context(), sessionID(r))
 }
 
 // sessionDocuments lists the browser session's documents with their status, by name,

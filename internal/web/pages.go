@@ -73,8 +73,8 @@ func (s *Server) chrome(r *http.Request, p *page) *page {
 	p.Focus = c.Focus
 	p.Attachments = s.sessionDocuments(r)
 	p.MaxUpload = s.maxUpload()
-	if s.Status != nil {
-		p.Status = describe(s.Status(r.Context()))
+	if s.Freshness != nil {
+		p.Status = describe(s.Freshness.Status(r.Context()))
 	}
 	return p
 }

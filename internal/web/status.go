@@ -70,10 +70,10 @@ func commas(n int) string {
 }
 
 func (s *Server) currentLine(r *http.Request) statusLine {
-	if s.Status == nil {
+	if s.Freshness == nil {
 		return statusLine{Documents: "", Detail: "no status", State: "error"}
 	}
-	return describe(s.Status(r.Context()))
+	return describe(s.Freshness.Status(r.Context()))
 }
 
 func (s *Server) statusJSON(w http.ResponseWriter, r *http.Request) {

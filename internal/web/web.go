@@ -36,11 +36,12 @@ type Server struct {
 	Index    *index.Index // nil: no search
 	Sessions *session.Registry
 	Limits   query.Limits
-	// Status reports how fresh the projections are (the MCP server's CurrentStatus).
-	Status func(ctx context.Context) query.Status
-	// Pending reports what is on its way to the projections for a session (the statuses
-	// uploading and processing); nil: nothing is.
-	Pending func(ctx context.Context, sessionID string) query.Pending
+	// Freshness reports how fresh the projections are: the query process's
+	// *freshness.Tracker; nil: no status line. What is on its way to the projections for a
+	// session (the statuses uploading and processing) is the Sessions' Pending.
+	Freshness interface {
+		Status(ctx context.Context) query.Status
+	}
 	// Token, when set, is required: as a bearer token, or through the sign-in form, which
 	// sets a cookie.
 	Token string

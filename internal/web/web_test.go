@@ -41,7 +41,7 @@ func newSite(t *testing.T, root, token string) *site {
 	p := testkit.NewPipeline(t, nil, root, "")
 	p.Reconcile()
 	w := &web.Server{Project: "sample", Catalog: p.Catalog, Index: p.Index, Sessions: p.Server.Sessions,
-		Status: p.Server.CurrentStatus, Pending: p.Server.Pending, Token: token, Logger: testkit.Logger(),
+		Freshness: p.Server.Freshness, Token: token, Logger: testkit.Logger(),
 		StatusEvery: 20 * time.Millisecond}
 	hs := &httpserve.Server{Addr: "127.0.0.1:0", Token: token, Web: w.Handler(), Logger: testkit.Logger(),
 		MaxBodyBytes: httpserve.DefaultMaxBodyBytes}
@@ -553,9 +553,7 @@ func TestGoldenPages(t *testing.T) {
 	c := testkit.Catalog(t, files)
 	reg := &session.Registry{Project: "handbook", Catalog: c, Logger: testkit.Logger()}
 	w := &web.Server{Project: "handbook", Catalog: c, Sessions: reg, Logger: testkit.Logger(),
-		Status: func(context.Context) query.Status {
-			return query.Status{Documents: len(files), CaughtUp: true, InitialScanDone: true, Lag: 3}
-		}}
+		Freshness: fixedStatus{Documents: len(files), CaughtUp: true, InitialScanDone: true, Lag: 3}}
 	ts := httptest.NewServer(w.Handler())
 	t.Cleanup(ts.Close)
 	b := &browser{t: t, base: ts.URL, c: &http.Client{}}
@@ -577,6 +575,11 @@ func TestGoldenPages(t *testing.T) {
 		})
 	}
 }
+
+// fixedStatus reports the same status always.
+type fixedStatus query.Status
+
+func (f fixedStatus) Status(context.Context) query.Status { return query.Status(f) }
 
 // TestCrossSiteLink: a link from another site arrives without the SameSite=Strict
 // cookies; the page continues from itself instead of starting a session over the one

@@ -1,7 +1,8 @@
-package mcpserver
+package freshness
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -19,7 +20,7 @@ import (
 // whatever the order of publishes, checkpoints that move on, and a checkpoint that goes
 // back (a projection rebuilt from nothing).
 func TestUnappliedBuildsOnItsAnswer(t *testing.T) {
-	// testkit serves this package's server to others: the test builds its parts itself.
+	// testkit imports this package (through the MCP server): the test builds its parts itself.
 	b := &broker.Broker{StoreDir: t.TempDir(), Name: t.Name()}
 	if err := b.Open(); err != nil {
 		t.Fatalf("embedded NATS: %v", err)
@@ -103,4 +104,58 @@ func TestRecentWaitsForWhatTheProcessPublished(t *testing.T) {
 	if ev, ok := rc.above(10, 12); !ok || len(ev) != 2 {
 		t.Fatalf("delivered through 12: %v, %v; want both documents", ev, ok)
 	}
+}
+
+// TestUnappliedWaitHonoursItsContext: a call that waits for its turn at the reader while
+// another call reads the stream gives up when its context ends (Unapplied's budget, a
+// client gone), rather than wait as long as the reads ahead of it take; the turn it gave
+// up is not lost, and the next call reads.
+func TestUnappliedWaitHonoursItsContext(t *testing.T) {
+	b := &broker.Broker{StoreDir: t.TempDir(), Name: t.Name()}
+	if err := b.Open(); err != nil {
+		t.Fatalf("embedded NATS: %v", err)
+	}
+	t.Cleanup(func() { _ = b.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s := &events.Stream{Conn: b.Conn}
+	noErr(t, s.Open(ctx), "stream")
+	c := []byte("unapplied")
+	_, err := s.PublishSync(ctx, &events.Event{Op: events.OpUpsert, Project: "p", Path: "a.md", Size: int64(len(c)),
+		Mtime: time.Unix(1700000000, 0).UTC(), Hash: events.HashContent(c), Status: events.StatusOK, Content: c})
+	noErr(t, err, "publish")
+
+	var u unapplied
+	release := holdTurn(&u) // a read ahead of the call, taking as long as it likes
+	wctx, wcancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer wcancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := u.read(wctx, s, "p", 0, slog.Default())
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("a call whose context ended while it waited for its turn: %v, want its context's error", err)
+		}
+	case <-time.After(20 * time.Second):
+		release()
+		<-done
+		t.Fatal("a call waited for its turn long past the end of its context")
+	}
+	release()
+	ev, err := u.read(ctx, s, "p", 0, slog.Default())
+	noErr(t, err, "read once the turn is free")
+	if len(ev) != 1 {
+		t.Fatalf("read %v once the turn is free, want the one event", ev)
+	}
+}
+
+// holdTurn takes the reader's turn, as a read of the stream does, until release.
+func holdTurn(u *unapplied) (release func()) {
+	if err := u.take(context.Background()); err != nil {
+		panic(err)
+	}
+	return u.release
 }
