@@ -144,6 +144,9 @@ func (m Machine) String() string {
 		parts = append(parts, strings.TrimPrefix(m.Go, "go version "))
 	}
 	s := fmt.Sprintf("%d CPUs", m.CPUs)
+	if m.CPUs == 0 {
+		s = "a machine not recorded"
+	}
 	if len(parts) > 0 {
 		s += " (" + strings.Join(parts, ", ") + ")"
 	}
