@@ -85,6 +85,9 @@ func (u Unit) Format(v float64) string {
 
 // String is the metric as a table cell: its value, then its note.
 func (m Metric) String() string {
+	if m.Value == 0 && m.Err != "" {
+		return m.Err // no figure: the run failed
+	}
 	s := m.Unit.Format(m.Value)
 	if m.Note != "" {
 		s += " (" + m.Note + ")"
