@@ -137,11 +137,12 @@ func Run(ctx context.Context, cfg Config) (*report.Result, error) {
 	if err := os.MkdirAll(filepath.Join(cfg.Dir, "logs"), 0o755); err != nil {
 		return nil, err
 	}
-	if !ensureRipgrep(cfg.logf) {
+	// The baselines installed only for the scenarios that compare with them.
+	if cfg.has(ScenarioCold, ScenarioSearch) && !ensureRipgrep(cfg.logf) {
 		res.Notes = append(res.Notes, "ripgrep is not installed and `apt-get install -y ripgrep` failed: no rg baseline")
 	}
 	fsScript := ""
-	if cfg.FSServer {
+	if cfg.FSServer && cfg.has(ScenarioLatency, ScenarioRestart, ScenarioContent) {
 		var note string
 		fsScript, note = ensureFSServer(cfg.Dir, cfg.logf)
 		if note != "" {
