@@ -15,12 +15,12 @@ import (
 // replicaBench is the package benchmark of a new replica catching up: the catalog and the
 // search index following a stream of 50,000 documents from its start, NATS embedded in the
 // same process.
-var replicaBench = []string{"test", "-run", "^$", "-bench", "^BenchmarkRunnerCatchUp$", "-benchtime", "3x", "./internal/projection"}
+var replicaBench = []string{"test", "-count", "1", "-run", "^$", "-bench", "^BenchmarkRunnerCatchUp$", "-benchtime", "3x", "./internal/projection"}
 
 // measureReplica runs the replica benchmark with go test, from the module's root, and
 // reads the rate it reports.
-func measureReplica(ctx context.Context) report.ReplicaResult {
-	r := report.ReplicaResult{Command: "go " + strings.Join(replicaBench, " "), Load: report.Load{Before: LoadAverage()}}
+func measureReplica(ctx context.Context) (r report.ReplicaResult) {
+	r = report.ReplicaResult{Command: "go " + strings.Join(replicaBench, " "), Load: report.Load{Before: LoadAverage()}}
 	defer func() { r.Load.After = LoadAverage() }()
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Minute)
 	defer cancel()
