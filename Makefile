@@ -10,7 +10,7 @@ SOAK_DURATION ?= 10m
 SOAK_SESSIONS ?= 50
 SOAK_DOCS     ?= 2000
 
-.PHONY: all build run test test-short vet fuzz bench bench-quick bench-scale clean e2e browser soak soak-short
+.PHONY: all build run test test-short vet fuzz bench bench-quick bench-render bench-scale clean e2e browser soak soak-short
 
 all: build
 
@@ -62,22 +62,31 @@ fuzz:
 	  done; \
 	done
 
-# Every benchmark (about 25 minutes): the harness writes BENCHMARKS.md; the relevance
-# evaluation refreshes its block there and testdata/relevance/public.json (npm ci of the
-# pinned packages into .bench/relevance); the load run (50 concurrent MCP sessions) prints
-# its report (and keeps it in .bench/load.txt).
+# Every benchmark (about 27 minutes). Each step puts the records of the areas it measured
+# into BENCHMARKS.json (the other areas keep theirs, with their own dates) and renders the
+# whole of BENCHMARKS.md from that file: guide-bench (cold, latency, restart, search, content,
+# web, fresh, once, clients, churn, replica), guide-relevance (relevance; npm ci of the pinned
+# packages into .bench/relevance), then the two load runs (load, and sessions: 50 concurrent
+# MCP sessions each, their reports also in .bench/load.txt and .bench/sessions.txt).
 bench: build
 	$(GO) run ./tools/cmd/guide-bench
 	$(GO) run ./tools/cmd/guide-relevance
 	scripts/bench-load.sh
+	AREA=sessions scripts/bench-load.sh
 
+# A few minutes, smaller corpora and a 10 s load run: prints its tables, writes no file.
 bench-quick: build
 	$(GO) run ./tools/cmd/guide-bench --quick
-	DURATION=10s scripts/bench-load.sh
+	DURATION=10s RECORD=0 scripts/bench-load.sh
+
+# BENCHMARKS.md rendered again from BENCHMARKS.json, nothing measured (after a change to
+# the targets, the rendering or the texts on how each area is measured).
+bench-render:
+	$(GO) run ./tools/cmd/guide-bench --render
 
 # The opt-in scale scenario, not part of make bench: 10k, 100k and 1M generated documents,
 # each indexed from empty (the 1M corpus, ~3.4 GB of text, is generated once under
-# .bench/corpora). Hours on a 2-core machine.
+# .bench/corpora). Hours on a 2-core machine. Writes the scale record and renders BENCHMARKS.md.
 bench-scale: build
 	$(GO) run ./tools/cmd/guide-bench --scenarios scale
 

@@ -40,6 +40,8 @@ type Config struct {
 
 	// Scenarios to run (see AllScenarios); empty is every one.
 	Scenarios []string
+	// Command is the command line the records state.
+	Command string
 	// SearchDocs is the generated corpus of the search, content, web, once and clients scenarios;
 	// search also runs on GOROOT when GoRoot is set.
 	SearchDocs   int
@@ -120,7 +122,11 @@ func (c *Config) logf(format string, args ...any) {
 // Run measures every corpus the config names.
 func Run(ctx context.Context, cfg Config) (*report.Result, error) {
 	cfg.defaults()
-	res := &report.Result{Settings: report.Settings{Views: cfg.Views, Trees: cfg.Trees, Restarts: cfg.Restarts, Seed: cfg.Seed}, Started: time.Now(), Machine: ReadMachine()}
+	res := &report.Result{Settings: report.Settings{Views: cfg.Views, Trees: cfg.Trees, Restarts: cfg.Restarts, Seed: cfg.Seed}, Started: time.Now(), Machine: ReadMachine(),
+		Command: cfg.Command, Commit: GitCommit(), Scenarios: cfg.Scenarios}
+	if len(res.Scenarios) == 0 {
+		res.Scenarios = AllScenarios
+	}
 	bin, err := filepath.Abs(cfg.Bin)
 	if err != nil {
 		return nil, err
@@ -131,11 +137,12 @@ func Run(ctx context.Context, cfg Config) (*report.Result, error) {
 	if err := os.MkdirAll(filepath.Join(cfg.Dir, "logs"), 0o755); err != nil {
 		return nil, err
 	}
-	if !ensureRipgrep(cfg.logf) {
+	// The baselines installed only for the scenarios that compare with them.
+	if cfg.has(ScenarioCold, ScenarioSearch) && !ensureRipgrep(cfg.logf) {
 		res.Notes = append(res.Notes, "ripgrep is not installed and `apt-get install -y ripgrep` failed: no rg baseline")
 	}
 	fsScript := ""
-	if cfg.FSServer {
+	if cfg.FSServer && cfg.has(ScenarioLatency, ScenarioRestart, ScenarioContent) {
 		var note string
 		fsScript, note = ensureFSServer(cfg.Dir, cfg.logf)
 		if note != "" {
@@ -175,7 +182,7 @@ func Run(ctx context.Context, cfg Config) (*report.Result, error) {
 	if len(sizes) > 0 {
 		largest = corpora[len(sizes)-1].Name
 	}
-	res.Load.Before = loadAvg()
+	res.Load.Before = LoadAverage()
 	for i, c := range corpora {
 		cfg.logf("measuring %s: %d documents, %.1f MB, %d folders", c.Name, len(c.Files), float64(c.Bytes)/1e6, len(c.Folders))
 		prof := ""
@@ -188,7 +195,7 @@ func Run(ctx context.Context, cfg Config) (*report.Result, error) {
 		}
 		res.Corpora = append(res.Corpora, cr)
 	}
-	res.Load.After = loadAvg()
+	res.Load.After = LoadAverage()
 	if err := runScenarios(ctx, cfg, res, bin, fsScript, goroot); err != nil {
 		return nil, err
 	}

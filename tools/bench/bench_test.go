@@ -204,3 +204,14 @@ func TestCatalogCaughtUpIgnoresTheIndexLag(t *testing.T) {
 		}
 	}
 }
+
+func TestParseBenchRate(t *testing.T) {
+	out := "goos: linux\ngoarch: amd64\nBenchmarkRunnerCatchUp-2   \t       3\t1314725418 ns/op\t     38032 events/s\nPASS\nok  \tgithub.com/guide/guide/internal/projection\t12.3s\n"
+	rate, runs, line, errText := parseBenchRate(out, "events/s")
+	if rate != 38032 || runs != 3 || errText != "" || line != "BenchmarkRunnerCatchUp-2 3 1314725418 ns/op 38032 events/s" {
+		t.Fatalf("got %v, %d, %q, %q", rate, runs, line, errText)
+	}
+	if _, _, _, errText := parseBenchRate("PASS\n", "events/s"); errText == "" {
+		t.Fatal("no result line gave no error")
+	}
+}

@@ -26,7 +26,7 @@ const bleveBatch = 1000
 // taken until the last document is on disk. Nothing of guide runs: it is the floor of any
 // index built with Bleve on this machine, beside FTS5 in the same run.
 func bleveBaseline(ctx context.Context, c *report.Corpus, dir string) report.IndexRun {
-	r := report.IndexRun{What: "baseline: Bleve v2 alone (one text field, standard analyzer, no positions, this process), start to persisted", Bytes: c.Bytes}
+	r := report.IndexRun{Kind: report.RunBleve, What: "baseline: Bleve v2 alone (one text field, standard analyzer, no positions, this process), start to persisted", Bytes: c.Bytes}
 	if err := os.RemoveAll(dir); err != nil {
 		r.Err = err.Error()
 		return r
@@ -106,6 +106,7 @@ func bleveBaseline(ctx context.Context, c *report.Corpus, dir string) report.Ind
 		return r
 	}
 	size := dirSize(dir)
+	r.Disk = size
 	r.Note = fmt.Sprintf("index %.0f MB on disk (%.2f× the text)", float64(size)/1e6, float64(size)/float64(max(c.Bytes, 1)))
 	return r
 }

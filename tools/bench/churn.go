@@ -24,7 +24,7 @@ type churnWrite struct {
 // never for longer than d+5 s), sampling the status resource every 100 ms, and checks
 // with view how old the oldest write is that the query process does not show yet.
 func measureChurn(ctx context.Context, sp *split, c *report.Corpus, rate int, d time.Duration) report.ChurnResult {
-	r := report.ChurnResult{Corpus: c, Rate: rate, For: d, Load: report.Load{Before: loadAvg()}}
+	r := report.ChurnResult{Corpus: c, Rate: rate, For: d, Load: report.Load{Before: LoadAverage()}}
 	docs := plainDocs(c)
 	orig := make(map[string][]byte, len(docs))
 	for _, p := range docs {
@@ -142,6 +142,6 @@ func measureChurn(ctx context.Context, sp *split, c *report.Corpus, rate int, d 
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
-	r.Load.After = loadAvg()
+	r.Load.After = LoadAverage()
 	return r
 }

@@ -26,8 +26,8 @@ const attachedClients = 3
 // guide-bridge; the memory of one client against five; the owner killed with three clients
 // attached, until every one answers again. It stops the owner when done.
 func measureClients(ctx context.Context, cfg Config, bin string, c *report.Corpus, data string, log io.Writer) (r report.ClientsResult) {
-	r = report.ClientsResult{Corpus: c, Attached: attachedClients, Load: report.Load{Before: loadAvg()}}
-	defer func() { r.Load.After = loadAvg() }()
+	r = report.ClientsResult{Corpus: c, Attached: attachedClients, Load: report.Load{Before: LoadAverage()}}
+	defer func() { r.Load.After = LoadAverage() }()
 	fail := func(what string, err error) report.ClientsResult {
 		r.Err = fmt.Sprintf("%s: %v (log: the owner's in %s)", what, err, owner.Log(data))
 		return r

@@ -53,14 +53,14 @@ func hashTree(root string, workers int) report.IndexRun {
 	walkRegular(root, func(p string, _ fs.DirEntry) { paths <- p })
 	close(paths)
 	wg.Wait()
-	return report.IndexRun{What: fmt.Sprintf("baseline: walk + read + sha256, %d goroutine(s)", workers),
+	return report.IndexRun{Kind: report.RunHash, What: fmt.Sprintf("baseline: walk + read + sha256, %d goroutine(s)", workers),
 		Docs: int(docs.Load()), Bytes: bytes.Load(), Duration: time.Since(start)}
 }
 
 // ripgrep times rg over the tree: listing its files, and counting matching lines of every
 // file (which reads them all). It counts lines of output, as `| wc -l` would.
 func ripgrep(root string, args ...string) report.IndexRun {
-	r := report.IndexRun{What: "baseline: rg " + joinArgs(args) + " DIR"}
+	r := report.IndexRun{Kind: report.RunRipgrep, What: "baseline: rg " + joinArgs(args) + " DIR"}
 	start := time.Now()
 	cmd := exec.Command("rg", append(args, root)...)
 	out, err := cmd.StdoutPipe()
@@ -101,7 +101,7 @@ func joinArgs(a []string) string {
 // spawn until its status resource says the catalog holds the whole first scan. The server
 // is left running for the latency and restart measurements.
 func coldBinary(ctx context.Context, bin string, c *report.Corpus, data string, log io.Writer) (report.IndexRun, *server, error) {
-	r := report.IndexRun{What: "guide all-in-one: bin/guide-mcp --root, stdio, until the catalog applied the first scan", Bytes: c.Bytes}
+	r := report.IndexRun{Kind: report.RunCatalog, What: "guide all-in-one: bin/guide-mcp --root, stdio, until the catalog applied the first scan", Bytes: c.Bytes}
 	if err := os.RemoveAll(data); err != nil {
 		return r, nil, err
 	}
@@ -127,7 +127,7 @@ func coldBinary(ctx context.Context, bin string, c *report.Corpus, data string, 
 // reports the time from spawn until every projection (catalog and search index) holds the
 // first scan, with the process's RSS and the data directory's size at that moment.
 func caughtUp(ctx context.Context, s *server, c *report.Corpus, data string) report.IndexRun {
-	r := report.IndexRun{What: "guide all-in-one: spawn until every projection (catalog and search index) caught up", Bytes: c.Bytes}
+	r := report.IndexRun{Kind: report.RunAll, What: "guide all-in-one: spawn until every projection (catalog and search index) caught up", Bytes: c.Bytes}
 	wctx, cancel := context.WithTimeout(ctx, 30*time.Minute)
 	defer cancel()
 	st, _, err := s.waitSearchable(wctx, 20*time.Millisecond)
@@ -142,6 +142,7 @@ func caughtUp(ctx context.Context, s *server, c *report.Corpus, data string) rep
 	// What the process keeps once it has settled (it hands back the garbage of the catch-up).
 	time.Sleep(2 * time.Second)
 	settled, _, _ := s.memory()
+	r.RSS, r.Settled, r.Disk = rss, settled, size
 	r.Note = fmt.Sprintf("RSS then %.0f MB, %.0f MB two seconds later; data directory %.0f MB (%.2f× the text)",
 		float64(rss)/1e6, float64(settled)/1e6, float64(size)/1e6, float64(size)/float64(max(c.Bytes, 1)))
 	return r
@@ -151,7 +152,7 @@ func caughtUp(ctx context.Context, s *server, c *report.Corpus, data string) rep
 // catalog and runner), so that a CPU profile can show where the time goes. It reports how
 // long the indexer's reconcile took apart from the catalog catching up.
 func coldInProcess(ctx context.Context, c *report.Corpus, data, cpuprofile string) (report.IndexRun, error) {
-	r := report.IndexRun{What: "guide pieces in-process: broker + Stream + Indexer.Reconcile + Catalog and Index/Runner", Bytes: c.Bytes}
+	r := report.IndexRun{Kind: report.RunInProcess, What: "guide pieces in-process: broker + Stream + Indexer.Reconcile + Catalog and Index/Runner", Bytes: c.Bytes}
 	if err := os.RemoveAll(data); err != nil {
 		return r, err
 	}

@@ -66,7 +66,7 @@ func parts(value string) int {
 // reference filesystem server: search_files in the category's folder, then
 // read_multiple_files of what it found.
 func measureContent(ctx context.Context, cfg Config, s *server, fsScript string, c *report.Corpus, fsLog io.Writer) report.ContentResult {
-	r := report.ContentResult{Corpus: c, Load: report.Load{Before: loadAvg()}}
+	r := report.ContentResult{Corpus: c, Load: report.Load{Before: LoadAverage()}}
 	pats := contentPatterns(c, 10, 20)
 	// The harness asserts the count through the tool before timing.
 	var ok []report.ContentPattern
@@ -85,7 +85,7 @@ func measureContent(ctx context.Context, cfg Config, s *server, fsScript string,
 	r.Patterns = ok
 	if len(ok) == 0 {
 		r.Err = "no pattern of the corpus selects exactly 10 documents"
-		r.Load.After = loadAvg()
+		r.Load.After = LoadAverage()
 		return r
 	}
 	settle()
@@ -110,13 +110,13 @@ func measureContent(ctx context.Context, cfg Config, s *server, fsScript string,
 
 	if fsScript == "" {
 		r.FS = report.Latency{Server: fsServerName, Op: "search_files + read_multiple_files", Err: "not installed"}
-		r.Load.After = loadAvg()
+		r.Load.After = LoadAverage()
 		return r
 	}
 	fs, err := spawn(ctx, fsLog, "node", fsScript, c.Root)
 	if err != nil {
 		r.FS = report.Latency{Server: fsServerName, Op: "search_files + read_multiple_files", Err: err.Error()}
-		r.Load.After = loadAvg()
+		r.Load.After = LoadAverage()
 		return r
 	}
 	defer fs.stop()
@@ -140,7 +140,7 @@ func measureContent(ctx context.Context, cfg Config, s *server, fsScript string,
 	if r.Guide.P50 > 0 {
 		r.Ratio = float64(r.FS.P50) / float64(r.Guide.P50)
 	}
-	r.Load.After = loadAvg()
+	r.Load.After = LoadAverage()
 	return r
 }
 

@@ -17,7 +17,7 @@ import (
 // and search until it finds it, samples times; then times the baseline, a full re-scan
 // with indexer --once after changing one file, rescans times.
 func measureFresh(ctx context.Context, bin string, sp *split, c *report.Corpus, samples, rescans int, seed uint64, log io.Writer) report.FreshResult {
-	r := report.FreshResult{Corpus: c, Setup: sp.Setup, Load: report.Load{Before: loadAvg()}}
+	r := report.FreshResult{Corpus: c, Setup: sp.Setup, Load: report.Load{Before: LoadAverage()}}
 	rng := rand.New(rand.NewPCG(seed, 0xf7e54))
 	docs := plainDocs(c)
 	var vs, ss []time.Duration
@@ -78,6 +78,6 @@ func measureFresh(ctx context.Context, bin string, sp *split, c *report.Corpus, 
 		settle()
 		r.Rescan = append(r.Rescan, runOnce(ctx, bin, log, "--root", c.Root, "--nats", sp.url))
 	}
-	r.Load.After = loadAvg()
+	r.Load.After = LoadAverage()
 	return r
 }

@@ -55,7 +55,7 @@ print(n)
 // fts5Baseline times python3's sqlite3 building an FTS5 index of the corpus, from spawn to
 // exit, and notes the database's size on disk.
 func fts5Baseline(ctx context.Context, c *report.Corpus, dir string) report.IndexRun {
-	r := report.IndexRun{What: "baseline: SQLite FTS5 (porter, one thread, python3 sqlite3), spawn to committed", Bytes: c.Bytes}
+	r := report.IndexRun{Kind: report.RunFTS5, What: "baseline: SQLite FTS5 (porter, one thread, python3 sqlite3), spawn to committed", Bytes: c.Bytes}
 	if _, err := exec.LookPath("python3"); err != nil {
 		r.Err = "python3 not found"
 		return r
@@ -84,6 +84,7 @@ func fts5Baseline(ctx context.Context, c *report.Corpus, dir string) report.Inde
 	}
 	r.Docs, _ = strconv.Atoi(strings.TrimSpace(string(out)))
 	size := dirSize(dir)
+	r.Disk = size
 	r.Note = fmt.Sprintf("database %.0f MB on disk (%.2f× the text)", float64(size)/1e6, float64(size)/float64(max(c.Bytes, 1)))
 	return r
 }

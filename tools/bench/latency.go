@@ -134,7 +134,7 @@ const fsServerName = "baseline: @modelcontextprotocol/server-filesystem (node, s
 // tool for (directory_tree has no depth limit), list_directory on the folder and on each
 // subfolder, as an agent would call it.
 func measureFSServer(ctx context.Context, script string, c *report.Corpus, w workload, log io.Writer) ([]report.Latency, report.Restart) {
-	rs := report.Restart{What: fsServerName + ": spawn to first list_directory answer"}
+	rs := report.Restart{Kind: report.RestartBaseline, What: fsServerName + ": spawn to first list_directory answer"}
 	start := time.Now()
 	s, err := spawn(ctx, log, "node", script, c.Root)
 	if err == nil {

@@ -50,7 +50,7 @@ func ReadMachine() report.Machine {
 }
 
 // loadAvg is the first three fields of /proc/loadavg, as uptime prints them.
-func loadAvg() string {
+func LoadAverage() string {
 	b, err := os.ReadFile("/proc/loadavg")
 	if err != nil {
 		return "?"
@@ -60,4 +60,14 @@ func loadAvg() string {
 		return "?"
 	}
 	return strings.Join(f[:3], ", ")
+}
+
+// GitCommit is the build being measured, as `git describe --always --dirty` names it, or
+// "" outside a git work tree.
+func GitCommit() string {
+	out, err := exec.Command("git", "describe", "--always", "--dirty").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
 }

@@ -33,7 +33,7 @@ func runOnce(ctx context.Context, bin string, log io.Writer, args ...string) rep
 // measureOnce runs indexer --once --json on c with its own embedded store under natsDir,
 // filling it first when it is empty, then runs times with nothing changed.
 func measureOnce(ctx context.Context, cfg Config, bin string, c *report.Corpus, natsDir, store string, log io.Writer) report.OnceResult {
-	r := report.OnceResult{Corpus: c, Store: store, Load: report.Load{Before: loadAvg()}}
+	r := report.OnceResult{Corpus: c, Store: store, Load: report.Load{Before: LoadAverage()}}
 	if _, err := os.Stat(natsDir); err != nil {
 		cfg.logf("    filling a JetStream store with a first indexer --once")
 		settle()
@@ -50,7 +50,7 @@ func measureOnce(ctx context.Context, cfg Config, bin string, c *report.Corpus, 
 	r.Walk = walkStat(c.Root)
 	settle()
 	r.Hash = hashTree(c.Root, max(2, runtime.NumCPU()))
-	r.Load.After = loadAvg()
+	r.Load.After = LoadAverage()
 	return r
 }
 

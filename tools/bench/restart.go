@@ -12,6 +12,7 @@ import (
 // does), starts it again on the same data directory, and times spawn to the first
 // successful tree answer, n times each way. It leaves no server running.
 func restarts(ctx context.Context, bin string, c *report.Corpus, data string, s *server, n int, log io.Writer) (killed, stopped report.Restart) {
+	killed.Kind, stopped.Kind = report.RestartKilled, report.RestartStopped
 	killed.What = "guide: after SIGKILL, spawn to first tree(\"\", 2) answer"
 	stopped.What = "guide: after a clean stop (stdin closed), spawn to first tree(\"\", 2) answer"
 	kill := true

@@ -21,7 +21,7 @@ const scaleTimeout = 3 * time.Hour
 // measureScale indexes each generated corpus of cfg.ScaleSizes from an empty data
 // directory and times search on it: how time, memory, disk and search grow with size.
 func measureScale(ctx context.Context, cfg Config, bin string, log io.Writer) report.ScaleResult {
-	r := report.ScaleResult{Reps: cfg.SearchReps, Load: report.Load{Before: loadAvg()}}
+	r := report.ScaleResult{Reps: cfg.SearchReps, Load: report.Load{Before: LoadAverage()}}
 	for _, n := range cfg.ScaleSizes {
 		c, err := generated(cfg.Dir, n, cfg.Seed, cfg.logf)
 		if err != nil {
@@ -49,7 +49,7 @@ func measureScale(ctx context.Context, cfg Config, bin string, log io.Writer) re
 		cfg.logf("      %s; %s", report.FormatDuration(run.Bleve.Duration), run.Bleve.Note)
 		r.Runs = append(r.Runs, run)
 	}
-	r.Load.After = loadAvg()
+	r.Load.After = LoadAverage()
 	return r
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/guide/guide/tools/report"
 )
@@ -140,6 +141,11 @@ func runScenarios(ctx context.Context, cfg Config, res *report.Result, bin, fsSc
 		}
 		_ = os.RemoveAll(data)
 		_ = os.RemoveAll(dir)
+	}
+	if cfg.has(ScenarioReplica) {
+		cfg.logf("replica: go %s", strings.Join(replicaBench, " "))
+		rr := measureReplica(ctx)
+		res.Replica = &rr
 	}
 	if cfg.has(ScenarioScale) {
 		logFile, err := os.Create(filepath.Join(cfg.Dir, "logs", "scale.log"))

@@ -59,10 +59,10 @@ func sentences(words []string) []string {
 // for the full-text index, then times search for every word against rg -l -w -i. The
 // server is returned running (for the content scenario) unless keep is false.
 func measureSearch(ctx context.Context, cfg Config, bin string, c *report.Corpus, data string, log io.Writer, keep bool) (report.SearchResult, *server) {
-	r := report.SearchResult{Corpus: c, Reps: cfg.SearchReps, Load: report.Load{Before: loadAvg()}}
+	r := report.SearchResult{Corpus: c, Reps: cfg.SearchReps, Load: report.Load{Before: LoadAverage()}}
 	fail := func(err error) (report.SearchResult, *server) {
 		r.Err = err.Error()
-		r.Load.After = loadAvg()
+		r.Load.After = LoadAverage()
 		return r, nil
 	}
 	if err := os.RemoveAll(data); err != nil {
@@ -229,7 +229,7 @@ func measureSearch(ctx context.Context, cfg Config, bin string, c *report.Corpus
 	}
 	r.Ratio = stats.Median(ratios)
 	r.RSSAfter, r.Peak, _ = s.memory()
-	r.Load.After = loadAvg()
+	r.Load.After = LoadAverage()
 	if !keep {
 		s.stop()
 		s = nil

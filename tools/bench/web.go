@@ -28,8 +28,8 @@ type webPage struct {
 // scenario built, when it is there) and times each kind of web page, one after another,
 // in one browser session.
 func measureWeb(ctx context.Context, cfg Config, bin string, c *report.Corpus, data string, log io.Writer) (r report.WebResult) {
-	r = report.WebResult{Corpus: c, Load: report.Load{Before: loadAvg()}}
-	defer func() { r.Load.After = loadAvg() }()
+	r = report.WebResult{Corpus: c, Load: report.Load{Before: LoadAverage()}}
+	defer func() { r.Load.After = LoadAverage() }()
 	port, err := freePort()
 	if err != nil {
 		r.Err = err.Error()

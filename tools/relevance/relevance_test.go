@@ -8,6 +8,7 @@ import (
 
 	"github.com/guide/guide/internal/testkit"
 	"github.com/guide/guide/tools/relevance"
+	"github.com/guide/guide/tools/report"
 )
 
 const fixtureDir = "../../testdata/relevance/known-item"
@@ -76,14 +77,43 @@ func TestScore(t *testing.T) {
 	testkit.Equal(t, relevance.Score(qs, ranked), relevance.Scores{RecallAt1: 0.25, RecallAt10: 0.5, MRR: 0.375}, "scores")
 }
 
-// TestMarkdown: the BENCHMARKS.md block of a run.
-func TestMarkdown(t *testing.T) {
+// TestRecord: the relevance record of a run, as BENCHMARKS.md shows it with its targets.
+func TestRecord(t *testing.T) {
 	sec := 0.9
 	f := relevance.Figures{Sets: []relevance.SetFigures{
-		{Name: "a", About: "set a", Docs: 10, Queries: 20, Guide: relevance.Scores{RecallAt1: 0.9, RecallAt10: 1, MRR: 0.95},
+		{Name: "npm", About: "set a", Docs: 10, Queries: 20, Guide: relevance.Scores{RecallAt1: 0.9, RecallAt10: 1, MRR: 0.95},
 			FTS5: &relevance.Scores{RecallAt1: 0.8, RecallAt10: 1, MRR: 0.9}, Sections: &sec},
-		{Name: "b", About: "set b", Docs: 5, Queries: 5, Guide: relevance.Scores{RecallAt1: 0.5, RecallAt10: 0.8, MRR: 0.6},
+		{Name: "go-func", About: "set b", Docs: 5, Queries: 5, Guide: relevance.Scores{RecallAt1: 0.5, RecallAt10: 0.8, MRR: 0.6},
 			FTS5: &relevance.Scores{RecallAt1: 0.6, RecallAt10: 0.9, MRR: 0.7}},
 	}}
-	testkit.Golden(t, "testdata/markdown.golden", []byte(relevance.Markdown(f, "Measured by a test.")))
+	rec := relevance.Record(f)
+	rec.Date, rec.Command, rec.Machine, rec.Load = "2026-11-25 10:00 UTC", "go run ./tools/cmd/guide-relevance", report.Machine{CPUs: 2}, report.Load{Before: "0.10, 0.20, 0.30"}
+	var res report.Results
+	res.Put(rec)
+	testkit.Golden(t, "testdata/record.golden", []byte(report.RenderRecords(&res)))
+}
+
+// TestRecordHoldsWhatTheTargetsRead: a run of every set has every metric the relevance
+// targets read.
+func TestRecordHoldsWhatTheTargetsRead(t *testing.T) {
+	var f relevance.Figures
+	for _, name := range []string{"npm", "go-synopsis", "go-func"} {
+		f.Sets = append(f.Sets, relevance.SetFigures{Name: name, Guide: relevance.Scores{MRR: 0.9}, FTS5: &relevance.Scores{MRR: 0.8}})
+	}
+	rec := relevance.Record(f)
+	for _, tg := range report.Targets {
+		if tg.Area != rec.Area {
+			continue
+		}
+		for _, k := range append(tg.Baseline, tg.Goal.Metric) {
+			if _, ok := rec.Metrics[k]; !ok {
+				t.Errorf("%s: no metric %q", tg.What, k)
+			}
+		}
+		for _, g := range tg.Also {
+			if _, ok := rec.Metrics[g.Metric]; !ok {
+				t.Errorf("%s: no metric %q", tg.What, g.Metric)
+			}
+		}
+	}
 }

@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"strings"
-	"time"
 )
 
 // ContentResult is the get_content scenario: ten documents, beside the reference server.
@@ -25,37 +24,28 @@ type ContentPattern struct {
 	Want     int
 }
 
-func (r *Result) contentMarkdown() string {
-	var b strings.Builder
+func (r *Result) contentRecord() Record {
 	c := r.Content
-	r.header(&b, "content", c.Load)
-	t := Target{What: "get_content of a pattern matching 10 documents, p95 through MCP (stdio), " + c.Corpus.Name, Goal: "≤ 5 ms",
-		Measured: "—", Met: "not measured"}
-	if c.Err == "" && c.Guide.N > 0 {
-		t.Measured = FormatDuration(c.Guide.P95)
-		t.Met = at100k(len(c.Corpus.Files), verdict(c.Guide.P95 <= 5*time.Millisecond && c.Guide.Errors == 0))
-		if c.Ratio > 0 {
-			t.Measured += fmt.Sprintf("; reference server p50 / guide p50 = %.1f×", c.Ratio)
-		}
-	} else if c.Err != "" {
-		t.Measured = "failed: " + c.Err
-	}
-	targetTable(&b, "Targets (get_content)", []Target{t})
+	rec := r.record("content", c.Load)
+	k := CorpusKey(c.Corpus)
 	if c.Err != "" {
-		return b.String()
+		rec.Notes = append(rec.Notes, "failed: "+c.Err)
+		rec.Metrics["content.p95@"+k] = Metric{Unit: UnitSeconds, What: "guide", Err: "failed: " + c.Err}
+		return rec
 	}
 	var ps []string
 	for _, p := range c.Patterns {
 		ps = append(ps, fmt.Sprintf("`%s` `%s`", p.Category, p.Pattern))
 	}
-	fmt.Fprintf(&b, "%d files, %s; no guide.yaml, so every top-level folder is a category (`**/*`). %d patterns, each selecting exactly 10 documents (counted from the corpus, asserted through get_content before timing), called in turn: %s.\n\n",
+	t := latencyTable(c.Corpus.Name, "what", c.Guide, c.FS)
+	t.About = fmt.Sprintf("%d files, %s; no guide.yaml, so every top-level folder is a category (`**/*`). %d patterns, each selecting exactly 10 documents (counted from the corpus, asserted through get_content before timing), called in turn: %s.",
 		len(c.Corpus.Files), FormatMB(c.Corpus.Bytes), len(c.Patterns), strings.Join(ps, ", "))
-	latencyRows(&b, c.Guide, c.FS)
-	for _, n := range c.Notes {
-		fmt.Fprintf(&b, "- Note: %s\n", n)
+	rec.Tables = append(rec.Tables, t)
+	rec.Notes = append(rec.Notes, c.Notes...)
+	rec.putLatency("content", k, c.Guide, "guide")
+	rec.putLatency("content.fs", k, c.FS, "the reference filesystem server")
+	if c.Ratio > 0 {
+		rec.Metrics["content.fs/guide@"+k] = Metric{Value: c.Ratio, Unit: UnitTimes, What: "the reference server's p50 against guide's"}
 	}
-	if len(c.Notes) > 0 {
-		b.WriteString("\n")
-	}
-	return b.String()
+	return rec
 }

@@ -34,13 +34,28 @@ type CorpusResult struct {
 
 // IndexRun is one way of going through a whole tree, timed.
 type IndexRun struct {
+	Kind     string // which run it is, one of the Run… constants
 	What     string
 	Docs     int
 	Bytes    int64
 	Duration time.Duration
-	Note     string
-	Err      string
+	// Disk is what the run left on disk (an index, a database, a data directory); RSS the
+	// process's resident set when it ended and Settled two seconds later, when measured.
+	Disk, RSS, Settled int64
+	Note               string
+	Err                string
 }
+
+// The kinds of index runs of the cold scenario.
+const (
+	RunHash      = "hash"      // walk + read + sha256
+	RunRipgrep   = "rg"        // rg over the tree
+	RunFTS5      = "fts5"      // SQLite FTS5 builds an index
+	RunBleve     = "bleve"     // Bleve alone builds an index
+	RunCatalog   = "catalog"   // guide until the catalog holds the first scan
+	RunAll       = "all"       // guide until every projection caught up
+	RunInProcess = "inprocess" // guide's pieces in the harness's process
+)
 
 // DocsPerSec is the documents handled per second.
 func (r IndexRun) DocsPerSec() float64 { return float64(r.Docs) / r.Duration.Seconds() }
@@ -50,11 +65,19 @@ func (r IndexRun) MBPerSec() float64 { return float64(r.Bytes) / 1e6 / r.Duratio
 
 // Restart is the time from spawning a server until its first answer.
 type Restart struct {
+	Kind  string // RestartKilled, RestartStopped or RestartBaseline
 	What  string
 	Times []time.Duration
 	Err   string
 	Note  string // what else was measured on the way, such as memory
 }
+
+// The kinds of restarts.
+const (
+	RestartKilled   = "killed"   // guide after SIGKILL
+	RestartStopped  = "stopped"  // guide after a clean stop
+	RestartBaseline = "baseline" // the reference server
+)
 
 // Median of the times.
 func (r Restart) Median() time.Duration { return stats.Median(r.Times) }
@@ -67,155 +90,184 @@ func (r Restart) Max() time.Duration {
 	return slices.Max(r.Times)
 }
 
-// Targets compares the run with the issue's targets.
-func (r *Result) Targets() []Target {
-	find := func(docs int) *CorpusResult {
-		for i := range r.Corpora {
-			c := &r.Corpora[i]
-			if c.Corpus.Generated && len(c.Corpus.Files) == docs {
-				return c
-			}
-		}
-		return nil
-	}
-	t := []Target{
-		{What: "cold index of 10k generated documents, all-in-one", Goal: "≥ 3,000 documents/s"},
-		{What: "cold index of 10k, spawn until every projection caught up, against SQLite FTS5 in the same run", Goal: "≤ 0.5× FTS5's time"},
-		{What: "view p95 on 100k documents", Goal: "≤ 2 ms"},
-		{What: "tree (depth 2) p95 on 100k documents", Goal: "≤ 10 ms"},
-		{What: "query process restart to first answer on 100k documents", Goal: "≤ 300 ms"},
-	}
-	for i := range t {
-		t[i].Measured, t[i].Met = "—", "not measured"
-	}
-	if c := find(10_000); c != nil {
-		for _, run := range c.Index {
-			if strings.HasPrefix(run.What, "guide all-in-one") && run.Err == "" && t[0].Met == "not measured" {
-				t[0].Measured = fmt.Sprintf("%.0f documents/s (%s)", run.DocsPerSec(), FormatDuration(run.Duration))
-				t[0].Met = verdict(run.DocsPerSec() >= 3000)
-			}
-		}
-		var fts, all time.Duration
-		for _, run := range c.Index {
-			switch {
-			case run.Err != "":
-			case strings.HasPrefix(run.What, "baseline: SQLite FTS5"):
-				fts = run.Duration
-			case strings.HasPrefix(run.What, "guide all-in-one: spawn until every projection"):
-				all = run.Duration
-			}
-		}
-		if fts > 0 && all > 0 {
-			r := all.Seconds() / fts.Seconds()
-			t[1].Measured = fmt.Sprintf("%.2f× (%s against %s)", r, FormatDuration(all), FormatDuration(fts))
-			t[1].Met = verdict(r <= 0.5)
-		}
-	}
-	if c := find(100_000); c != nil {
-		for _, l := range c.Latency {
-			if !strings.HasPrefix(l.Server, "guide") || l.N == 0 {
-				continue
-			}
-			switch l.Op {
-			case "view(document)":
-				t[2].Measured, t[2].Met = FormatDuration(l.P95), verdict(l.P95 <= 2*time.Millisecond && l.Errors == 0)
-			case "tree(folder, depth 2)":
-				t[3].Measured, t[3].Met = FormatDuration(l.P95), verdict(l.P95 <= 10*time.Millisecond && l.Errors == 0)
-			}
-		}
-		if len(c.Restarts) >= 2 && len(c.Restarts[0].Times) > 0 && len(c.Restarts[1].Times) > 0 {
-			k, s := c.Restarts[0], c.Restarts[1]
-			worst := max(k.Max(), s.Max())
-			t[4].Measured = fmt.Sprintf("median %s after SIGKILL, %s after a clean stop; worst %s",
-				FormatDuration(k.Median()), FormatDuration(s.Median()), FormatDuration(worst))
-			t[4].Met = verdict(worst <= 300*time.Millisecond)
-		}
-	}
-	return t
-}
-
-// Markdown renders the run: machine, targets, then one section per corpus.
-func (r *Result) Markdown() string {
-	var b strings.Builder
-	m := r.Machine
-	fmt.Fprintf(&b, "Measured by `make bench` on %s.\n\n", m.Date)
-	fmt.Fprintf(&b, "| machine | |\n|---|---|\n")
-	fmt.Fprintf(&b, "| CPUs (`nproc`) | %d |\n| CPU | %s |\n| memory | %s |\n| Go | %s |\n| kernel | %s |\n",
-		m.CPUs, m.CPU, m.Memory, m.Go, m.Kernel)
-	fmt.Fprintf(&b, "| run | %s; %d views and %d trees per server; %d restarts each way; seed %d |\n\n",
-		FormatDuration(r.Duration.Round(time.Second)), r.Settings.Views, r.Settings.Trees, r.Settings.Restarts, r.Settings.Seed)
-	fmt.Fprintf(&b, "Machine shared with other work during this run: %s (from `/proc/loadavg`, as `uptime` prints it).\n\n", r.Load)
-
-	b.WriteString("### Targets (cold index, latency, restart)\n\n| target | goal | measured | |\n|---|---|---|---|\n")
-	for _, t := range r.Targets() {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", t.What, t.Goal, t.Measured, t.Met)
-	}
-	b.WriteString("\n")
-	for _, n := range r.Notes {
-		fmt.Fprintf(&b, "- Note: %s\n", n)
-	}
-	if len(r.Notes) > 0 {
-		b.WriteString("\n")
-	}
-
+// coldRecord is the cold scenario on every corpus: each way of going through the tree,
+// guide's beside the baselines.
+func (r *Result) coldRecord() Record {
+	rec := r.record("cold", r.Load)
+	rec.Notes = append(rec.Notes, r.Notes...)
 	for _, cr := range r.Corpora {
-		c := cr.Corpus
-		fmt.Fprintf(&b, "### %s\n\n", c.Name)
-		fmt.Fprintf(&b, "%d files, %s, %d folders, mean %.1f kB per file",
-			len(c.Files), FormatMB(c.Bytes), len(c.Folders), float64(c.Bytes)/1e3/float64(max(1, len(c.Files))))
-		if c.Generated {
-			b.WriteString("; generated by `tools/corpus`")
-			if c.GenTime > 0 {
-				fmt.Fprintf(&b, " in %s", FormatDuration(c.GenTime))
-			}
+		if len(cr.Index) == 0 {
+			continue
 		}
-		b.WriteString(".\n\n")
-
-		if len(cr.Index) > 0 {
-			b.WriteString("**Cold index** (warm page cache)\n\n| what | documents | time | documents/s | MB/s | note |\n|---|---:|---:|---:|---:|---|\n")
-			for _, run := range cr.Index {
-				if run.Err != "" {
-					fmt.Fprintf(&b, "| %s | | | | | failed: %s |\n", run.What, run.Err)
-					continue
-				}
+		c := cr.Corpus
+		k := CorpusKey(c)
+		t := NewTable(c.Name, "what", ">documents", ">time", ">documents/s", ">MB/s", "note")
+		t.About = corpusAbout(c)
+		byKind := map[string]IndexRun{}
+		for _, run := range cr.Index {
+			if run.Err != "" {
+				t.Add(run.What, "", "", "", "", "failed: "+run.Err)
+			} else {
 				mbs := "—"
 				if run.Bytes > 0 {
 					mbs = fmt.Sprintf("%.1f", run.MBPerSec())
 				}
-				fmt.Fprintf(&b, "| %s | %d | %s | %.0f | %s | %s |\n", run.What, run.Docs, FormatDuration(run.Duration), run.DocsPerSec(), mbs, run.Note)
+				t.Add(run.What, run.Docs, FormatDuration(run.Duration), fmt.Sprintf("%.0f", run.DocsPerSec()), mbs, run.Note)
 			}
-			if cr.ScanLog != "" {
-				fmt.Fprintf(&b, "\nguide logged its first reconcile as: `%s`.\n", cr.ScanLog)
+			if _, ok := byKind[run.Kind]; !ok || run.Kind == RunHash {
+				byKind[run.Kind] = run // of the hash runs, the last: the most goroutines
 			}
-			b.WriteString("\n")
 		}
+		if cr.ScanLog != "" {
+			t.Notes = append(t.Notes, fmt.Sprintf("guide logged its first reconcile as: `%s`.", cr.ScanLog))
+		}
+		if cr.RSSIndex > 0 {
+			t.Notes = append(t.Notes, fmt.Sprintf("guide-mcp resident memory (VmRSS) once the catalog held the first scan: %s.", fmtMiB(cr.RSSIndex)))
+		}
+		rec.Tables = append(rec.Tables, t)
 
-		if len(cr.Latency) > 0 {
-			b.WriteString("**Latency** (same calls, same order, for every server)\n\n| server | call | n | errors | p50 | p95 | p99 | max | note |\n|---|---|---:|---:|---:|---:|---:|---:|---|\n")
-			for _, l := range cr.Latency {
-				if l.Err != "" {
-					fmt.Fprintf(&b, "| %s | %s | | | | | | | not measured: %s |\n", l.Server, l.Op, l.Err)
-					continue
-				}
-				fmt.Fprintf(&b, "| %s | %s | %d | %d | %s | %s | %s | %s | %s |\n", l.Server, l.Op, l.N, l.Errors,
-					FormatDuration(l.P50), FormatDuration(l.P95), FormatDuration(l.P99), FormatDuration(l.Max), l.Note)
+		put := func(key string, run IndexRun, what string) bool {
+			if run.Kind == "" {
+				return false
 			}
-			b.WriteString("\n")
-		}
-
-		if len(cr.Restarts) > 0 {
-			b.WriteString("**Restart to first answer**\n\n| what | runs | median | max | note |\n|---|---:|---:|---:|---|\n")
-			for _, rs := range cr.Restarts {
-				note := rs.Note
-				if rs.Err != "" {
-					note = "failed: " + rs.Err
-				}
-				fmt.Fprintf(&b, "| %s | %d | %s | %s | %s |\n", rs.What, len(rs.Times), FormatDuration(rs.Median()), FormatDuration(rs.Max()), note)
+			if run.Err != "" {
+				rec.Metrics[key] = Metric{Unit: UnitSeconds, What: what, Err: "failed: " + run.Err}
+				return false
 			}
-			b.WriteString("\n")
+			rec.Metrics[key] = Metric{Value: run.Duration.Seconds(), Unit: UnitSeconds, What: what}
+			return true
 		}
-		fmt.Fprintf(&b, "guide-mcp resident memory (VmRSS): %s after the first scan, %s after the calls; peak (VmHWM) %s.\n\n",
-			fmtMiB(cr.RSSIndex), fmtMiB(cr.RSSCalls), fmtMiB(cr.PeakRSS))
+		put("cold.hash@"+k, byKind[RunHash], "walk + read + sha256")
+		put("cold.fts5@"+k, byKind[RunFTS5], "SQLite FTS5")
+		put("cold.bleve@"+k, byKind[RunBleve], "Bleve alone")
+		if put("cold.catalog@"+k, byKind[RunCatalog], "guide, until the catalog holds the first scan") {
+			run := byKind[RunCatalog]
+			rec.Metrics["cold.docs-per-s@"+k] = Metric{Value: run.DocsPerSec(), Unit: UnitPerSecond, What: "guide, until the catalog holds the first scan",
+				Note: FormatDuration(run.Duration)}
+		}
+		if put("cold.all@"+k, byKind[RunAll], "guide, until every projection caught up") {
+			all := byKind[RunAll]
+			if fts := byKind[RunFTS5]; fts.Kind != "" && fts.Err == "" && fts.Duration > 0 {
+				rec.Metrics["cold.all/fts5@"+k] = Metric{Value: all.Duration.Seconds() / fts.Duration.Seconds(), Unit: UnitTimes,
+					What: "guide's time against SQLite FTS5's", Note: FormatDuration(all.Duration) + " against " + FormatDuration(fts.Duration)}
+			}
+			if all.Settled > 0 {
+				rec.Metrics["cold.rss-settled@"+k] = Metric{Value: float64(all.Settled), Unit: UnitBytes,
+					What: "VmRSS two seconds after every projection caught up", Note: FormatMB(all.RSS) + " when caught up"}
+			}
+			if all.Disk > 0 && c.Bytes > 0 {
+				rec.Metrics["cold.data/text@"+k] = Metric{Value: float64(all.Disk) / float64(c.Bytes), Unit: UnitTimes,
+					What: "guide's data directory against the text", Note: FormatMB(all.Disk)}
+			}
+		}
+		if fts := byKind[RunFTS5]; fts.Err == "" && fts.Disk > 0 && c.Bytes > 0 {
+			rec.Metrics["cold.fts5-db/text@"+k] = Metric{Value: float64(fts.Disk) / float64(c.Bytes), Unit: UnitTimes,
+				What: "SQLite FTS5's database against the text", Note: FormatMB(fts.Disk)}
+		}
 	}
-	return b.String()
+	return rec
+}
+
+// latencyRecord is the latency scenario on every corpus: view and tree through guide,
+// beside direct reads and the reference server.
+func (r *Result) latencyRecord() Record {
+	rec := r.record("latency", r.Load)
+	rec.Notes = append(rec.Notes, r.Notes...)
+	rec.Notes = append(rec.Notes, fmt.Sprintf("%d view and %d tree calls per server, seed %d.", r.Settings.Views, r.Settings.Trees, r.Settings.Seed))
+	for _, cr := range r.Corpora {
+		if len(cr.Latency) == 0 {
+			continue
+		}
+		k := CorpusKey(cr.Corpus)
+		t := latencyTable(cr.Corpus.Name, "server", cr.Latency...)
+		t.About = corpusAbout(cr.Corpus)
+		if cr.RSSCalls > 0 {
+			t.Notes = append(t.Notes, fmt.Sprintf("guide-mcp resident memory (VmRSS) after the calls: %s; peak (VmHWM) %s.", fmtMiB(cr.RSSCalls), fmtMiB(cr.PeakRSS)))
+		}
+		rec.Tables = append(rec.Tables, t)
+		for _, l := range cr.Latency {
+			who := ""
+			switch {
+			case strings.HasPrefix(l.Server, "guide"):
+			case strings.Contains(l.Server, "os.ReadFile"):
+				who = "os-"
+			case strings.Contains(l.Server, "server-filesystem"):
+				who = "fs-"
+			default:
+				continue
+			}
+			op := ""
+			switch {
+			case strings.HasPrefix(l.Op, "view"):
+				op = "view"
+			case strings.HasPrefix(l.Op, "tree"):
+				op = "tree"
+			default:
+				continue
+			}
+			what := map[string]string{"": "guide", "os-": "os.ReadFile / os.ReadDir in-process", "fs-": "the reference filesystem server"}[who]
+			rec.putLatency("latency."+who+op, k, l, what)
+		}
+		if cr.PeakRSS > 0 {
+			rec.Metrics["latency.vmhwm@"+k] = Metric{Value: float64(cr.PeakRSS), Unit: UnitBytes, What: "guide-mcp's peak resident memory (VmHWM), first index and calls"}
+		}
+	}
+	return rec
+}
+
+// restartRecord is the restart scenario on every corpus.
+func (r *Result) restartRecord() Record {
+	rec := r.record("restart", r.Load)
+	rec.Notes = append(rec.Notes, fmt.Sprintf("%d restarts each way.", r.Settings.Restarts))
+	for _, cr := range r.Corpora {
+		if len(cr.Restarts) == 0 {
+			continue
+		}
+		k := CorpusKey(cr.Corpus)
+		t := NewTable(cr.Corpus.Name, "what", ">runs", ">median", ">max", "note")
+		var worst time.Duration
+		ways, failed := 0, ""
+		for _, rs := range cr.Restarts {
+			note := rs.Note
+			if rs.Err != "" {
+				note = "failed: " + rs.Err
+			}
+			t.Add(rs.What, len(rs.Times), FormatDuration(rs.Median()), FormatDuration(rs.Max()), note)
+			switch rs.Kind {
+			case RestartKilled, RestartStopped:
+				ways++
+				worst = max(worst, rs.Max())
+				if rs.Err != "" {
+					failed = "failed: " + rs.Err
+				}
+				rec.Metrics["restart."+rs.Kind+".median@"+k] = Metric{Value: rs.Median().Seconds(), Unit: UnitSeconds,
+					What: map[string]string{RestartKilled: "median after SIGKILL", RestartStopped: "median after a clean stop"}[rs.Kind]}
+			case RestartBaseline:
+				if rs.Err == "" && len(rs.Times) > 0 {
+					rec.Metrics["restart.fs@"+k] = Metric{Value: rs.Median().Seconds(), Unit: UnitSeconds, What: "the reference filesystem server"}
+				}
+			}
+		}
+		rec.Tables = append(rec.Tables, t)
+		if ways == 2 {
+			m := Metric{Value: worst.Seconds(), Unit: UnitSeconds, What: "guide, worst restart", Err: failed}
+			kill, stop := rec.Metrics["restart.killed.median@"+k], rec.Metrics["restart.stopped.median@"+k]
+			m.Note = fmt.Sprintf("median %s after SIGKILL, %s after a clean stop", UnitSeconds.Format(kill.Value), UnitSeconds.Format(stop.Value))
+			rec.Metrics["restart.worst@"+k] = m
+		}
+	}
+	return rec
+}
+
+// corpusAbout describes a corpus in one sentence.
+func corpusAbout(c *Corpus) string {
+	s := fmt.Sprintf("%d files, %s, %d folders, mean %.1f kB per file",
+		len(c.Files), FormatMB(c.Bytes), len(c.Folders), float64(c.Bytes)/1e3/float64(max(1, len(c.Files))))
+	if c.Generated {
+		s += "; generated by `tools/corpus`"
+		if c.GenTime > 0 {
+			s += " in " + FormatDuration(c.GenTime)
+		}
+	}
+	return s + "."
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -44,3 +45,6 @@ func NoteSuffix(s string) string {
 	}
 	return "; " + s
 }
+
+// seconds is a value in seconds as a duration, rounded to the nanosecond.
+func seconds(v float64) time.Duration { return time.Duration(math.Round(v * 1e9)) }

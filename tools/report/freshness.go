@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/guide/guide/tools/stats"
@@ -69,121 +68,111 @@ func medianOnce(runs []OnceRun) OnceRun {
 	return stats.PercentileFunc(runs, 50, func(a, b OnceRun) int { return cmp.Compare(a.Duration, b.Duration) })
 }
 
-func (r *Result) freshMarkdown() string {
-	var b strings.Builder
-	l := Load{Before: "?", After: "?"}
-	switch {
-	case r.Once != nil:
-		l.Before = r.Once.Load.Before
-	case r.Fresh != nil:
-		l.Before = r.Fresh.Load.Before
-	case r.Churn != nil:
-		l.Before = r.Churn.Load.Before
+func (r *Result) freshRecord() Record {
+	f := r.Fresh
+	if f == nil {
+		rec := r.record("fresh", Load{Before: "?"})
+		rec.Notes = append(rec.Notes, "split mode did not start: "+r.SplitErr)
+		return rec
 	}
-	switch {
-	case r.Churn != nil:
-		l.After = r.Churn.Load.After
-	case r.Fresh != nil:
-		l.After = r.Fresh.Load.After
-	case r.Once != nil:
-		l.After = r.Once.Load.After
-	}
-	var names []string
-	for _, x := range []struct {
-		name string
-		ran  bool
-	}{{"fresh", r.Fresh != nil}, {"once", r.Once != nil}, {"churn", r.Churn != nil}} {
-		if x.ran {
-			names = append(names, x.name)
+	rec := r.record("fresh", f.Load)
+	k := CorpusKey(f.Corpus)
+	t := latencyTable(f.Corpus.Name, "what", f.View, f.Search)
+	t.About = fmt.Sprintf("First scan applied by the index %s after the indexer was spawned.", FormatDuration(f.Setup))
+	rec.Tables = append(rec.Tables, t)
+	rec.putLatency("fresh.view", k, f.View, "guide")
+	rec.putLatency("fresh.search", k, f.Search, "guide")
+	if len(f.Rescan) > 0 {
+		rt := NewTable("Baseline: a full re-scan after one file changed (indexer --once against the same NATS, whole process)", ">run", ">time", ">documents", ">read", ">published", "note")
+		for i, x := range f.Rescan {
+			rt.Add(i+1, FormatDuration(x.Duration), x.Documents, x.Read, x.Published, errText(x.Err))
 		}
+		m := medianOnce(f.Rescan)
+		rt.Notes = append(rt.Notes, fmt.Sprintf("Median re-scan %s against the watcher's view p50 %s.", FormatDuration(m.Duration), FormatDuration(f.View.P50)))
+		rec.Tables = append(rec.Tables, rt)
+		rec.Metrics["fresh.rescan@"+k] = Metric{Value: m.Duration.Seconds(), Unit: UnitSeconds, What: "a full re-scan (indexer --once), median"}
 	}
-	r.header(&b, strings.Join(names, ","), l)
-	var ts []Target
-	if f := r.Fresh; f != nil {
-		for _, x := range []Latency{f.View, f.Search} {
-			ts = append(ts, Target{What: x.Op + " (split mode, " + f.Corpus.Name + ")", Goal: "p50 ≤ 50 ms, p95 ≤ 150 ms",
-				Measured: fmt.Sprintf("p50 %s, p95 %s (%d samples, %d timed out)", FormatDuration(x.P50), FormatDuration(x.P95), x.N, x.Errors),
-				Met:      verdict(x.N > 0 && x.Errors == 0 && x.P50 <= 50*time.Millisecond && x.P95 <= 150*time.Millisecond)})
+	return rec
+}
+
+func (r *Result) onceRecord() Record {
+	o := r.Once
+	rec := r.record("once", o.Load)
+	k := CorpusKey(o.Corpus)
+	t := NewTable(o.Corpus.Name, "what", ">time", ">documents", ">read", ">published", "note")
+	t.About = fmt.Sprintf("Store: %s.", o.Store)
+	if o.Initial != nil {
+		t.Add("first run, empty store (not a target)", FormatDuration(o.Initial.Duration), o.Initial.Documents, o.Initial.Read, o.Initial.Published, errText(o.Initial.Err))
+	}
+	for i, x := range o.Runs {
+		known := ""
+		if x.Known != "" {
+			known = "; the stream's state from the " + x.Known
 		}
+		t.Add(fmt.Sprintf("indexer --once, nothing changed, run %d", i+1), FormatDuration(x.Duration), x.Documents, x.Read, x.Published,
+			fmt.Sprintf("reported %d ms inside the process%s%s", x.Millis, known, NoteSuffix(errText(x.Err))))
 	}
-	if o := r.Once; o != nil && len(o.Runs) > 0 {
+	t.Add(o.Walk.What, FormatDuration(o.Walk.Duration), o.Walk.Docs, "", "", "")
+	t.Add(o.Hash.What, FormatDuration(o.Hash.Duration), o.Hash.Docs, o.Hash.Docs, "", "for scale: what a re-scan that reads every file pays")
+	rec.Tables = append(rec.Tables, t)
+	if len(o.Runs) > 0 {
 		m := medianOnce(o.Runs)
-		worst := slices.MaxFunc(o.Runs, func(a, b OnceRun) int { return int(a.Duration - b.Duration) })
-		pub := 0
+		worst := slices.MaxFunc(o.Runs, func(a, b OnceRun) int { return cmp.Compare(a.Duration, b.Duration) })
+		events := 0
+		failed := ""
 		for _, x := range o.Runs {
-			pub += x.Published + x.Deleted
-		}
-		ts = append(ts, Target{What: "indexer --once with nothing changed, " + o.Corpus.Name, Goal: "≤ 2 s and 0 events",
-			Measured: fmt.Sprintf("median %s, worst %s; %d events published in %d runs", FormatDuration(m.Duration), FormatDuration(worst.Duration), pub, len(o.Runs)),
-			Met:      at100k(len(o.Corpus.Files), verdict(worst.Duration <= 2*time.Second && pub == 0 && worst.Err == ""))})
-	}
-	if c := r.Churn; c != nil {
-		maxLag := time.Duration(0)
-		if len(c.TimeLag) > 0 {
-			maxLag = slices.Max(c.TimeLag)
-		}
-		ok := c.Samples > 0 && maxLag <= time.Second && c.CatchUpErr == ""
-		ts = append(ts, Target{What: fmt.Sprintf("%d writes/s for %s: query process never more than 1 s behind (split mode, %s)", c.Rate, c.For, c.Corpus.Name),
-			Goal: "max lag ≤ 1 s", Measured: fmt.Sprintf("max %s, p99 %s over %d samples; %d writes at %.0f/s",
-				FormatDuration(maxLag), FormatDuration(stats.Percentile(c.TimeLag, 99)), c.Samples, c.Writes, float64(c.Writes)/max(c.WriteTime.Seconds(), 1e-9)),
-			Met: verdict(ok)})
-	}
-	targetTable(&b, "Targets (freshness and CI)", ts)
-	if r.SplitErr != "" {
-		fmt.Fprintf(&b, "- Split mode did not start: %s\n\n", r.SplitErr)
-	}
-	if f := r.Fresh; f != nil {
-		fmt.Fprintf(&b, "#### fresh: a saved file, in split mode (%s)\n\n", f.Corpus.Name)
-		fmt.Fprintf(&b, "`bin/indexer --root COPY --data D --listen 127.0.0.1:PORT` (embedded NATS on a free loopback port, watching) and `bin/guide-mcp --nats nats://127.0.0.1:PORT --data Q` over stdio; first scan applied by the index %s after the indexer was spawned. "+
-			"Each sample writes a unique token into a random document (os.WriteFile) and polls view (until its content holds the token) and search (until it finds the token), ~1 ms apart. %s.\n\n", FormatDuration(f.Setup), f.Load)
-		latencyRows(&b, f.View, f.Search)
-		if len(f.Rescan) > 0 {
-			b.WriteString("Baseline, what a tool without a watcher needs: a full re-scan after one file changed, `bin/indexer --once --json --root COPY --nats URL` against the same running NATS, whole process:\n\n")
-			b.WriteString("| run | time | documents | read | published | note |\n|---|---:|---:|---:|---:|---|\n")
-			for i, x := range f.Rescan {
-				fmt.Fprintf(&b, "| %d | %s | %d | %d | %d | %s |\n", i+1, FormatDuration(x.Duration), x.Documents, x.Read, x.Published, errText(x.Err))
+			events += x.Published + x.Deleted
+			if x.Err != "" {
+				failed = "failed: " + x.Err
 			}
-			fmt.Fprintf(&b, "\nMedian re-scan %s against the watcher's view p50 %s. (The running indexer's watcher may publish the change before the re-scan reaches the file, so the re-scan can publish 0.)\n\n",
-				FormatDuration(medianOnce(f.Rescan).Duration), FormatDuration(f.View.P50))
 		}
+		rec.Metrics["once.worst@"+k] = Metric{Value: worst.Duration.Seconds(), Unit: UnitSeconds, What: "indexer --once, worst run",
+			Note: fmt.Sprintf("median %s of %d runs", FormatDuration(m.Duration), len(o.Runs)), Err: failed}
+		rec.Metrics["once.events@"+k] = Metric{Value: float64(events), Unit: UnitCount, What: "events published by the runs"}
 	}
-	if o := r.Once; o != nil {
-		fmt.Fprintf(&b, "#### once: `indexer --once --json` with nothing changed (%s)\n\n", o.Corpus.Name)
-		fmt.Fprintf(&b, "Store: %s. Whole process: start, embedded NATS recovering the stream, walk, compare, exit. %s.\n\n", o.Store, o.Load)
-		b.WriteString("| what | time | documents | read | published | note |\n|---|---:|---:|---:|---:|---|\n")
-		if o.Initial != nil {
-			fmt.Fprintf(&b, "| first run, empty store (not a target) | %s | %d | %d | %d | %s |\n", FormatDuration(o.Initial.Duration), o.Initial.Documents, o.Initial.Read, o.Initial.Published, errText(o.Initial.Err))
-		}
-		for i, x := range o.Runs {
-			known := ""
-			if x.Known != "" {
-				known = "; the stream's state from the " + x.Known
-			}
-			fmt.Fprintf(&b, "| indexer --once, nothing changed, run %d | %s | %d | %d | %d | reported %d ms inside the process%s%s |\n",
-				i+1, FormatDuration(x.Duration), x.Documents, x.Read, x.Published, x.Millis, known, NoteSuffix(errText(x.Err)))
-		}
-		fmt.Fprintf(&b, "| %s | %s | %d | | | |\n", o.Walk.What, FormatDuration(o.Walk.Duration), o.Walk.Docs)
-		fmt.Fprintf(&b, "| %s | %s | %d | %d | | for scale: what a re-scan that reads every file pays |\n\n", o.Hash.What, FormatDuration(o.Hash.Duration), o.Hash.Docs, o.Hash.Docs)
+	if o.Walk.Duration > 0 {
+		rec.Metrics["once.walk@"+k] = Metric{Value: o.Walk.Duration.Seconds(), Unit: UnitSeconds, What: "walk + stat"}
 	}
-	if c := r.Churn; c != nil {
-		fmt.Fprintf(&b, "#### churn: %d writes/s for %s, split mode (%s)\n\n", c.Rate, c.For, c.Corpus.Name)
-		fmt.Fprintf(&b, "Writes go round-robin over the documents, each appending `churnstamp SEQ UNIXNANO`; bounded at %d writes and %s. Every 100 ms the harness reads `guide://_status` (lag in events: `stream_last_seq − applied_seq` for the catalog and for the index) and finds, with `view` and bisection over its write log, the oldest write the query process does not show yet (lag in time: its age when view did not show it). %s.\n\n",
-			int(float64(c.Rate)*c.For.Seconds()), c.For+5*time.Second, c.Load)
-		rate := float64(c.Writes) / max(c.WriteTime.Seconds(), 1e-9)
-		b.WriteString("| measure | value |\n|---|---:|\n")
-		fmt.Fprintf(&b, "| writes made | %d in %s (%.0f/s) |\n", c.Writes, FormatDuration(c.WriteTime), rate)
-		fmt.Fprintf(&b, "| status samples | %d (%d failed) |\n", c.Samples, c.SampleErrs)
-		fmt.Fprintf(&b, "| lag in time (oldest write not shown by view): p50 / p99 / max | %s / %s / %s |\n", FormatDuration(stats.Percentile(c.TimeLag, 50)), FormatDuration(stats.Percentile(c.TimeLag, 99)), FormatDuration(stats.Percentile(c.TimeLag, 100)))
-		fmt.Fprintf(&b, "| catalog lag in events: p50 / p99 / max | %d / %d / %d |\n", stats.Percentile(c.CatalogLag, 50), stats.Percentile(c.CatalogLag, 99), stats.Percentile(c.CatalogLag, 100))
-		fmt.Fprintf(&b, "| index lag in events: p50 / p99 / max | %d / %d / %d |\n", stats.Percentile(c.IndexLag, 50), stats.Percentile(c.IndexLag, 99), stats.Percentile(c.IndexLag, 100))
-		catch := FormatDuration(c.CatchUp)
-		if c.CatchUpErr != "" {
-			catch = c.CatchUpErr
-		}
-		fmt.Fprintf(&b, "| last write to caught up (view shows it, index at stream_last_seq) | %s |\n\n", catch)
-		if r.Fresh != nil && len(r.Fresh.Rescan) > 0 {
-			fmt.Fprintf(&b, "Baseline: a tool that re-scans instead of watching is at least one re-scan behind: %s here (fresh, above).\n\n", FormatDuration(medianOnce(r.Fresh.Rescan).Duration))
-		}
+	if o.Hash.Duration > 0 {
+		rec.Metrics["once.hash@"+k] = Metric{Value: o.Hash.Duration.Seconds(), Unit: UnitSeconds, What: "walk + read + sha256"}
 	}
-	return b.String()
+	return rec
+}
+
+func (r *Result) churnRecord() Record {
+	c := r.Churn
+	if c == nil {
+		rec := r.record("churn", Load{Before: "?"})
+		rec.Notes = append(rec.Notes, "split mode did not start: "+r.SplitErr)
+		return rec
+	}
+	rec := r.record("churn", c.Load)
+	k := CorpusKey(c.Corpus)
+	rate := float64(c.Writes) / max(c.WriteTime.Seconds(), 1e-9)
+	t := NewTable(fmt.Sprintf("%s: %d writes/s for %s", c.Corpus.Name, c.Rate, c.For), "measure", ">value")
+	t.About = fmt.Sprintf("Bounded at %d writes and %s.", int(float64(c.Rate)*c.For.Seconds()), c.For+5*time.Second)
+	t.Add("writes made", fmt.Sprintf("%d in %s (%.0f/s)", c.Writes, FormatDuration(c.WriteTime), rate))
+	t.Add("status samples", fmt.Sprintf("%d (%d failed)", c.Samples, c.SampleErrs))
+	t.Add("lag in time (oldest write not shown by view): p50 / p99 / max", fmt.Sprintf("%s / %s / %s", FormatDuration(stats.Percentile(c.TimeLag, 50)), FormatDuration(stats.Percentile(c.TimeLag, 99)), FormatDuration(stats.Percentile(c.TimeLag, 100))))
+	t.Add("catalog lag in events: p50 / p99 / max", fmt.Sprintf("%d / %d / %d", stats.Percentile(c.CatalogLag, 50), stats.Percentile(c.CatalogLag, 99), stats.Percentile(c.CatalogLag, 100)))
+	t.Add("index lag in events: p50 / p99 / max", fmt.Sprintf("%d / %d / %d", stats.Percentile(c.IndexLag, 50), stats.Percentile(c.IndexLag, 99), stats.Percentile(c.IndexLag, 100)))
+	catch := FormatDuration(c.CatchUp)
+	if c.CatchUpErr != "" {
+		catch = c.CatchUpErr
+	}
+	t.Add("last write to caught up (view shows it, index at stream_last_seq)", catch)
+	rec.Tables = append(rec.Tables, t)
+	m := Metric{Unit: UnitSeconds, What: "guide, the oldest write not shown"}
+	switch {
+	case c.Samples == 0:
+		m.Err = "no status sample"
+	case c.CatchUpErr != "":
+		m.Err = c.CatchUpErr
+	}
+	if len(c.TimeLag) > 0 {
+		m.Value = slices.Max(c.TimeLag).Seconds()
+		m.Note = fmt.Sprintf("p99 %s over %d samples; %d writes at %.0f/s", FormatDuration(stats.Percentile(c.TimeLag, 99)), c.Samples, c.Writes, rate)
+	}
+	rec.Metrics["churn.max-lag@"+k] = m
+	return rec
 }

@@ -1,10 +1,14 @@
-// Package report renders what the benchmark harness measured as the Markdown of
-// BENCHMARKS.md: data types in, Markdown out. It does no I/O and starts no process, so
-// its output is tested with golden files.
+// Package report keeps what the benchmark harness measured and renders it: a run's
+// results become one record per area (results.go), the records are kept in BENCHMARKS.json
+// (the latest of each area), and the whole of BENCHMARKS.md is rendered from that file
+// (render.go): every target with its figure first (targets.go), then each area's tables,
+// then how each is measured (measured/*.md). Rendering does no I/O, so its output is tested
+// with golden files.
 package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -21,11 +25,16 @@ type Settings struct {
 type Result struct {
 	Machine  Machine
 	Settings Settings
-	Started  time.Time
-	Duration time.Duration
-	Corpora  []CorpusResult
-	Load     Load     // of the cold, latency and restart scenarios
-	Notes    []string // what could not be measured, and why
+	// Command is the command line of the run and Commit the build measured, as the
+	// records state them; Scenarios are the scenarios it ran.
+	Command   string
+	Commit    string
+	Scenarios []string
+	Started   time.Time
+	Duration  time.Duration
+	Corpora   []CorpusResult
+	Load      Load     // of the cold, latency and restart scenarios
+	Notes     []string // what could not be measured, and why
 
 	Search  []SearchResult
 	Content *ContentResult
@@ -34,6 +43,7 @@ type Result struct {
 	Churn   *ChurnResult
 	Web     *WebResult
 	Clients *ClientsResult
+	Replica *ReplicaResult
 	Scale   *ScaleResult // opt-in: --scenarios scale
 	// SplitErr says why the split-mode scenarios did not run.
 	SplitErr string
@@ -41,91 +51,127 @@ type Result struct {
 
 // Machine is what the run ran on.
 type Machine struct {
-	CPUs   int
-	CPU    string
-	Memory string
-	Go     string
-	Kernel string
-	Date   string
+	CPUs   int    `json:"cpus"`
+	CPU    string `json:"cpu,omitempty"`
+	Memory string `json:"memory,omitempty"`
+	Go     string `json:"go,omitempty"`
+	Kernel string `json:"kernel,omitempty"`
+	Date   string `json:"-"` // when the run began: the date of its records
 }
 
-// Load is the load average when a scenario began and when it ended.
-type Load struct{ Before, After string }
+// Load is the load average (1, 5, 15 min, as /proc/loadavg has it) when a scenario began
+// and when it ended.
+type Load struct {
+	Before string `json:"before"`
+	After  string `json:"after,omitempty"`
+}
 
 // String is how the tables state the load.
 func (l Load) String() string {
+	if l.After == "" {
+		return fmt.Sprintf("load average (1, 5, 15 min) %s before", l.Before)
+	}
 	return fmt.Sprintf("load average (1, 5, 15 min) %s before, %s after", l.Before, l.After)
 }
 
-// Target is a performance goal beside the figure measured for it.
-type Target struct {
-	What     string
-	Goal     string
-	Measured string
-	Met      string // "met", "not met", or "not measured"
-}
-
-// Block is one part of BENCHMARKS.md the harness writes, between its own markers, so
-// that a run of some scenarios leaves the others' tables as they were.
-type Block struct {
-	Name     string // "" for the block of the cold, latency and restart scenarios
-	Markdown string
-}
-
-// Blocks renders every part this run measured.
-func (r *Result) Blocks() []Block {
-	var out []Block
-	if len(r.Corpora) > 0 {
-		out = append(out, Block{Markdown: r.Markdown()})
+// Records turns what the run measured into one record per area it measured, for the
+// results file.
+func (r *Result) Records() []Record {
+	var out []Record
+	has := func(f func(CorpusResult) bool) bool { return slices.ContainsFunc(r.Corpora, f) }
+	if has(func(c CorpusResult) bool { return len(c.Index) > 0 }) {
+		out = append(out, r.coldRecord())
+	}
+	if has(func(c CorpusResult) bool { return len(c.Latency) > 0 }) {
+		out = append(out, r.latencyRecord())
+	}
+	if has(func(c CorpusResult) bool { return len(c.Restarts) > 0 }) {
+		out = append(out, r.restartRecord())
 	}
 	if len(r.Search) > 0 {
-		out = append(out, Block{Name: "search", Markdown: r.searchMarkdown()})
+		out = append(out, r.searchRecord())
 	}
 	if r.Content != nil {
-		out = append(out, Block{Name: "content", Markdown: r.contentMarkdown()})
-	}
-	if r.Fresh != nil || r.Once != nil || r.Churn != nil || r.SplitErr != "" {
-		out = append(out, Block{Name: "freshness", Markdown: r.freshMarkdown()})
+		out = append(out, r.contentRecord())
 	}
 	if r.Web != nil {
-		out = append(out, Block{Name: "web", Markdown: r.webMarkdown()})
+		out = append(out, r.webRecord())
+	}
+	if r.Fresh != nil || r.SplitErr != "" && r.Ran(AreaFresh) {
+		out = append(out, r.freshRecord())
+	}
+	if r.Once != nil {
+		out = append(out, r.onceRecord())
+	}
+	if r.Churn != nil || r.SplitErr != "" && r.Ran(AreaChurn) {
+		out = append(out, r.churnRecord())
 	}
 	if r.Clients != nil {
-		out = append(out, Block{Name: "clients", Markdown: r.clientsMarkdown()})
+		out = append(out, r.clientsRecord())
+	}
+	if r.Replica != nil {
+		out = append(out, r.replicaRecord())
 	}
 	if r.Scale != nil {
-		out = append(out, Block{Name: "scale", Markdown: r.scaleMarkdown()})
+		out = append(out, r.scaleRecord())
 	}
 	return out
 }
 
-// verdict is a target's last column.
-func verdict(ok bool) string {
-	if ok {
-		return "met"
-	}
-	return "not met"
+// The areas whose records a failed split mode still writes.
+const (
+	AreaFresh = "fresh"
+	AreaChurn = "churn"
+)
+
+// Ran reports whether the run included the scenario.
+func (r *Result) Ran(scenario string) bool { return slices.Contains(r.Scenarios, scenario) }
+
+// record starts the record of an area for this run.
+func (r *Result) record(area string, l Load) Record {
+	m := r.Machine
+	m.Date = "" // the record's own
+	return Record{Area: area, Date: r.Machine.Date, Machine: m, Load: l, Command: r.Command, Commit: r.Commit,
+		Metrics: map[string]Metric{}}
 }
 
-// at100k qualifies a verdict on a corpus of another size than the target's.
-func at100k(docs int, v string) string {
-	if docs != 100_000 {
-		return fmt.Sprintf("%s (on %d documents, not the target's 100k)", v, docs)
+// CorpusKey names a corpus in metric keys: its size for a generated one (10k, 100k, 1M),
+// goroot for the Go tree.
+func CorpusKey(c *Corpus) string {
+	if c.Generated {
+		return SizeKey(len(c.Files))
 	}
-	return v
+	if strings.Contains(c.Name, "GOROOT") {
+		return "goroot"
+	}
+	return Anchor(c.Name)
 }
 
-func (r *Result) header(b *strings.Builder, what string, l Load) {
-	fmt.Fprintf(b, "Measured by `make bench --scenarios %s` on %s (%d CPUs, %s); %s.\n\n",
-		what, r.Machine.Date, r.Machine.CPUs, r.Machine.Go, l)
+// SizeKey writes a number of documents as metric keys do: 1k, 100k, 1M.
+func SizeKey(n int) string {
+	switch {
+	case n >= 1_000_000 && n%1_000_000 == 0:
+		return fmt.Sprintf("%dM", n/1_000_000)
+	case n >= 1000 && n%1000 == 0:
+		return fmt.Sprintf("%dk", n/1000)
+	}
+	return fmt.Sprint(n)
 }
 
-func targetTable(b *strings.Builder, title string, ts []Target) {
-	fmt.Fprintf(b, "### %s\n\n| target | goal | measured | |\n|---|---|---|---|\n", title)
-	for _, t := range ts {
-		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", t.What, t.Goal, t.Measured, t.Met)
+// putLatency adds the p50 and p95 of a latency as metrics PREFIX.p50@KEY and .p95@KEY;
+// errors during the calls, or a failure, mark them.
+func (rec *Record) putLatency(prefix, key string, l Latency, what string) {
+	errs := ""
+	switch {
+	case l.Err != "":
+		errs = "failed: " + l.Err
+	case l.N == 0:
+		errs = "no calls"
+	case l.Errors > 0:
+		errs = fmt.Sprintf("%d of %d calls failed", l.Errors, l.N)
 	}
-	b.WriteString("\n")
+	rec.Metrics[prefix+".p50@"+key] = Metric{Value: l.P50.Seconds(), Unit: UnitSeconds, What: what, Err: errs}
+	rec.Metrics[prefix+".p95@"+key] = Metric{Value: l.P95.Seconds(), Unit: UnitSeconds, What: what, Err: errs}
 }
 
 // Latency is the distribution of one kind of call.
@@ -142,15 +188,15 @@ type Latency struct {
 	Err    string // why it was not measured
 }
 
-func latencyRows(b *strings.Builder, ls ...Latency) {
-	b.WriteString("| what | call | n | errors | p50 | p95 | p99 | max | note |\n|---|---|---:|---:|---:|---:|---:|---:|---|\n")
+// latencyTable is a table of latencies, one row each; first names the first column.
+func latencyTable(title, first string, ls ...Latency) Table {
+	t := NewTable(title, first, "call", ">n", ">errors", ">p50", ">p95", ">p99", ">max", "note")
 	for _, l := range ls {
 		if l.Err != "" {
-			fmt.Fprintf(b, "| %s | %s | | | | | | | not measured: %s |\n", l.Server, l.Op, l.Err)
+			t.Add(l.Server, l.Op, "", "", "", "", "", "", "not measured: "+l.Err)
 			continue
 		}
-		fmt.Fprintf(b, "| %s | %s | %d | %d | %s | %s | %s | %s | %s |\n", l.Server, l.Op, l.N, l.Errors,
-			FormatDuration(l.P50), FormatDuration(l.P95), FormatDuration(l.P99), FormatDuration(l.Max), l.Note)
+		t.Add(l.Server, l.Op, l.N, l.Errors, FormatDuration(l.P50), FormatDuration(l.P95), FormatDuration(l.P99), FormatDuration(l.Max), l.Note)
 	}
-	b.WriteString("\n")
+	return t
 }

@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"strings"
 	"time"
 )
 
@@ -33,13 +32,6 @@ type ScaleRun struct {
 	Err   string
 }
 
-// Goals of the scale scenario, asked of 1M documents against the same run's 100k.
-const (
-	scaleGrowth    = 10.5 // time to searchable and disk, × the 100k figure
-	scaleRSSGoal   = 2e9
-	scaleSearchP95 = 20 * time.Millisecond
-)
-
 // run returns the run of n documents, if it was measured.
 func (s *ScaleResult) run(n int) (ScaleRun, bool) {
 	for _, r := range s.Runs {
@@ -50,48 +42,14 @@ func (s *ScaleResult) run(n int) (ScaleRun, bool) {
 	return ScaleRun{}, false
 }
 
-// Targets are the scale goals: 1M documents against 100k in the same run.
-func (s *ScaleResult) Targets() []Target {
-	ts := []Target{
-		{What: "time to searchable, 1M generated documents", Goal: fmt.Sprintf("≤ %.1f× 100k's", scaleGrowth)},
-		{What: "data directory, 1M generated documents", Goal: fmt.Sprintf("≤ %.1f× 100k's", scaleGrowth)},
-		{What: "RSS when searchable, 1M generated documents", Goal: "≤ 2 GB"},
-		{What: "search p95, 1M generated documents", Goal: "≤ 20 ms"},
-	}
-	for i := range ts {
-		ts[i].Measured, ts[i].Met = "—", "not measured"
-	}
-	big, ok := s.run(1_000_000)
-	if !ok {
-		return ts
-	}
-	ts[2].Measured, ts[2].Met = FormatMB(big.RSS), verdict(float64(big.RSS) <= scaleRSSGoal)
-	if big.Settled > 0 {
-		ts[2].Measured += fmt.Sprintf("; %s once the index has merged", FormatMB(big.Settled))
-	}
-	ts[3].Measured, ts[3].Met = FormatDuration(big.Search.P95), verdict(big.Search.P95 <= scaleSearchP95 && big.Search.Errors == 0)
-	if mid, ok := s.run(100_000); ok && mid.Searchable > 0 && mid.Disk > 0 {
-		t := float64(big.Searchable) / float64(mid.Searchable)
-		d := float64(big.Disk) / float64(mid.Disk)
-		ts[0].Measured, ts[0].Met = fmt.Sprintf("%s, %.2f× %s", FormatDuration(big.Searchable), t, FormatDuration(mid.Searchable)), verdict(t <= scaleGrowth)
-		if big.Bleve.Err == "" && big.Bleve.Duration > 0 && mid.Bleve.Err == "" && mid.Bleve.Duration > 0 {
-			ts[0].Measured += fmt.Sprintf(" (Bleve alone: %.2f×)", float64(big.Bleve.Duration)/float64(mid.Bleve.Duration))
-		}
-		ts[1].Measured, ts[1].Met = fmt.Sprintf("%s, %.2f× %s", FormatMB(big.Disk), d, FormatMB(mid.Disk)), verdict(d <= scaleGrowth)
-	}
-	return ts
-}
-
-func (r *Result) scaleMarkdown() string {
-	var b strings.Builder
+func (r *Result) scaleRecord() Record {
 	s := r.Scale
-	r.header(&b, "scale", s.Load)
-	targetTable(&b, "Targets (scale, opt-in)", s.Targets())
-	fmt.Fprintf(&b, "Each corpus indexed from an empty data directory by `bin/guide-mcp --root` over stdio, from spawn until the search index applied the first scan; RSS and the data directory at that moment; RSS again once the idle index has merged its segments; then each word of the search scenario's list for the corpus searched %d times through the stdio client. Last, the baseline: Bleve alone (the engine of guide's search index, in the bench's process, one text field of the standard analyzer without positions, nothing stored) indexing the same files, from the first file read until its last document is on disk.\n\n", s.Reps)
-	b.WriteString("| corpus | documents | text | catalog caught up | searchable | RSS | RSS once merged | data directory | search p50 | search p95 | words | baseline: Bleve alone | note |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
+	rec := r.record("scale", s.Load)
+	t := NewTable("", "corpus", ">documents", ">text", ">catalog caught up", ">searchable", ">RSS", ">RSS once merged", ">data directory", ">search p50", ">search p95", ">words", ">baseline: Bleve alone", "note")
+	t.About = fmt.Sprintf("Each word of the search scenario's list for the corpus searched %d times.", s.Reps)
 	for _, run := range s.Runs {
 		if run.Err != "" {
-			fmt.Fprintf(&b, "| %s | %d | %s | | | | | | | | | | not measured: %s |\n", run.Corpus.Name, len(run.Corpus.Files), FormatMB(run.Corpus.Bytes), run.Err)
+			t.Add(run.Corpus.Name, len(run.Corpus.Files), FormatMB(run.Corpus.Bytes), "", "", "", "", "", "", "", "", "", "not measured: "+run.Err)
 			continue
 		}
 		settled := "—"
@@ -105,17 +63,40 @@ func (r *Result) scaleMarkdown() string {
 		case run.Bleve.Duration > 0:
 			engine = FormatDuration(run.Bleve.Duration)
 		}
-		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s | %s (%.2f× the text) | %s | %s | %d | %s | %s |\n",
-			run.Corpus.Name, len(run.Corpus.Files), FormatMB(run.Corpus.Bytes), FormatDuration(run.Catalog), FormatDuration(run.Searchable),
-			FormatMB(run.RSS), settled, FormatMB(run.Disk), float64(run.Disk)/float64(max(run.Corpus.Bytes, 1)),
+		t.Add(run.Corpus.Name, len(run.Corpus.Files), FormatMB(run.Corpus.Bytes), FormatDuration(run.Catalog), FormatDuration(run.Searchable),
+			FormatMB(run.RSS), settled, fmt.Sprintf("%s (%.2f× the text)", FormatMB(run.Disk), float64(run.Disk)/float64(max(run.Corpus.Bytes, 1))),
 			FormatDuration(run.Search.P50), FormatDuration(run.Search.P95), run.Words, engine, run.Search.Note)
+		k := CorpusKey(run.Corpus)
+		rec.Metrics["scale.searchable@"+k] = Metric{Value: run.Searchable.Seconds(), Unit: UnitSeconds, What: "guide, spawn until searchable"}
+		rec.Metrics["scale.disk@"+k] = Metric{Value: float64(run.Disk), Unit: UnitBytes, What: "guide's data directory"}
+		m := Metric{Value: float64(run.RSS), Unit: UnitBytes, What: "guide, VmRSS when searchable"}
+		if run.Settled > 0 {
+			m.Note = FormatMB(run.Settled) + " once the index has merged"
+		}
+		rec.Metrics["scale.rss@"+k] = m
+		rec.putLatency("scale.search", k, run.Search, "guide")
+		if run.Bleve.Err == "" && run.Bleve.Duration > 0 {
+			rec.Metrics["scale.bleve@"+k] = Metric{Value: run.Bleve.Duration.Seconds(), Unit: UnitSeconds, What: "Bleve alone"}
+		}
 	}
-	b.WriteString("\n")
-	for _, n := range s.Notes {
-		fmt.Fprintf(&b, "- Note: %s\n", n)
+	rec.Tables = append(rec.Tables, t)
+	rec.Notes = append(rec.Notes, s.Notes...)
+	// 1M against 100k of the same run: how time and disk grow.
+	mid, ok := s.run(100_000)
+	for _, run := range s.Runs {
+		n := len(run.Corpus.Files)
+		if !ok || n <= 100_000 || run.Err != "" || mid.Searchable <= 0 || mid.Disk <= 0 {
+			continue
+		}
+		k := CorpusKey(run.Corpus)
+		rec.Metrics["scale.searchable/100k@"+k] = Metric{Value: run.Searchable.Seconds() / mid.Searchable.Seconds(), Unit: UnitTimes,
+			What: "guide's time to searchable against 100k's", Note: FormatDuration(run.Searchable) + " against " + FormatDuration(mid.Searchable)}
+		rec.Metrics["scale.disk/100k@"+k] = Metric{Value: float64(run.Disk) / float64(mid.Disk), Unit: UnitTimes,
+			What: "guide's data directory against 100k's", Note: FormatMB(run.Disk) + " against " + FormatMB(mid.Disk)}
+		if run.Bleve.Err == "" && run.Bleve.Duration > 0 && mid.Bleve.Err == "" && mid.Bleve.Duration > 0 {
+			rec.Metrics["scale.bleve/100k@"+k] = Metric{Value: run.Bleve.Duration.Seconds() / mid.Bleve.Duration.Seconds(), Unit: UnitTimes,
+				What: "Bleve alone, against its 100k time", Note: FormatDuration(run.Bleve.Duration) + " against " + FormatDuration(mid.Bleve.Duration)}
+		}
 	}
-	if len(s.Notes) > 0 {
-		b.WriteString("\n")
-	}
-	return b.String()
+	return rec
 }

@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 )
 
@@ -54,45 +53,25 @@ type SentenceResult struct {
 	GuideMax   time.Duration
 }
 
-func (r *Result) searchMarkdown() string {
-	var b strings.Builder
+func (r *Result) searchRecord() Record {
 	l := Load{Before: r.Search[0].Load.Before, After: r.Search[len(r.Search)-1].Load.After}
-	r.header(&b, "search", l)
-	var ts []Target
+	rec := r.record("search", l)
 	for _, s := range r.Search {
-		name := s.Corpus.Name
-		if s.Err != "" {
-			ts = append(ts, Target{What: "search on " + name, Goal: "", Measured: "failed: " + s.Err, Met: "not measured"})
-			continue
-		}
-		p50 := Target{What: "search p50 through MCP (stdio), " + name, Goal: "≤ 2 ms", Measured: FormatDuration(s.Guide.P50) + sdkNote(s.GuideSDK) + floorNote(s.Floor),
-			Met: verdict(s.Guide.P50 <= 2*time.Millisecond && s.Guide.Errors == 0)}
-		p95 := Target{What: "search p95 through MCP (stdio), " + name, Goal: "≤ 10 ms", Measured: FormatDuration(s.Guide.P95),
-			Met: verdict(s.Guide.P95 <= 10*time.Millisecond && s.Guide.Errors == 0)}
-		ratio := Target{What: "search vs `rg -l -w -i -F`, median of per-word ratios, " + name, Goal: "≥ 100×",
-			Measured: fmt.Sprintf("%.0f×", s.Ratio), Met: verdict(s.Ratio >= 100)}
-		size := Target{What: "index size / corpus size, " + name, Goal: "≤ 3×",
-			Measured: fmt.Sprintf("%.2f× (%s / %s)", float64(s.IndexBytes)/float64(s.Corpus.Bytes), FormatMB(s.IndexBytes), FormatMB(s.Corpus.Bytes)),
-			Met:      verdict(s.IndexBytes <= 3*s.Corpus.Bytes)}
-		if s.Corpus.Generated {
-			n := len(s.Corpus.Files)
-			p50.Met, p95.Met, ratio.Met, size.Met = at100k(n, p50.Met), at100k(n, p95.Met), at100k(n, ratio.Met), at100k(n, size.Met)
-			ts = append(ts, p50) // the goal is the generated 100k's
-		}
-		ts = append(ts, p95, ratio, size)
-	}
-	targetTable(&b, "Targets (search)", ts)
-	for _, s := range r.Search {
-		if s.Err != "" {
-			continue
-		}
 		c := s.Corpus
-		fmt.Fprintf(&b, "#### search: %s\n\n%d files, %s. %s.\n\n", c.Name, len(c.Files), FormatMB(c.Bytes), s.Load)
-		fmt.Fprintf(&b, "| indexing (empty data directory, warm page cache) | documents | time | documents/s | MB/s | note |\n|---|---:|---:|---:|---:|---|\n")
-		fmt.Fprintf(&b, "| %s | %d | %s | %.0f | %.1f | %s |\n\n", s.Index.What, s.Index.Docs, FormatDuration(s.Index.Duration),
-			s.Index.DocsPerSec(), s.Index.MBPerSec(), s.Index.Note)
-		fmt.Fprintf(&b, "Index `<data>/query/index`: %s for %s of documents (%.2f×). Query process RSS: %s after indexing, %s after the searches; peak %s.\n\n",
-			FormatMB(s.IndexBytes), FormatMB(c.Bytes), float64(s.IndexBytes)/float64(c.Bytes), fmtMiB(s.RSS), fmtMiB(s.RSSAfter), fmtMiB(s.Peak))
+		k := CorpusKey(c)
+		if s.Err != "" {
+			rec.Notes = append(rec.Notes, fmt.Sprintf("%s: failed: %s", c.Name, s.Err))
+			rec.Metrics["search.p50@"+k] = Metric{Unit: UnitSeconds, What: "guide", Err: "failed: " + s.Err}
+			rec.Metrics["search.p95@"+k] = Metric{Unit: UnitSeconds, What: "guide", Err: "failed: " + s.Err}
+			continue
+		}
+		t := NewTable(c.Name+": indexing (empty data directory, warm page cache)", "what", ">documents", ">time", ">documents/s", ">MB/s", "note")
+		t.About = fmt.Sprintf("%d files, %s. %s.", len(c.Files), FormatMB(c.Bytes), s.Load)
+		t.Add(s.Index.What, s.Index.Docs, FormatDuration(s.Index.Duration), fmt.Sprintf("%.0f", s.Index.DocsPerSec()), fmt.Sprintf("%.1f", s.Index.MBPerSec()), s.Index.Note)
+		t.Notes = append(t.Notes, fmt.Sprintf("Index `<data>/query/index`: %s for %s of documents (%.2f×). Query process RSS: %s after indexing, %s after the searches; peak %s.",
+			FormatMB(s.IndexBytes), FormatMB(c.Bytes), float64(s.IndexBytes)/float64(c.Bytes), fmtMiB(s.RSS), fmtMiB(s.RSSAfter), fmtMiB(s.Peak)))
+		rec.Tables = append(rec.Tables, t)
+
 		rows := []Latency{s.Guide}
 		if s.GuideSDK.Server != "" {
 			rows = append(rows, s.GuideSDK)
@@ -100,50 +79,41 @@ func (r *Result) searchMarkdown() string {
 		if s.Floor.Server != "" {
 			rows = append(rows, s.Floor)
 		}
-		latencyRows(&b, append(rows, s.RG)...)
-		var about []string
-		if s.GuideSDK.Server != "" {
-			about = append(about, "The first row is mcp-go's stdio client, as every other figure here; the official TypeScript SDK's row is the same words through its stdio client (node), a second client of the same owner.")
-		}
-		if s.Floor.Server != "" {
-			about = append(about, "The view row is the floor under a search: a document whose answer is as large as a search's, viewed through the same client after each search, so that both share the machine's conditions.")
-		}
-		if len(about) > 0 {
-			b.WriteString(strings.Join(about, " ") + "\n\n")
-		}
-		fmt.Fprintf(&b, "Per word (guide: median of %d searches, default limit 20; rg: one run each, after a warm-up run; ratio = rg / guide):\n\n", s.Reps)
-		b.WriteString("| word | band | rg files | guide total | guide p50 | rg | ratio |\n|---|---|---:|---:|---:|---:|---:|\n")
+		lt := latencyTable(c.Name+": search(word) and its baselines", "what", append(rows, s.RG)...)
+		rec.Tables = append(rec.Tables, lt)
+
+		wt := NewTable(c.Name+": per word", "word", "band", ">rg files", ">guide total", ">guide p50", ">rg", ">ratio")
+		wt.About = fmt.Sprintf("guide: median of %d searches, default limit 20; rg: one run each, after a warm-up run; ratio = rg / guide.", s.Reps)
 		words := slices.Clone(s.Words)
 		slices.SortStableFunc(words, func(a, b WordResult) int { return a.RGDocs - b.RGDocs })
 		for _, w := range words {
-			fmt.Fprintf(&b, "| %s | %s | %d | %d | %s | %s | %.0f× |\n", w.Word, w.Band, w.RGDocs, w.GuideTotal, FormatDuration(w.GuideP50), FormatDuration(w.RG), w.Ratio)
+			wt.Add(w.Word, w.Band, w.RGDocs, w.GuideTotal, FormatDuration(w.GuideP50), FormatDuration(w.RG), fmt.Sprintf("%.0f×", w.Ratio))
 		}
-		b.WriteString("\nBands by rg's share of files: rare < 1%, medium < 20%, common ≥ 20%. guide's total can exceed rg's count: English words also match their other forms, and a word naming a folder matches the documents in it (README, Search).\n\n")
+		rec.Tables = append(rec.Tables, wt)
 		if len(s.Sentences) > 0 {
-			fmt.Fprintf(&b, "Sentences (a document matches when it holds one of the words; %d searches each, default limit 20):\n\n", s.Reps)
-			latencyRows(&b, s.GuideSentence)
-			b.WriteString("| sentence | guide total | guide p50 | guide max |\n|---|---:|---:|---:|\n")
+			st := latencyTable(c.Name+": sentences", "what", s.GuideSentence)
+			st.About = fmt.Sprintf("A document matches when it holds one of the words; %d searches each, default limit 20.", s.Reps)
+			rec.Tables = append(rec.Tables, st)
+			xt := NewTable("", "sentence", ">guide total", ">guide p50", ">guide max")
 			for _, x := range s.Sentences {
-				fmt.Fprintf(&b, "| %s | %d | %s | %s |\n", x.Sentence, x.GuideTotal, FormatDuration(x.GuideP50), FormatDuration(x.GuideMax))
+				xt.Add(x.Sentence, x.GuideTotal, FormatDuration(x.GuideP50), FormatDuration(x.GuideMax))
 			}
-			b.WriteString("\n")
+			rec.Tables = append(rec.Tables, xt)
+			rec.putLatency("search.sentence", k, s.GuideSentence, "guide, sentences")
 		}
-	}
-	return b.String()
-}
 
-// floorNote gives the p50 of an answer as large as a search's with no search behind it.
-func floorNote(l Latency) string {
-	if l.Server == "" || l.Errors > 0 || l.N == 0 {
-		return ""
+		rec.putLatency("search", k, s.Guide, "guide")
+		if s.GuideSDK.Server != "" {
+			rec.putLatency("search.sdk", k, s.GuideSDK, "the official TypeScript SDK's client")
+		}
+		if s.Floor.Server != "" {
+			rec.putLatency("search.floor", k, s.Floor, "a view answer as large, no search")
+		}
+		rec.putLatency("search.rg", k, s.RG, "rg -l -w -i -F")
+		rec.Metrics["search.rg-ratio@"+k] = Metric{Value: s.Ratio, Unit: UnitTimes, What: "rg's time against guide's, median over words"}
+		rec.Metrics["search.index/text@"+k] = Metric{Value: float64(s.IndexBytes) / float64(max(c.Bytes, 1)), Unit: UnitTimes,
+			What: "search index against the text", Note: FormatMB(s.IndexBytes) + " / " + FormatMB(c.Bytes)}
+		rec.Metrics["search.searchable@"+k] = Metric{Value: s.Index.Duration.Seconds(), Unit: UnitSeconds, What: "guide, spawn until the search index applied the first scan"}
 	}
-	return fmt.Sprintf("; a view answer of the same size, no search: %s", FormatDuration(l.P50))
-}
-
-// sdkNote gives the official TypeScript SDK client's p50 beside mcp-go's, when measured.
-func sdkNote(l Latency) string {
-	if l.Server == "" || l.Err != "" || l.N == 0 {
-		return ""
-	}
-	return fmt.Sprintf(" (official TypeScript SDK client: %s)", FormatDuration(l.P50))
+	return rec
 }

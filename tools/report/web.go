@@ -1,10 +1,6 @@
 package report
 
-import (
-	"fmt"
-	"strings"
-	"time"
-)
+import "fmt"
 
 // WebResult is the web page scenario: how long each kind of page takes to answer.
 type WebResult struct {
@@ -15,18 +11,20 @@ type WebResult struct {
 	Err    string
 }
 
-// webGoal is the page answer time asked of the web page.
-const webGoal = 50 * time.Millisecond
-
-func (r *Result) webMarkdown() string {
-	var b strings.Builder
+func (r *Result) webRecord() Record {
 	w := r.Web
-	r.header(&b, "web", w.Load)
-	t := Target{What: "a web page answers (whole response read), p95 of the slowest kind of page, " + w.Corpus.Name, Goal: "≤ 50 ms",
-		Measured: "—", Met: "not measured"}
+	rec := r.record("web", w.Load)
+	k := CorpusKey(w.Corpus)
 	if w.Err != "" {
-		t.Measured = "failed: " + w.Err
-	} else if len(w.Pages) > 0 {
+		rec.Notes = append(rec.Notes, "failed: "+w.Err)
+		rec.Metrics["web.worst.p95@"+k] = Metric{Unit: UnitSeconds, What: "guide", Err: "failed: " + w.Err}
+		return rec
+	}
+	t := latencyTable(w.Corpus.Name, "what", w.Pages...)
+	t.About = fmt.Sprintf("%d files, %s.", len(w.Corpus.Files), FormatMB(w.Corpus.Bytes))
+	rec.Tables = append(rec.Tables, t)
+	rec.Notes = append(rec.Notes, w.Notes...)
+	if len(w.Pages) > 0 {
 		worst := w.Pages[0]
 		errs := 0
 		for _, p := range w.Pages {
@@ -35,21 +33,11 @@ func (r *Result) webMarkdown() string {
 			}
 			errs += p.Errors
 		}
-		t.Measured = fmt.Sprintf("%s (%s)", FormatDuration(worst.P95), worst.Op)
-		t.Met = at100k(len(w.Corpus.Files), verdict(worst.P95 <= webGoal && errs == 0))
+		m := Metric{Value: worst.P95.Seconds(), Unit: UnitSeconds, What: "the slowest kind of page", Note: worst.Op}
+		if errs > 0 {
+			m.Err = fmt.Sprintf("%d requests failed", errs)
+		}
+		rec.Metrics["web.worst.p95@"+k] = m
 	}
-	targetTable(&b, "Targets (the web page)", []Target{t})
-	if w.Err != "" {
-		return b.String()
-	}
-	fmt.Fprintf(&b, "%d files, %s; `bin/guide-mcp --root --http` on loopback, the index caught up; one browser session (its cookie), pages fetched one after another with Go's HTTP client, the time to the last byte.\n\n",
-		len(w.Corpus.Files), FormatMB(w.Corpus.Bytes))
-	latencyRows(&b, w.Pages...)
-	for _, n := range w.Notes {
-		fmt.Fprintf(&b, "- Note: %s\n", n)
-	}
-	if len(w.Notes) > 0 {
-		b.WriteString("\n")
-	}
-	return b.String()
+	return rec
 }

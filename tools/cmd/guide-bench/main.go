@@ -1,6 +1,7 @@
 // Command guide-bench is `make bench`: it measures guide on generated corpora and on the
-// Go toolchain's source tree, beside baselines in the same run, prints the tables and
-// refreshes BENCHMARKS.md.
+// Go toolchain's source tree, beside baselines in the same run, prints the tables, puts
+// one record per area it measured into BENCHMARKS.json (keeping the other areas' records)
+// and renders the whole of BENCHMARKS.md from that file.
 package main
 
 import (
@@ -23,8 +24,11 @@ import (
 
 // Main is the benchmark program.
 type Main struct {
-	Config bench.Config
-	Out    string // BENCHMARKS.md to refresh; "" for none
+	Config  bench.Config
+	Results string // the results file to update; "" for none
+	Out     string // the Markdown to render from it; "" for none
+	// Render renders Out from Results and measures nothing.
+	Render bool
 
 	Stdout io.Writer
 }
@@ -77,7 +81,9 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.IntVar(&c.ChurnRate, "churn-rate", 1000, "churn: file writes per second")
 	fs.DurationVar(&c.ChurnFor, "churn-for", time.Minute, "churn: for how long")
 	scaleSizes := fs.String("scale-sizes", "10000,100000,1000000", "scale (opt-in scenario): generated corpora, in documents, comma-separated")
-	fs.StringVar(&m.Out, "out", "BENCHMARKS.md", "refresh the measured part of this file (\"\" for stdout only)")
+	fs.StringVar(&m.Results, "results", report.ResultsFile, "put the records of the areas measured into this results file (\"\" for none)")
+	fs.StringVar(&m.Out, "out", report.MarkdownFile, "render this Markdown file from the results (\"\" for none)")
+	fs.BoolVar(&m.Render, "render", false, "measure nothing: render --out from --results")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -95,7 +101,7 @@ func (m *Main) ParseFlags(args []string) error {
 			"repeat": "1", "inprocess": "false", "search-docs": "10000", "search-reps": "3", "content-calls": "50", "web-calls": "50", "client-runs": "3",
 			"fresh-docs": "1000", "fresh-samples": "20", "rescans": "1", "once-runs": "1", "churn-for": "10s",
 			// A quick run's figures must not replace a full run's unless asked to.
-			"out": ""}
+			"results": "", "out": ""}
 		for name, v := range quickly {
 			if !set[name] {
 				if err := fs.Set(name, v); err != nil {
@@ -130,33 +136,37 @@ func (m *Main) ParseFlags(args []string) error {
 		return errors.New("nothing to measure: give --sizes or --goroot")
 	}
 	c.Log = os.Stderr
+	c.Command = commandLine("go run ./tools/cmd/guide-bench", args)
 	return nil
 }
 
-// Run measures, prints the tables and refreshes the output file.
+// commandLine is the command as a shell would take it back.
+func commandLine(name string, args []string) string {
+	s := name
+	for _, a := range args {
+		if a == "" || strings.ContainsAny(a, " \t\"'$*?;&|<>()") {
+			a = strconv.Quote(a)
+		}
+		s += " " + a
+	}
+	return s
+}
+
+// Run measures, prints the tables, updates the results file and renders the Markdown.
 func (m *Main) Run(ctx context.Context) error {
+	if m.Render {
+		return report.Update(m.Results, m.Out)
+	}
 	res, err := bench.Run(ctx, m.Config)
 	if err != nil {
 		return err
 	}
-	blocks := res.Blocks()
-	for _, b := range blocks {
-		fmt.Fprint(m.Stdout, b.Markdown)
-	}
-	if m.Out == "" {
+	recs := res.Records()
+	var shown report.Results
+	shown.Put(recs...)
+	fmt.Fprint(m.Stdout, report.RenderRecords(&shown))
+	if m.Results == "" && m.Out == "" {
 		return nil
 	}
-	old, err := os.ReadFile(m.Out)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
-	}
-	doc := string(old)
-	for _, b := range blocks {
-		doc = report.SpliceBlock(doc, b)
-	}
-	tmp := m.Out + ".tmp"
-	if err := os.WriteFile(tmp, []byte(doc), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, m.Out)
+	return report.Update(m.Results, m.Out, recs...)
 }

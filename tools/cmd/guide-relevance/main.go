@@ -1,8 +1,9 @@
 // Command guide-relevance scores guide's search beside SQLite FTS5's BM25 on known-item
 // sets built from public text on this machine: npm packages' READMEs (installed with npm
 // ci from the pinned list in tools/relevance/npm) and the Go toolchain's package
-// documentation. It prints the figures and writes them as JSON; with -fixture it also
-// rewrites the small committed set that `make test` checks.
+// documentation. It prints the figures, puts them into BENCHMARKS.json as the relevance
+// area's record and renders BENCHMARKS.md from that file; with -fixture it also rewrites
+// the small committed set that `make test` checks.
 package main
 
 import (
@@ -13,11 +14,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
-	"time"
 
+	"github.com/guide/guide/tools/bench"
 	"github.com/guide/guide/tools/relevance"
 	"github.com/guide/guide/tools/report"
 )
@@ -35,16 +35,18 @@ func run(args []string) error {
 	npm := fs.Bool("npm", true, "build the npm set (installs the pinned packages with npm ci)")
 	goroot := fs.String("goroot", "", "Go root whose package docs make the Go sets (default: go env GOROOT; \"-\" for none)")
 	maxFunc := fs.Int("max-func", 400, "function queries of the go-func set")
-	out := fs.String("out", "testdata/relevance/public.json", "figures file to write (\"\" for none)")
+	out := fs.String("out", "", "also write the figures to this JSON file (\"\" for none)")
 	fixture := fs.String("fixture", "", "also write the small fixture of the Go sets under this folder (testdata/relevance/known-item)")
 	misses := fs.Int("misses", 0, "print this many queries per set whose answer guide ranked below first")
 	only := fs.String("set", "", "only the sets of these names, comma-separated")
-	bench := fs.String("benchmarks", "BENCHMARKS.md", "refresh the relevance block of this file (\"\" for none)")
+	results := fs.String("results", report.ResultsFile, "put the relevance record into this results file (\"\" for none)")
+	markdown := fs.String("benchmarks", report.MarkdownFile, "render this Markdown file from the results (\"\" for none)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	ctx := context.Background()
-	load := loadAvg()
+	machine := bench.ReadMachine()
+	load := bench.LoadAverage()
 	var sets []*relevance.Set
 	if *npm {
 		cache := filepath.Join(*dir, "npm")
@@ -134,32 +136,21 @@ func run(args []string) error {
 			return err
 		}
 	}
-	if *bench != "" {
-		doc, err := os.ReadFile(*bench)
-		if err != nil && !os.IsNotExist(err) {
-			return err
-		}
-		about := fmt.Sprintf("`go run ./tools/cmd/guide-relevance` (in `make bench`), %s, %s, load average before %s. "+
-			"guide: the query layer's search (as the MCP tool runs it) over a catalog and a Bleve index built in-process; "+
-			"FTS5: python3's sqlite3 %s, `fts5(name, content, tokenize='porter unicode61')`, the path as name, "+
-			"`ORDER BY bm25(docs, 2.0, 1.0)`, the query's words OR'ed. R@k: share of queries whose document ranks in the "+
-			"first k; MRR@10: mean of 1/rank (0 past 10). Target: guide's error (1 − MRR@10) at most half of FTS5's, "+
-			"and recall@10 not below it. Sections named: share of go-func queries whose hit names the function's section.",
-			time.Now().UTC().Format("2006-01-02"), runtime.Version(), load, sqliteVersion())
-		blk := report.SpliceBlock(string(doc), report.Block{Name: "relevance", Markdown: relevance.Markdown(figs, about)})
-		if err := os.WriteFile(*bench, []byte(blk), 0o644); err != nil {
-			return err
-		}
+	if *results == "" && *markdown == "" {
+		return nil
 	}
-	return nil
-}
-
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
-		return strings.Join(f[:3], ", ")
+	rec := relevance.Record(figs)
+	rec.Date, rec.Machine, rec.Commit = machine.Date, machine, bench.GitCommit()
+	rec.Load = report.Load{Before: load, After: bench.LoadAverage()}
+	rec.Command = "go run ./tools/cmd/guide-relevance"
+	for _, a := range args {
+		rec.Command += " " + a
 	}
-	return "?"
+	rec.Notes = append(rec.Notes, fmt.Sprintf("FTS5: python3's sqlite3, %s.", sqliteVersion()))
+	if !fts5 {
+		rec.Notes = append(rec.Notes, "python3's sqlite3 has no FTS5 here: guide's figures only.")
+	}
+	return report.Update(*results, *markdown, rec)
 }
 
 func sqliteVersion() string {
