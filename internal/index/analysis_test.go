@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"testing"
-	"unicode"
 
 	"github.com/guide/guide/internal/events"
 )
@@ -53,16 +52,5 @@ func TestLocationsKeepPositionsOnly(t *testing.T) {
 			t.Errorf("%s:%s: positions %v, want %v", tc.field, tc.term, pos, tc.want)
 		}
 		_ = tfr.Close()
-	}
-}
-
-// TestIsCJKAsItsScripts: isCJK's shortcuts give, for every code point, what the four
-// scripts' tables give.
-func TestIsCJKAsItsScripts(t *testing.T) {
-	for r := rune(0); r <= unicode.MaxRune; r++ {
-		want := unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
-		if got := isCJK(r); got != want {
-			t.Fatalf("isCJK(%U) = %v, want %v", r, got, want)
-		}
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"unicode/utf8"
 
 	bindex "github.com/blevesearch/bleve_index_api"
+
+	"github.com/guide/guide/internal/text"
 )
 
 // Typo tolerance: a word of at least minTypoRunes letters that no document holds, in any
@@ -45,7 +47,7 @@ func (x *Index) correct(q Query) (Query, []Correction) {
 	var subs []Correction
 	words := slices.Clone(q.Words)
 	for i, w := range words {
-		if utf8.RuneCountInString(w) < minTypoRunes || hasCJK(w) || x.known(w) {
+		if utf8.RuneCountInString(w) < minTypoRunes || text.HasCJK(w) || x.known(w) {
 			continue
 		}
 		if to := closest(fz, w); to != "" {

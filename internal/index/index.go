@@ -24,6 +24,7 @@ import (
 
 	"github.com/guide/guide/internal/events"
 	"github.com/guide/guide/internal/projection"
+	"github.com/guide/guide/internal/text"
 )
 
 // MappingVersion changes whenever the mapping, an analyzer or the derivation of a field
@@ -368,7 +369,7 @@ func newDocument(e *events.Event) *document {
 	}
 	if e.Status == events.StatusOK && events.HashContent(e.Content) == e.Hash {
 		d.Content = string(e.Content)
-		if hasCJK(d.Content) {
+		if text.HasCJK(d.Content) {
 			d.ContentCJK = d.Content
 		}
 		md := ParseMarkdown(e.Content)

@@ -3,9 +3,10 @@ package index
 import (
 	"encoding/json"
 	"math"
-	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2/search"
+
+	"github.com/guide/guide/internal/text"
 )
 
 // keyLengths holds the field lengths, written in the same batch as the documents counted.
@@ -33,10 +34,10 @@ type lengths map[string]fieldLength
 // add counts the words of an indexed document's fields.
 func (l lengths) add(d *document) {
 	for _, f := range rankedFields {
-		text := d.field(f.name)
-		n := countWords(text)
+		txt := d.field(f.name)
+		n := text.CountWords(txt)
 		if f.stemmed {
-			n = countTokens(text)
+			n = countTokens(txt)
 		}
 		if n > 0 {
 			l[f.name] = fieldLength{Words: l[f.name].Words + uint64(n), Docs: l[f.name].Docs + 1}
@@ -45,7 +46,7 @@ func (l lengths) add(d *document) {
 	if d.ContentCJK != "" {
 		n := 0
 		for _, r := range d.ContentCJK {
-			if isCJK(r) {
+			if text.IsCJK(r) {
 				n++ // a bigram starts at nearly every CJK character
 			}
 		}
@@ -94,33 +95,12 @@ func (l lengths) bm25Stats(docs uint64) *search.BM25Stats {
 	return st
 }
 
-// countWords counts the words of s as the index splits them (ASCII a byte at a time).
-func countWords(s string) int {
-	n, in := 0, false
-	for i := 0; i < len(s); {
-		var w bool
-		if c := s[i]; c < utf8.RuneSelf {
-			w = asciiWord[c]
-			i++
-		} else {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			w = r != utf8.RuneError && IsWordRune(r)
-			i += size
-		}
-		if w && !in {
-			n++
-		}
-		in = w
-	}
-	return n
-}
-
 // countTokens counts the tokens the stemmed fields' analyzer makes of s: each word, and
 // the parts of a word written in camel case besides it (camelParts). BM25 weighs a
 // field's length in tokens against the mean of lengths counted the same way.
 func countTokens(s string) int {
 	n := 0
-	Words([]byte(s), func(sp Span) bool {
+	text.Words([]byte(s), func(sp text.Span) bool {
 		n++
 		if parts := camelSplit([]byte(s[sp.Start:sp.End])); len(parts) >= 2 {
 			n += len(parts)
@@ -129,11 +109,3 @@ func countTokens(s string) int {
 	})
 	return n
 }
-
-// asciiWord marks the ASCII word characters.
-var asciiWord = func() (t [utf8.RuneSelf]bool) {
-	for c := range t {
-		t[c] = IsWordRune(rune(c))
-	}
-	return t
-}()

@@ -2,9 +2,11 @@ package index
 
 import (
 	"bytes"
-	"github.com/guide/guide/internal/projection"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/guide/guide/internal/projection"
+	"github.com/guide/guide/internal/text"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -124,7 +126,7 @@ func Sections(b []byte) []Section {
 // with badges and logos, not with what they are.
 func isProse(p string) bool {
 	n := 0
-	Words([]byte(p), func(Span) bool { n++; return n < 3 })
+	text.Words([]byte(p), func(text.Span) bool { n++; return n < 3 })
 	return n >= 3
 }
 

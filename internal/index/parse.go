@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/guide/guide/internal/text"
 )
 
 // Limits of a query: they bound the work one search can ask for.
@@ -53,14 +55,14 @@ const (
 func pairs(words []string) [][]string {
 	var out [][]string
 	for i := 0; i < len(words) && len(out) < maxPairs; i++ {
-		if stopWords[words[i]] || hasCJK(words[i]) {
+		if stopWords[words[i]] || text.HasCJK(words[i]) {
 			continue
 		}
 		for j := i + 1; j < len(words) && j-i-1 <= maxPairGap; j++ {
 			if stopWords[words[j]] {
 				continue
 			}
-			if !hasCJK(words[j]) && words[j] != words[i] {
+			if !text.HasCJK(words[j]) && words[j] != words[i] {
 				p := make([]string, j-i+1)
 				p[0], p[len(p)-1] = words[i], words[j]
 				out = append(out, p)
@@ -163,8 +165,8 @@ func ParseQuery(s string) (Query, error) {
 	counted := map[string]bool{}
 	for i, seg := range segs {
 		var words []string
-		Words([]byte(seg), func(sp Span) bool {
-			words = append(words, FoldString(seg[sp.Start:sp.End]))
+		text.Words([]byte(seg), func(sp text.Span) bool {
+			words = append(words, text.FoldString(seg[sp.Start:sp.End]))
 			return true
 		})
 		// Every word of a phrase counts; outside quotes, each different word once, so

@@ -10,6 +10,7 @@ import (
 
 	"github.com/guide/guide/internal/index"
 	"github.com/guide/guide/internal/testkit"
+	"github.com/guide/guide/internal/text"
 )
 
 func TestParseQuery(t *testing.T) {
@@ -90,11 +91,11 @@ func FuzzParseQuery(f *testing.F) {
 			t.Fatalf("ParseQuery(%q) = %s", s, q)
 		}
 		for _, w := range q.Terms() {
-			if w == "" || !utf8.ValidString(w) || index.FoldString(w) != w {
+			if w == "" || !utf8.ValidString(w) || text.FoldString(w) != w {
 				t.Fatalf("ParseQuery(%q): word %q", s, w)
 			}
 			for _, r := range w {
-				if !index.IsWordRune(r) {
+				if !text.IsWordRune(r) {
 					t.Fatalf("ParseQuery(%q): word %q holds %q", s, w, r)
 				}
 			}

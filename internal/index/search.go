@@ -23,6 +23,7 @@ import (
 	bindex "github.com/blevesearch/bleve_index_api"
 
 	"github.com/guide/guide/internal/events"
+	"github.com/guide/guide/internal/text"
 )
 
 // Weights: a name match counts twice a content match (the other fields' weights are in
@@ -627,7 +628,7 @@ func (x *Index) wordQuery(w string, weight float64) bq.Query {
 		}
 	}
 	terms := newTermsQuery(cs, &x.saturations)
-	if !hasCJK(w) {
+	if !text.HasCJK(w) {
 		return terms
 	}
 	m := bq.NewMatchPhraseQuery(w)
@@ -674,7 +675,7 @@ func (x *Index) phraseQuery(p []string) bq.Query {
 	content.SetBoost(boostContent)
 	qs := []bq.Query{name, content}
 	joined := strings.Join(p, " ")
-	if hasCJK(joined) {
+	if text.HasCJK(joined) {
 		m := bq.NewMatchPhraseQuery(joined)
 		m.SetField(fieldContentCJK)
 		m.Analyzer = analyzerCJK
@@ -695,15 +696,6 @@ func (x *Index) stem(w string) string {
 		return ""
 	}
 	return string(toks[0].Term)
-}
-
-func hasCJK(s string) bool {
-	for _, r := range s {
-		if isCJK(r) {
-			return true
-		}
-	}
-	return false
 }
 
 // CursorAfter returns the cursor of the page that starts after hit h of this request's

@@ -23,6 +23,7 @@ import (
 	"github.com/guide/guide/internal/binrec"
 	"github.com/guide/guide/internal/events"
 	"github.com/guide/guide/internal/guideyaml"
+	"github.com/guide/guide/internal/text"
 )
 
 // catalogFormat changes whenever the stored layout or the derivation of a record changes;
@@ -531,7 +532,7 @@ func record(e *events.Event) change {
 			d.Status, d.Reason = events.StatusUnreadable, "content does not match its hash"
 		} else {
 			body = e.Content
-			d.Words = CountWords(body)
+			d.Words = text.ReaderWords(body)
 			d.Title = Title(body)
 			sum = Summary{Outline: Outline(body), FirstParagraph: FirstParagraph(body)}
 		}

@@ -27,7 +27,6 @@ import (
 	"bytes"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/guide/guide/internal/events"
@@ -100,53 +99,6 @@ func ParentOf(p string) string {
 		return p[:i]
 	}
 	return ""
-}
-
-// CountWords counts words as a reader would: runs of letters and digits (with inner
-// apostrophes and hyphens), and each Han, Hiragana or Katakana character as a word of its
-// own, since those scripts do not separate words by spaces.
-func CountWords(b []byte) int {
-	n := 0
-	in := false
-	for len(b) > 0 {
-		// ASCII, most of most documents, without the Unicode table look-ups below: the
-		// same rules, and a third of the cost of applying a batch.
-		if c := b[0]; c < utf8.RuneSelf {
-			b = b[1:]
-			switch {
-			case 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9':
-				if !in {
-					n++
-					in = true
-				}
-			case in && (c == '\'' || c == '-') && len(b) > 0:
-				next, _ := utf8.DecodeRune(b)
-				in = unicode.IsLetter(next) || unicode.IsDigit(next)
-			default:
-				in = false
-			}
-			continue
-		}
-		r, size := utf8.DecodeRune(b)
-		b = b[size:]
-		switch {
-		case unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana):
-			n++
-			in = false
-		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r):
-			if !in {
-				n++
-				in = true
-			}
-		case in && (r == '\'' || r == '’' || r == '-') && len(b) > 0:
-			// Keep "don't" and "well-known" one word when a letter follows.
-			next, _ := utf8.DecodeRune(b)
-			in = unicode.IsLetter(next) || unicode.IsDigit(next)
-		default:
-			in = false
-		}
-	}
-	return n
 }
 
 // Title finds a document's title: a "title:" in YAML front matter, else the first

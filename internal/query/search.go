@@ -12,6 +12,7 @@ import (
 
 	"github.com/guide/guide/internal/index"
 	"github.com/guide/guide/internal/projection"
+	"github.com/guide/guide/internal/text"
 )
 
 // SearchHit is one document found: metadata and a snippet, never the whole content.
@@ -385,23 +386,23 @@ func searchError(err error) *Error {
 	return Internal(ErrIO, err, "search failed")
 }
 
-// corrected rewrites a query's text with the corrections made to its words.
-func corrected(text string, subs []index.Correction) string {
+// corrected rewrites a query's text q with the corrections made to its words.
+func corrected(q string, subs []index.Correction) string {
 	to := map[string]string{}
 	for _, c := range subs {
 		to[c.From] = c.To
 	}
 	var b strings.Builder
 	last := 0
-	index.Words([]byte(text), func(s index.Span) bool {
-		if w, ok := to[index.FoldString(text[s.Start:s.End])]; ok {
-			b.WriteString(text[last:s.Start])
+	text.Words([]byte(q), func(s text.Span) bool {
+		if w, ok := to[text.FoldString(q[s.Start:s.End])]; ok {
+			b.WriteString(q[last:s.Start])
 			b.WriteString(w)
 			last = s.End
 		}
 		return true
 	})
-	b.WriteString(text[last:])
+	b.WriteString(q[last:])
 	return b.String()
 }
 

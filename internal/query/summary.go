@@ -3,6 +3,7 @@ package query
 import (
 	"github.com/guide/guide/internal/events"
 	"github.com/guide/guide/internal/projection"
+	"github.com/guide/guide/internal/text"
 )
 
 // SummaryResult is what get_summary returns: a short summary built when the document was
@@ -125,7 +126,7 @@ func Analyze(k events.DocKey, e *events.Event, applied uint64) (*Analysis, *Erro
 	if a.Indexed {
 		a.Status = StatusReady
 	}
-	a.Words = projection.CountWords(e.Content)
+	a.Words = text.ReaderWords(e.Content)
 	a.Title = projection.Title(e.Content)
 	if o := projection.Outline(e.Content); o != nil {
 		a.Outline = o
