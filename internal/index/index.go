@@ -372,7 +372,7 @@ func newDocument(e *events.Event) *document {
 		if text.HasCJK(d.Content) {
 			d.ContentCJK = d.Content
 		}
-		md := ParseMarkdown(e.Content)
+		md := text.ParseMarkdown(e.Content)
 		d.Title, d.Headings, d.Meta, d.Lead = md.Title, md.Headings, md.Meta, md.Lead
 	}
 	d.Name = stem

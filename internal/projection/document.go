@@ -30,6 +30,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/guide/guide/internal/events"
+	"github.com/guide/guide/internal/text"
 )
 
 // TemplateExt marks a template: "doc.md.mustache" is a template whose basename is "doc.md".
@@ -117,7 +118,7 @@ func Title(b []byte) string {
 			}
 			return true
 		}
-		if _, h, ok := ParseHeading(t); ok {
+		if _, h, ok := text.ParseHeading(t); ok {
 			title = h
 			return false
 		}
@@ -126,57 +127,15 @@ func Title(b []byte) string {
 	return title
 }
 
-// MaxFrontMatter bounds the YAML front matter read at the top of a document.
-const MaxFrontMatter = 16 << 10
-
-// FrontMatter is the one reader of YAML front matter: the lines between a "---" first line
-// and the next "---" or "..." line, within MaxFrontMatter bytes. It returns them (without
-// the delimiters) and where the body starts; ok is false when b opens with none.
-func FrontMatter(b []byte) (yaml []byte, body int, ok bool) {
-	if !bytes.HasPrefix(b, []byte("---\n")) && !bytes.HasPrefix(b, []byte("---\r\n")) {
-		return nil, 0, false
-	}
-	first := bytes.IndexByte(b, '\n') + 1
-	Lines(b, first, func(line []byte, start, end int) bool {
-		if start-first >= MaxFrontMatter {
-			return false
-		}
-		if t := string(line); t == "---" || t == "..." {
-			yaml, body, ok = b[first:start], min(end+1, len(b)), true
-			return false
-		}
-		return true
-	})
-	return yaml, body, ok
-}
-
-// Lines calls fn with every line of b from byte off on — without its surrounding space,
-// with the offsets where it starts and where it ends, before its newline — until fn
-// returns false. It reads b in place: the line is a slice of it.
-func Lines(b []byte, off int, fn func(line []byte, start, end int) bool) {
-	for off < len(b) {
-		end := bytes.IndexByte(b[off:], '\n')
-		if end < 0 {
-			end = len(b)
-		} else {
-			end += off
-		}
-		if !fn(bytes.TrimSpace(b[off:end]), off, end) {
-			return
-		}
-		off = end + 1
-	}
-}
-
 // scanLines calls fn with every line of b, its number (from 1) and whether it lies in
 // front matter (see FrontMatter; the delimiters themselves are not passed) until fn
 // returns false. It stops at a line longer than maxLine bytes.
 func scanLines(b []byte, maxLine int, fn func(n int, line string, front bool) bool) {
-	_, body, hasFront := FrontMatter(b)
+	_, body, hasFront := text.FrontMatter(b)
 	// In place, through Lines: a bufio.Scanner took a 4 KB buffer for each call, two calls
 	// a document (0.74 GB of garbage in a first index of 100k documents).
 	n, off := 0, 0
-	Lines(b, 0, func(_ []byte, start, end int) bool {
+	text.Lines(b, 0, func(_ []byte, start, end int) bool {
 		if end-start > maxLine {
 			return false
 		}
@@ -205,46 +164,11 @@ const (
 // front matter), at most MaxOutline of them.
 func Outline(b []byte) []Heading {
 	var out []Heading
-	Headings(b, func(lvl int, text string, _ int) bool {
+	text.Headings(b, func(lvl int, text string, _ int) bool {
 		out = append(out, Heading{Level: lvl, Text: clip(text, MaxHeadingLen)})
 		return len(out) < MaxOutline
 	})
 	return out
-}
-
-// maxHeadingScanLine is the longest line Headings reads past: like every line reader
-// here, it stops at a longer one.
-const maxHeadingScanLine = 1 << 20
-
-// Headings calls fn with every ATX heading of b outside front matter and fenced code —
-// its level, its text and the byte offset where its line starts — until fn returns false
-// or a line is longer than maxHeadingScanLine. It is the one reader of a document's
-// headings: its outline, and the sections a search names. It reads the bytes in place and
-// makes a string of heading lines only, since a search runs it on every hit.
-func Headings(b []byte, fn func(level int, text string, start int) bool) {
-	off := 0
-	if _, body, ok := FrontMatter(b); ok {
-		off = body
-	}
-	var fence []byte
-	Lines(b, off, func(line []byte, start, end int) bool {
-		if end-start > maxHeadingScanLine {
-			return false
-		}
-		switch {
-		case fence != nil:
-			if bytes.HasPrefix(line, fence) {
-				fence = nil
-			}
-		case bytes.HasPrefix(line, []byte("```")) || bytes.HasPrefix(line, []byte("~~~")):
-			fence = line[:3]
-		case len(line) > 0 && line[0] == '#':
-			if lvl, text, ok := ParseHeading(string(line)); ok && !fn(lvl, text, start) {
-				return false
-			}
-		}
-		return true
-	})
 }
 
 // FirstParagraph is a document's first run of prose lines, joined by spaces: not a
@@ -266,7 +190,7 @@ func FirstParagraph(b []byte) string {
 		case t == "":
 			return len(para) == 0
 		}
-		if _, _, ok := ParseHeading(t); ok {
+		if _, _, ok := text.ParseHeading(t); ok {
 			return len(para) == 0
 		}
 		para = append(para, t)
@@ -296,29 +220,6 @@ func eachLine(b []byte, fn func(line string, inCode bool) bool) {
 		}
 		return fn(line, false)
 	})
-}
-
-// ParseHeading reads an ATX heading line ("## Text"): its level and text.
-func ParseHeading(line string) (int, string, bool) {
-	// A carriage return ends a line, as in CommonMark, even without a newline after it:
-	// a heading's text is never more than a line.
-	if i := strings.IndexByte(line, '\r'); i >= 0 {
-		line = line[:i]
-	}
-	t := strings.TrimSpace(line)
-	if !strings.HasPrefix(t, "#") {
-		return 0, "", false
-	}
-	h := strings.TrimLeft(t, "#")
-	lvl := len(t) - len(h)
-	if lvl > 6 || h != "" && h[0] != ' ' && h[0] != '\t' {
-		return 0, "", false
-	}
-	h = strings.TrimSpace(strings.TrimRight(strings.TrimSpace(h), "#"))
-	if h == "" {
-		return 0, "", false
-	}
-	return lvl, h, true
 }
 
 // clip shortens s to at most n bytes on a character boundary, marking the cut.

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/guide/guide/internal/text"
 )
 
 type scannedLine struct {
@@ -28,7 +30,7 @@ func scanAll(b []byte, maxLine int) []scannedLine {
 // split at "\n", a trailing "\r" dropped, no empty line after a final newline), with the
 // delimiters of front matter left out as scanLines leaves them out.
 func linesByScanner(b []byte) []scannedLine {
-	_, body, hasFront := FrontMatter(b)
+	_, body, hasFront := text.FrontMatter(b)
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(nil, len(b)+2)
 	var out []scannedLine

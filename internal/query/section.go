@@ -3,7 +3,6 @@ package query
 import (
 	"unicode/utf8"
 
-	"github.com/guide/guide/internal/index"
 	"github.com/guide/guide/internal/text"
 )
 
@@ -21,7 +20,7 @@ type HitSection struct {
 // the document's word matches (wordMatches). A document without headings has no
 // sections: ok is false.
 func bestSection(content []byte, ms []termMatch, nterms int, pairs map[[2]string]bool) (sec HitSection, start, end int, ok bool) {
-	secs := index.Sections(content)
+	secs := text.Sections(content)
 	if len(secs) < 2 && (len(secs) == 0 || secs[0].Level == 0) {
 		return sec, 0, len(content), false
 	}
