@@ -30,7 +30,7 @@ import (
 // MappingVersion changes whenever the mapping, an analyzer or the derivation of a field
 // changes. An index of another version is deleted and rebuilt from the stream rather than
 // searched with terms it was not built with.
-const MappingVersion = "index/7"
+const MappingVersion = "index/8"
 
 // Internal keys, written in the same batch as the documents they describe.
 var (
@@ -45,7 +45,7 @@ var (
 const (
 	fieldName       = "name"        // the file name less its extensions
 	fieldPath       = "path"        // the words of the folders holding the document
-	fieldTitle      = "title"       // front matter title, else the first heading
+	fieldTitle      = "title"       // the plain text of the title (text.Markdown.Title)
 	fieldHeadings   = "headings"    // every Markdown heading
 	fieldMeta       = "meta"        // front matter description and tags
 	fieldLead       = "lead"        // the first paragraph of prose
@@ -373,10 +373,27 @@ func newDocument(e *events.Event) *document {
 			d.ContentCJK = d.Content
 		}
 		md := text.ParseMarkdown(e.Content)
-		d.Title, d.Headings, d.Meta, d.Lead = md.Title, md.Headings, md.Meta, md.Lead
+		d.Title, d.Headings, d.Meta, d.Lead = text.PlainText(md.Title), headingsField(md.Headings), md.Meta, md.Lead
 	}
 	d.Name = stem
 	return d
+}
+
+// maxHeadingsBytes bounds the headings field: a field is ranked on a few words, whatever
+// the document.
+const maxHeadingsBytes = 8000
+
+// headingsField is the headings field of a document with headings hs: the plain text of
+// each (text.PlainText), one a line, as many as fit in maxHeadingsBytes.
+func headingsField(hs []text.Heading) string {
+	var b strings.Builder
+	for _, h := range hs {
+		if t := text.PlainText(h.Text); b.Len()+len(t) < maxHeadingsBytes {
+			b.WriteString(t)
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
 }
 
 // treeSession marks the documents of the tree in the session field.

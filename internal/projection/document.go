@@ -24,7 +24,6 @@
 package projection
 
 import (
-	"bytes"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -102,124 +101,25 @@ func ParentOf(p string) string {
 	return ""
 }
 
-// Title finds a document's title: a "title:" in YAML front matter, else the first
-// Markdown heading, else "". It looks at the first 200 lines.
-func Title(b []byte) string {
-	title := ""
-	scanLines(b, 64<<10, func(n int, line string, front bool) bool {
-		if n > 200 {
-			return false
-		}
-		t := strings.TrimSpace(line)
-		if front {
-			if v, ok := strings.CutPrefix(t, "title:"); ok {
-				title = strings.Trim(strings.TrimSpace(v), `"'`)
-				return false
-			}
-			return true
-		}
-		if _, h, ok := text.ParseHeading(t); ok {
-			title = h
-			return false
-		}
-		return true
-	})
-	return title
-}
-
-// scanLines calls fn with every line of b, its number (from 1) and whether it lies in
-// front matter (see FrontMatter; the delimiters themselves are not passed) until fn
-// returns false. It stops at a line longer than maxLine bytes.
-func scanLines(b []byte, maxLine int, fn func(n int, line string, front bool) bool) {
-	_, body, hasFront := text.FrontMatter(b)
-	// In place, through Lines: a bufio.Scanner took a 4 KB buffer for each call, two calls
-	// a document (0.74 GB of garbage in a first index of 100k documents).
-	n, off := 0, 0
-	text.Lines(b, 0, func(_ []byte, start, end int) bool {
-		if end-start > maxLine {
-			return false
-		}
-		line := string(bytes.TrimSuffix(b[start:end], []byte{'\r'}))
-		n++
-		lineStart := off
-		off += len(line) + 1
-		front := hasFront && lineStart < body
-		if front {
-			if t := strings.TrimSpace(line); n == 1 || off >= body && (t == "---" || t == "...") {
-				return true // a delimiter
-			}
-		}
-		return fn(n, line, front)
-	})
-}
-
-// Outline bounds: a summary stays short whatever the document.
+// Summary bounds: a summary stays short whatever the document.
 const (
 	MaxOutline        = 100 // headings
 	MaxHeadingLen     = 200 // bytes per heading
 	MaxFirstParagraph = 500 // bytes
 )
 
-// Outline lists a document's Markdown headings (ATX "#" headings outside fenced code and
-// front matter), at most MaxOutline of them.
-func Outline(b []byte) []Heading {
-	var out []Heading
-	text.Headings(b, func(lvl int, text string, _ int) bool {
-		out = append(out, Heading{Level: lvl, Text: clip(text, MaxHeadingLen)})
-		return len(out) < MaxOutline
-	})
-	return out
-}
-
-// FirstParagraph is a document's first run of prose lines, joined by spaces: not a
-// heading, front matter, fenced code or an HTML comment; at most MaxFirstParagraph bytes.
-func FirstParagraph(b []byte) string {
-	var para []string
-	inComment := false
-	eachLine(b, func(line string, inCode bool) bool {
-		t := strings.TrimSpace(line)
-		switch {
-		case inComment:
-			inComment = !strings.Contains(t, "-->")
-			return true
-		case inCode || strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~"):
-			return len(para) == 0
-		case strings.HasPrefix(t, "<!--"):
-			inComment = !strings.Contains(t, "-->")
-			return len(para) == 0
-		case t == "":
-			return len(para) == 0
-		}
-		if _, _, ok := text.ParseHeading(t); ok {
-			return len(para) == 0
-		}
-		para = append(para, t)
-		return true
-	})
-	return clip(strings.Join(para, " "), MaxFirstParagraph)
-}
-
-// eachLine calls fn with every line of b after any YAML front matter, and whether it lies
-// in fenced code (the fence lines included), until fn returns false.
-func eachLine(b []byte, fn func(line string, inCode bool) bool) {
-	fence := ""
-	scanLines(b, 1<<20, func(_ int, line string, front bool) bool {
-		if front {
-			return true
-		}
-		t := strings.TrimSpace(line)
-		if fence != "" {
-			if strings.HasPrefix(t, fence) {
-				fence = ""
-			}
-			return fn(line, true)
-		}
-		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-			fence = t[:3]
-			return fn(line, true)
-		}
-		return fn(line, false)
-	})
+// Describe derives what the catalog records of a readable document besides its metadata,
+// from one reading of its Markdown (text.ParseMarkdown, which the index ranks by too): its
+// word count as a reader counts words, its title, and its summary — the outline, at most
+// MaxOutline headings of MaxHeadingLen bytes, and the first paragraph, at most
+// MaxFirstParagraph bytes.
+func Describe(b []byte) (words int, title string, sum Summary) {
+	md := text.ParseMarkdown(b)
+	for _, h := range md.Headings[:min(len(md.Headings), MaxOutline)] {
+		sum.Outline = append(sum.Outline, Heading{Level: h.Level, Text: clip(h.Text, MaxHeadingLen)})
+	}
+	sum.FirstParagraph = clip(md.FirstParagraph, MaxFirstParagraph)
+	return text.ReaderWords(b), md.Title, sum
 }
 
 // clip shortens s to at most n bytes on a character boundary, marking the cut.

@@ -3,7 +3,6 @@ package query
 import (
 	"github.com/guide/guide/internal/events"
 	"github.com/guide/guide/internal/projection"
-	"github.com/guide/guide/internal/text"
 )
 
 // SummaryResult is what get_summary returns: a short summary built when the document was
@@ -126,10 +125,10 @@ func Analyze(k events.DocKey, e *events.Event, applied uint64) (*Analysis, *Erro
 	if a.Indexed {
 		a.Status = StatusReady
 	}
-	a.Words = text.ReaderWords(e.Content)
-	a.Title = projection.Title(e.Content)
-	if o := projection.Outline(e.Content); o != nil {
-		a.Outline = o
+	var sum projection.Summary
+	a.Words, a.Title, sum = projection.Describe(e.Content)
+	if sum.Outline != nil {
+		a.Outline = sum.Outline
 	}
 	a.Language = DetectLanguage(e.Content)
 	return a, nil

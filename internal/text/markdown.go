@@ -5,20 +5,43 @@ import (
 	"strings"
 )
 
-// Bounds of what the Markdown fields hold: a field is ranked on a few words, whatever the
-// document.
-const (
-	maxFieldBytes    = 2000 // title, description and tags, lead paragraph
-	maxHeadingsBytes = 8000
-)
+// maxFieldBytes bounds the title, the front matter's description and tags, and the
+// paragraphs a Markdown document is read for: each says what the document is about in a
+// few words, whatever the document.
+const maxFieldBytes = 2000
 
-// Markdown is what a document's Markdown says about it, beyond its words: the fields
-// ranked above its body. A plain-text document has a lead paragraph and nothing else.
+// Markdown is what a document's Markdown says about it beyond its words, read in one pass
+// over its lines (ParseMarkdown). The catalog shows its title, outline and first
+// paragraph; the index ranks its title, front matter, headings and lead above its body. A
+// plain-text document has paragraphs and nothing else.
 type Markdown struct {
-	Title    string // front matter title, else the first heading
-	Headings string // every heading, one a line
-	Meta     string // front matter description (or summary) and tags (or keywords)
-	Lead     string // the first paragraph of prose, when more text follows it
+	// Body is where the text after the front matter starts (0 without front matter).
+	Body int
+	// Title is the front matter's title, else the first heading that has some plain text
+	// (PlainText) — a heading of badges or a logo is none — as written; one line of at
+	// most maxFieldBytes. A search ranks its plain text.
+	Title string
+	// Meta is the front matter's description (or summary) and tags (or keywords), one a
+	// line, at most maxFieldBytes.
+	Meta string
+	// Headings are the ATX headings outside front matter and fenced code, in order.
+	Headings []Heading
+	// Lead is the first paragraph of prose, as plain text, when more text follows it: the
+	// opening that says what the document is, not the badges, logos or HTML above it; at
+	// most maxFieldBytes. A document of one paragraph has none: it is no opening to rank
+	// above the rest.
+	Lead string
+	// FirstParagraph is the first paragraph as written, HTML comments left out, its lines
+	// joined by spaces; at most maxFieldBytes.
+	FirstParagraph string
+}
+
+// Heading is an ATX heading ("## Text") of a document: its level (1 to 6), its text as
+// written, and the byte offset where its line starts.
+type Heading struct {
+	Level int
+	Text  string
+	Start int
 }
 
 // Section is a part of a document that starts at a heading; Start is the byte offset of
@@ -29,130 +52,172 @@ type Section struct {
 	Start   int
 }
 
-// ParseMarkdown derives a document's Markdown fields in one pass over its lines: front
-// matter (YAML between "---" lines at the top), ATX headings outside fenced code, and the
-// first paragraph that is prose rather than badges, images or HTML.
+// ParseMarkdown is the one reader of a document's Markdown: in one pass over its lines it
+// finds the front matter (frontMatter, its fields read as YAML), the ATX headings outside
+// fenced code, the first paragraph and the first paragraph that is prose rather than
+// badges, images or HTML.
 func ParseMarkdown(b []byte) Markdown {
 	var md Markdown
-	body := 0
-	if fm, end, ok := frontMatter(b); ok {
-		md.Title, md.Meta = fm.fields()
-		body = end
+	if raw, body, ok := frontMatter(b); ok {
+		md.Body = body
+		if f, ok := parseFront(raw); ok {
+			md.Title, md.Meta = f.titleText(), f.meta()
+		}
 	}
-	var heads, para strings.Builder
-	fence := ""
-	leadDone, more := false, false
-	flush := func() {
-		if p := plainText(para.String()); !leadDone && isProse(p) {
-			md.Lead = clipBytes(p, maxFieldBytes)
-			leadDone = true
+	var lead leadReader
+	var first firstReader
+	blocks(b, md.Body, func(l line) {
+		lead.read(l)
+		first.read(l)
+		if l.level == 0 {
+			return
 		}
-		para.Reset()
-	}
-	Lines(b, body, func(l []byte, _, _ int) bool {
-		line := string(l)
-		if leadDone && line != "" {
-			more = true
+		md.Headings = append(md.Headings, Heading{Level: l.level, Text: l.heading, Start: l.start})
+		if md.Title == "" && PlainText(l.heading) != "" {
+			md.Title = clipBytes(l.heading, maxFieldBytes)
 		}
-		if fence != "" {
-			if strings.HasPrefix(line, fence) {
-				fence = ""
-			}
-			return true
-		}
-		if strings.HasPrefix(line, "```") || strings.HasPrefix(line, "~~~") {
-			flush()
-			fence = line[:3]
-			return true
-		}
-		if _, text, ok := ParseHeading(line); ok {
-			flush()
-			text = plainText(text)
-			if md.Title == "" {
-				md.Title = clipBytes(text, maxFieldBytes)
-			}
-			if heads.Len()+len(text) < maxHeadingsBytes {
-				heads.WriteString(text)
-				heads.WriteByte('\n')
-			}
-			return true
-		}
-		if line == "" {
-			flush()
-			return true
-		}
-		if !leadDone && para.Len() < maxFieldBytes {
-			para.WriteString(line)
-			para.WriteByte(' ')
-		}
-		return true
 	})
-	flush()
-	if !more {
-		// The lead paragraph is the whole text: it is no opening to rank above the rest.
-		md.Lead = ""
-	}
-	md.Headings = heads.String()
+	md.Lead, md.FirstParagraph = lead.end(), first.end()
 	return md
 }
 
-// Sections returns the sections of a document: one at each heading its outline lists
-// (Headings: ATX headings outside fenced code and front matter, front matter
-// being what lies between its delimiters, YAML or not), and one of the text before the
-// first heading, if any. A search names the best section of each hit from these.
+// Sections returns the sections of a document: one at each heading ParseMarkdown finds,
+// and one of the text before the first heading, if any. A search names the best section
+// of each hit from these; they are read without the front matter's fields, which a
+// section does not need.
 func Sections(b []byte) []Section {
 	secs := []Section{{Start: 0}}
-	Headings(b, func(lvl int, text string, start int) bool {
-		secs = append(secs, Section{Level: lvl, Heading: text, Start: start})
-		return true
-	})
 	body := 0
-	if _, end, ok := FrontMatter(b); ok {
+	if _, end, ok := frontMatter(b); ok {
 		body = end
 	}
+	blocks(b, body, func(l line) {
+		if l.level > 0 {
+			secs = append(secs, Section{Level: l.level, Heading: l.heading, Start: l.start})
+		}
+	})
 	if len(secs) > 1 && len(bytes.TrimSpace(b[body:secs[1].Start])) == 0 {
 		secs = secs[1:] // the document opens with a heading: no untitled section before it
 	}
 	return secs
 }
 
-// maxHeadingScanLine is the longest line Headings reads past: like every line reader
-// here, it stops at a longer one.
-const maxHeadingScanLine = 1 << 20
+// line is one line of a document's body as blocks reads it.
+type line struct {
+	text  []byte // without its surrounding space; a slice of the document
+	start int    // the byte offset where it starts
+	// code is set for a line of fenced code, the fences included.
+	code bool
+	// level is a heading's level, 0 for any other line; heading its text.
+	level   int
+	heading string
+}
 
-// Headings calls fn with every ATX heading of b outside front matter and fenced code —
-// its level, its text and the byte offset where its line starts — until fn returns false
-// or a line is longer than maxHeadingScanLine. It is the one reader of a document's
-// headings: its outline, and the sections a search names. It reads the bytes in place and
-// makes a string of heading lines only, since a search runs it on every hit.
-func Headings(b []byte, fn func(level int, text string, start int) bool) {
-	off := 0
-	if _, body, ok := FrontMatter(b); ok {
-		off = body
-	}
+// blocks calls fn with every line of b from body on, saying which lie in fenced code
+// ("```" or "~~~" to a line that starts with the same three characters) and which are
+// ATX headings. It reads b in place and makes a string of heading lines only, since a
+// search runs it on every hit.
+func blocks(b []byte, body int, fn func(line)) {
 	var fence []byte
-	Lines(b, off, func(line []byte, start, end int) bool {
-		if end-start > maxHeadingScanLine {
-			return false
-		}
+	lines(b, body, func(text []byte, start, _ int) bool {
+		l := line{text: text, start: start}
 		switch {
 		case fence != nil:
-			if bytes.HasPrefix(line, fence) {
+			l.code = true
+			if bytes.HasPrefix(text, fence) {
 				fence = nil
 			}
-		case bytes.HasPrefix(line, []byte("```")) || bytes.HasPrefix(line, []byte("~~~")):
-			fence = line[:3]
-		case len(line) > 0 && line[0] == '#':
-			if lvl, text, ok := ParseHeading(string(line)); ok && !fn(lvl, text, start) {
-				return false
-			}
+		case bytes.HasPrefix(text, []byte("```")) || bytes.HasPrefix(text, []byte("~~~")):
+			l.code = true
+			fence = text[:3]
+		case len(text) > 0 && text[0] == '#':
+			l.level, l.heading, _ = parseHeading(string(text))
 		}
+		fn(l)
 		return true
 	})
 }
 
-// ParseHeading reads an ATX heading line ("## Text"): its level and text.
-func ParseHeading(line string) (int, string, bool) {
+// leadReader finds the lead paragraph (Markdown.Lead) line by line: paragraphs end at a
+// blank line, a heading or fenced code, and each is read up to maxFieldBytes for its
+// plain text.
+type leadReader struct {
+	para []byte // the paragraph read so far, its lines joined by spaces
+	lead string
+	done bool // the lead is found
+	more bool // text follows it
+}
+
+func (r *leadReader) read(l line) {
+	switch {
+	case r.done:
+		r.more = r.more || len(l.text) > 0
+	case l.code || l.level > 0 || len(l.text) == 0:
+		r.flush()
+	case len(r.para) < maxFieldBytes:
+		r.para = append(append(r.para, l.text...), ' ')
+	}
+}
+
+// flush ends a paragraph: the lead, if it is prose.
+func (r *leadReader) flush() {
+	if len(r.para) == 0 {
+		return
+	}
+	if p := PlainText(string(r.para)); isProse(p) {
+		r.lead, r.done = clipBytes(p, maxFieldBytes), true
+	}
+	r.para = r.para[:0]
+}
+
+func (r *leadReader) end() string {
+	if !r.done {
+		r.flush()
+		return "" // the last paragraph, or none: nothing follows it
+	}
+	if !r.more {
+		return ""
+	}
+	return r.lead
+}
+
+// firstReader finds the first paragraph (Markdown.FirstParagraph) line by line: its first
+// run of lines that are not blank, headings, fenced code or HTML comments.
+type firstReader struct {
+	para    strings.Builder
+	comment bool // inside an HTML comment
+	done    bool
+}
+
+func (r *firstReader) read(l line) {
+	if r.done {
+		return
+	}
+	t := l.text
+	switch {
+	case r.comment:
+		r.comment = !bytes.Contains(t, []byte("-->"))
+		return
+	case l.code:
+	case bytes.HasPrefix(t, []byte("<!--")):
+		r.comment = !bytes.Contains(t, []byte("-->"))
+	case len(t) == 0 || l.level > 0:
+	default:
+		if r.para.Len() <= maxFieldBytes {
+			if r.para.Len() > 0 {
+				r.para.WriteByte(' ')
+			}
+			r.para.Write(t)
+		}
+		return
+	}
+	r.done = r.para.Len() > 0
+}
+
+func (r *firstReader) end() string { return clipBytes(r.para.String(), maxFieldBytes) }
+
+// parseHeading reads an ATX heading line ("## Text"): its level and text.
+func parseHeading(line string) (int, string, bool) {
 	// A carriage return ends a line, as in CommonMark, even without a newline after it:
 	// a heading's text is never more than a line.
 	if i := strings.IndexByte(line, '\r'); i >= 0 {
@@ -174,10 +239,10 @@ func ParseHeading(line string) (int, string, bool) {
 	return lvl, h, true
 }
 
-// Lines calls fn with every line of b from byte off on — without its surrounding space,
+// lines calls fn with every line of b from byte off on — without its surrounding space,
 // with the offsets where it starts and where it ends, before its newline — until fn
 // returns false. It reads b in place: the line is a slice of it.
-func Lines(b []byte, off int, fn func(line []byte, start, end int) bool) {
+func lines(b []byte, off int, fn func(line []byte, start, end int) bool) {
 	for off < len(b) {
 		end := bytes.IndexByte(b[off:], '\n')
 		if end < 0 {
