@@ -9,19 +9,13 @@ import (
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/registry"
 
+	"github.com/guide/guide/internal/index/schema"
 	"github.com/guide/guide/internal/text"
 )
 
-// The analyzers of the mapping. "word" is the exact one: it splits where ripgrep's -w
-// sees a word boundary and folds case the way ripgrep's -i compares, so that every
-// document `rg -l -w -i WORD` lists holds the term WORD. "stem" adds English stemming
-// on the same words, and "cjk" indexes bigrams of the Chinese, Japanese and Korean runs,
-// which ripgrep cannot find inside a sentence without spaces but a reader expects to.
+// The tokenizers and token filters of the analyzers the schema names (schema.AnalyzerWord
+// and the others), registered with Bleve under these names.
 const (
-	analyzerWord  = "guide_word"
-	analyzerStem  = "guide_stem"
-	analyzerCJK   = "guide_cjk"
-	analyzerParts = "guide_parts"
 	filterParts   = "guide_camel_parts"
 	tokenizerWord = "guide_word"
 	tokenizerCJK  = "guide_cjk_bigram"
@@ -44,27 +38,27 @@ func init() {
 }
 
 func addAnalyzers(m *mapping.IndexMappingImpl) error {
-	if err := m.AddCustomAnalyzer(analyzerWord, map[string]any{
+	if err := m.AddCustomAnalyzer(schema.AnalyzerWord, map[string]any{
 		"type":          custom.Name,
 		"tokenizer":     tokenizerWord,
 		"token_filters": []any{filterFold},
 	}); err != nil {
 		return err
 	}
-	if err := m.AddCustomAnalyzer(analyzerCJK, map[string]any{
+	if err := m.AddCustomAnalyzer(schema.AnalyzerCJK, map[string]any{
 		"type":      custom.Name,
 		"tokenizer": tokenizerCJK,
 	}); err != nil {
 		return err
 	}
-	if err := m.AddCustomAnalyzer(analyzerParts, map[string]any{
+	if err := m.AddCustomAnalyzer(schema.AnalyzerParts, map[string]any{
 		"type":          custom.Name,
 		"tokenizer":     tokenizerWord,
 		"token_filters": []any{filterParts, filterFold, porter.Name},
 	}); err != nil {
 		return err
 	}
-	return m.AddCustomAnalyzer(analyzerStem, map[string]any{
+	return m.AddCustomAnalyzer(schema.AnalyzerStem, map[string]any{
 		"type":          custom.Name,
 		"tokenizer":     tokenizerWord,
 		"token_filters": []any{filterFold, porter.Name},

@@ -1,6 +1,8 @@
 // Package index is the full-text projection: a Bleve (scorch) index folded from the event
-// stream, and the searches over it. It knows the events and its own query form; it knows
-// nothing of MCP or of the catalog.
+// stream — each document analyzed into the fields package schema names, the checkpoint
+// in the same batch, the segments merged once it is idle — and the entry to the searches
+// over it, which package search runs (its query language is package querylang). It knows
+// the events; it knows nothing of MCP or of the catalog.
 package index
 
 import (
@@ -23,6 +25,8 @@ import (
 	bolterrors "go.etcd.io/bbolt/errors"
 
 	"github.com/guide/guide/internal/events"
+	"github.com/guide/guide/internal/index/schema"
+	"github.com/guide/guide/internal/index/search"
 	"github.com/guide/guide/internal/projection"
 	"github.com/guide/guide/internal/text"
 )
@@ -40,23 +44,6 @@ var (
 	keyMapping = []byte("guide.mapping")
 )
 
-// Field names of the mapping. The ranked text fields and their weights are listed in
-// rankedFields (fields.go).
-const (
-	fieldName       = "name"        // the file name less its extensions
-	fieldPath       = "path"        // the words of the folders holding the document
-	fieldTitle      = "title"       // the plain text of the title (text.Markdown.Title)
-	fieldHeadings   = "headings"    // every Markdown heading
-	fieldMeta       = "meta"        // front matter description and tags
-	fieldLead       = "lead"        // the first paragraph of prose
-	fieldContent    = "content"     // the text, exact words (with positions, for phrases)
-	fieldContentCJK = "content_cjk" // the CJK runs of the text, as bigrams
-	fieldFolders    = "folders"     // every ancestor folder: "a", "a/b" (for scoping)
-	fieldDir        = "dir"         // the folder holding the document ("." for the root)
-	fieldSession    = "session"     // a session document's session token; "-" for the tree
-	fieldExt        = "ext"         // the extension, lower case, without the dot
-)
-
 // ErrLocked is returned when another process has the index open.
 var ErrLocked = errors.New("index is in use by another process")
 
@@ -65,6 +52,9 @@ var ErrLocked = errors.New("index is in use by another process")
 type Index struct {
 	Dir    string
 	Logger *slog.Logger
+	// IdleMerge is how long the index has had no batch before it merges its segments
+	// (merge.go); 0 means defaultIdleMerge.
+	IdleMerge time.Duration
 
 	// mu guards the Bleve handle against Reset and Close while searches use it.
 	mu  sync.RWMutex
@@ -77,18 +67,18 @@ type Index struct {
 	// disk is what scorch has persisted of the open Bleve index (one per open/create,
 	// so that a callback of an index already replaced cannot touch it).
 	disk *persistence
-	// merger merges the open index's segments when it is idle (see mergeWhenIdle);
-	// idleMerge, when set, is how long it waits (tests).
+	// merger merges the open index's segments when it is idle (see mergeWhenIdle).
 	merger atomic.Pointer[merger]
 	// batches counts the batches applied; mergedAt is one more than the count the merger
 	// last found the index idle at and left nothing to merge (0: never). The index is
 	// merged while no batch has come since.
-	batches   atomic.Uint64
-	mergedAt  atomic.Uint64
-	idleMerge time.Duration
-	idlePlan  *mergeplan.MergePlanOptions // tests: the idle merge's plan (idleMergePlan)
-	// saturations are the BM25 length tables searches share.
-	saturations saturations
+	batches  atomic.Uint64
+	mergedAt atomic.Uint64
+	idlePlan *mergeplan.MergePlanOptions // tests: the idle merge's plan (idleMergePlan)
+
+	// search is the engine of the searches over the index (searcher).
+	search     *search.Engine
+	searchOnce sync.Once
 }
 
 // Open opens the index, or creates it. An index that cannot be opened, or was built with
@@ -238,6 +228,16 @@ func (x *Index) onPersisted(b *bleve.Batch, seq uint64) {
 	})
 }
 
+// Flush waits until scorch has written every batch applied to disk, or closeWait passes,
+// holding off Close and Reset meanwhile.
+func (x *Index) Flush() {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if x.idx != nil {
+		x.flush()
+	}
+}
+
 // flush waits until scorch has persisted every batch applied, or closeWait passes.
 func (x *Index) flush() {
 	p := x.disk
@@ -330,19 +330,19 @@ type document struct {
 // field returns the text of one of the ranked fields.
 func (d *document) field(name string) string {
 	switch name {
-	case fieldName:
+	case schema.Name:
 		return d.Name
-	case fieldPath:
+	case schema.Path:
 		return d.Path
-	case fieldTitle:
+	case schema.Title:
 		return d.Title
-	case fieldHeadings:
+	case schema.Headings:
 		return d.Headings
-	case fieldMeta:
+	case schema.Meta:
 		return d.Meta
-	case fieldLead:
+	case schema.Lead:
 		return d.Lead
-	case fieldContent:
+	case schema.Content:
 		return d.Content
 	}
 	return ""
@@ -358,11 +358,11 @@ func newDocument(e *events.Event) *document {
 	if stem == "" { // ".env": the name is the extension
 		stem = name
 	}
-	d := &document{Ext: strings.ToLower(strings.TrimPrefix(ext, ".")), Session: treeSession}
+	d := &document{Ext: strings.ToLower(strings.TrimPrefix(ext, ".")), Session: schema.TreeSession}
 	if e.Session != "" {
 		d.Session = e.Session // a session document belongs to no folder of the tree
 	} else {
-		d.Folders, d.Dir = documentFolders(e.Path), dirKey(path.Dir(e.Path))
+		d.Folders, d.Dir = documentFolders(e.Path), schema.DirKey(path.Dir(e.Path))
 		if dir := path.Dir(e.Path); dir != "." {
 			d.Path = dir
 		}
@@ -394,17 +394,6 @@ func headingsField(hs []text.Heading) string {
 		}
 	}
 	return b.String()
-}
-
-// treeSession marks the documents of the tree in the session field.
-const treeSession = "-"
-
-// dirKey is how the dir field names a folder: the root, "" elsewhere, is ".".
-func dirKey(dir string) string {
-	if dir == "" || dir == "." {
-		return "."
-	}
-	return dir
 }
 
 // documentFolders returns every folder above a document's path, outermost first, the root
@@ -550,7 +539,7 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 	m.StoreDynamic = false
 	m.IndexDynamic = false
 	m.DocValuesDynamic = false
-	m.DefaultAnalyzer = analyzerWord
+	m.DefaultAnalyzer = schema.AnalyzerWord
 
 	text := func(analyzer string, positions bool) *mapping.FieldMapping {
 		f := bleve.NewTextFieldMapping()
@@ -562,18 +551,18 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 		return f
 	}
 	doc := bleve.NewDocumentStaticMapping()
-	for _, f := range rankedFields {
-		a := analyzerWord
-		if f.stemmed {
-			a = analyzerParts
+	for _, f := range schema.Ranked {
+		a := schema.AnalyzerWord
+		if f.Stemmed {
+			a = schema.AnalyzerParts
 		}
-		doc.AddFieldMappingsAt(f.name, text(a, f.positions))
+		doc.AddFieldMappingsAt(f.Name, text(a, f.Positions))
 	}
-	doc.AddFieldMappingsAt(fieldContentCJK, text(analyzerCJK, true))
-	doc.AddFieldMappingsAt(fieldFolders, text(keyword.Name, false))
-	doc.AddFieldMappingsAt(fieldDir, text(keyword.Name, false))
-	doc.AddFieldMappingsAt(fieldSession, text(keyword.Name, false))
-	doc.AddFieldMappingsAt(fieldExt, text(keyword.Name, false))
+	doc.AddFieldMappingsAt(schema.ContentCJK, text(schema.AnalyzerCJK, true))
+	doc.AddFieldMappingsAt(schema.Folders, text(keyword.Name, false))
+	doc.AddFieldMappingsAt(schema.Dir, text(keyword.Name, false))
+	doc.AddFieldMappingsAt(schema.Session, text(keyword.Name, false))
+	doc.AddFieldMappingsAt(schema.Ext, text(keyword.Name, false))
 	m.DefaultMapping = doc
 	return m, nil
 }

@@ -4,8 +4,9 @@ import (
 	"encoding/json"
 	"math"
 
-	"github.com/blevesearch/bleve/v2/search"
+	bsearch "github.com/blevesearch/bleve/v2/search"
 
+	"github.com/guide/guide/internal/index/schema"
 	"github.com/guide/guide/internal/text"
 )
 
@@ -14,7 +15,7 @@ var keyLengths = []byte("guide.lengths")
 
 // lengthFields are the fields whose mean length BM25 is given: the text fields a word is
 // searched in.
-var lengthFields = []string{fieldName, fieldPath, fieldTitle, fieldHeadings, fieldMeta, fieldLead, fieldContent, fieldContentCJK}
+var lengthFields = []string{schema.Name, schema.Path, schema.Title, schema.Headings, schema.Meta, schema.Lead, schema.Content, schema.ContentCJK}
 
 // fieldLength is the words of one field over every document indexed that has it.
 type fieldLength struct {
@@ -33,14 +34,14 @@ type lengths map[string]fieldLength
 
 // add counts the words of an indexed document's fields.
 func (l lengths) add(d *document) {
-	for _, f := range rankedFields {
-		txt := d.field(f.name)
+	for _, f := range schema.Ranked {
+		txt := d.field(f.Name)
 		n := text.CountWords(txt)
-		if f.stemmed {
+		if f.Stemmed {
 			n = countTokens(txt)
 		}
 		if n > 0 {
-			l[f.name] = fieldLength{Words: l[f.name].Words + uint64(n), Docs: l[f.name].Docs + 1}
+			l[f.Name] = fieldLength{Words: l[f.Name].Words + uint64(n), Docs: l[f.Name].Docs + 1}
 		}
 	}
 	if d.ContentCJK != "" {
@@ -50,7 +51,7 @@ func (l lengths) add(d *document) {
 				n++ // a bigram starts at nearly every CJK character
 			}
 		}
-		l[fieldContentCJK] = fieldLength{Words: l[fieldContentCJK].Words + uint64(n), Docs: l[fieldContentCJK].Docs + 1}
+		l[schema.ContentCJK] = fieldLength{Words: l[schema.ContentCJK].Words + uint64(n), Docs: l[schema.ContentCJK].Docs + 1}
 	}
 }
 
@@ -80,12 +81,12 @@ func decodeLengths(b []byte) lengths {
 // up). A field without counts (a keyword field, or one no document has yet) is given a
 // mean of one word; so is "*", the field of the unscored disjunctions Bleve merges a
 // filter's terms into.
-func (l lengths) bm25Stats(docs uint64) *search.BM25Stats {
+func (l lengths) bm25Stats(docs uint64) *bsearch.BM25Stats {
 	if docs == 0 || len(l) == 0 {
 		return nil
 	}
-	st := &search.BM25Stats{DocCount: float64(docs), FieldCardinality: map[string]int{}}
-	for _, f := range append(lengthFields, fieldFolders, fieldDir, fieldSession, fieldExt, "*") {
+	st := &bsearch.BM25Stats{DocCount: float64(docs), FieldCardinality: map[string]int{}}
+	for _, f := range append(lengthFields, schema.Folders, schema.Dir, schema.Session, schema.Ext, "*") {
 		mean := 1.0
 		if c := l[f]; c.Docs > 0 {
 			mean = max(1, float64(c.Words)/float64(c.Docs))

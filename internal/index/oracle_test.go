@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/guide/guide/internal/index"
+	"github.com/guide/guide/internal/index/querylang"
 	"github.com/guide/guide/internal/testkit"
 	"github.com/guide/guide/internal/text"
 )
@@ -55,7 +55,7 @@ func TestFindsWhatRipgrepFinds(t *testing.T) {
 	checked := 0
 	for w := range words {
 		for _, q := range []string{w, strings.ToUpper(w)} {
-			pq, err := index.ParseQuery(q)
+			pq, err := querylang.Parse(q)
 			if err != nil {
 				continue // a common word alone: refused by design, tested elsewhere
 			}

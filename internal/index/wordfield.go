@@ -9,6 +9,7 @@ import (
 	bindex "github.com/blevesearch/bleve_index_api"
 	porterstemmer "github.com/blevesearch/go-porterstemmer"
 
+	"github.com/guide/guide/internal/index/schema"
 	"github.com/guide/guide/internal/text"
 )
 
@@ -34,9 +35,9 @@ var _ bdoc.Field = (*wordField)(nil)
 // each is of the parts analyzer (stemmed) rather than the word analyzer, as newMapping
 // maps them.
 var wordFieldParts = func() map[string]bool {
-	m := make(map[string]bool, len(rankedFields))
-	for _, f := range rankedFields {
-		m[f.name] = f.stemmed
+	m := make(map[string]bool, len(schema.Ranked))
+	for _, f := range schema.Ranked {
+		m[f.Name] = f.Stemmed
 	}
 	return m
 }()
