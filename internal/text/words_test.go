@@ -102,3 +102,27 @@ func TestReaderWordsScripts(t *testing.T) {
 		}
 	}
 }
+
+// TestIsWordByteAsRune: the ASCII table says what IsWordRune says, and no byte of a
+// multi-byte character is a word byte.
+func TestIsWordByteAsRune(t *testing.T) {
+	for c := 0; c < 256; c++ {
+		if got, want := text.IsWordByte(byte(c)), c < utf8.RuneSelf && text.IsWordRune(rune(c)); got != want {
+			t.Errorf("IsWordByte(%#x) = %v, want %v", c, got, want)
+		}
+	}
+}
+
+// FuzzCountWords holds CountWords to the words Words splits a text into.
+func FuzzCountWords(f *testing.F) {
+	for _, s := range []string{"", "one two", "a_b c1 é\u0301 中文", "\xff\xfeword", "x\u200dy"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n := 0
+		text.Words([]byte(s), func(text.Span) bool { n++; return true })
+		if got := text.CountWords(s); got != n {
+			t.Fatalf("CountWords(%q) = %d, Words splits %d", s, got, n)
+		}
+	})
+}
