@@ -1,7 +1,6 @@
 package index
 
 import (
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2/analysis"
@@ -9,18 +8,14 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/token/porter"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/registry"
+
+	"github.com/guide/guide/internal/index/schema"
+	"github.com/guide/guide/internal/text"
 )
 
-// The analyzers of the mapping. "word" is the exact one: it splits where ripgrep's -w
-// sees a word boundary and folds case the way ripgrep's -i compares, so that every
-// document `rg -l -w -i WORD` lists holds the term WORD. "stem" adds English stemming
-// on the same words, and "cjk" indexes bigrams of the Chinese, Japanese and Korean runs,
-// which ripgrep cannot find inside a sentence without spaces but a reader expects to.
+// The tokenizers and token filters of the analyzers the schema names (schema.AnalyzerWord
+// and the others), registered with Bleve under these names.
 const (
-	analyzerWord  = "guide_word"
-	analyzerStem  = "guide_stem"
-	analyzerCJK   = "guide_cjk"
-	analyzerParts = "guide_parts"
 	filterParts   = "guide_camel_parts"
 	tokenizerWord = "guide_word"
 	tokenizerCJK  = "guide_cjk_bigram"
@@ -43,88 +38,31 @@ func init() {
 }
 
 func addAnalyzers(m *mapping.IndexMappingImpl) error {
-	if err := m.AddCustomAnalyzer(analyzerWord, map[string]any{
+	if err := m.AddCustomAnalyzer(schema.AnalyzerWord, map[string]any{
 		"type":          custom.Name,
 		"tokenizer":     tokenizerWord,
 		"token_filters": []any{filterFold},
 	}); err != nil {
 		return err
 	}
-	if err := m.AddCustomAnalyzer(analyzerCJK, map[string]any{
+	if err := m.AddCustomAnalyzer(schema.AnalyzerCJK, map[string]any{
 		"type":      custom.Name,
 		"tokenizer": tokenizerCJK,
 	}); err != nil {
 		return err
 	}
-	if err := m.AddCustomAnalyzer(analyzerParts, map[string]any{
+	if err := m.AddCustomAnalyzer(schema.AnalyzerParts, map[string]any{
 		"type":          custom.Name,
 		"tokenizer":     tokenizerWord,
 		"token_filters": []any{filterParts, filterFold, porter.Name},
 	}); err != nil {
 		return err
 	}
-	return m.AddCustomAnalyzer(analyzerStem, map[string]any{
+	return m.AddCustomAnalyzer(schema.AnalyzerStem, map[string]any{
 		"type":          custom.Name,
 		"tokenizer":     tokenizerWord,
 		"token_filters": []any{filterFold, porter.Name},
 	})
-}
-
-// IsWordRune reports whether r is a word character as ripgrep's Unicode \w defines it:
-// alphabetic, a mark, a decimal digit, connector punctuation (the underscore), or a
-// joiner. Everything else separates words.
-func IsWordRune(r rune) bool {
-	if r < utf8.RuneSelf {
-		return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_'
-	}
-	return unicode.IsLetter(r) || unicode.Is(unicode.Nl, r) || unicode.Is(unicode.Other_Alphabetic, r) ||
-		unicode.IsMark(r) || unicode.Is(unicode.Nd, r) || unicode.Is(unicode.Pc, r) ||
-		r == 0x200C || r == 0x200D
-}
-
-// isCJK reports a rune of a script written without spaces between words (or, for
-// Hangul, with particles glued to them), which the cjk field indexes as bigrams.
-func isCJK(r rune) bool {
-	switch {
-	case r < 0x1100 || r >= 0x1200 && r < 0x2e80: // none of the four scripts (Latin, Greek, Cyrillic, punctuation, …)
-		return false
-	case r >= 0x4e00 && r <= 0x9fff || r >= 0xac00 && r <= 0xd7a3: // the common ideographs, Hangul syllables
-		return true
-	}
-	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
-}
-
-// Span is one word of a text: its byte range.
-type Span struct{ Start, End int }
-
-// Words splits b into words as the index does. Invalid UTF-8 separates words.
-func Words(b []byte, fn func(Span) bool) {
-	start := -1
-	for i := 0; i < len(b); {
-		// ASCII, most of most texts, by a table; other characters decoded.
-		word, size := false, 1
-		if c := b[i]; c < utf8.RuneSelf {
-			word = asciiWord[c]
-		} else {
-			var r rune
-			r, size = utf8.DecodeRune(b[i:])
-			word = r != utf8.RuneError && IsWordRune(r)
-		}
-		if word {
-			if start < 0 {
-				start = i
-			}
-		} else if start >= 0 {
-			if !fn(Span{start, i}) {
-				return
-			}
-			start = -1
-		}
-		i += size
-	}
-	if start >= 0 {
-		fn(Span{start, len(b)})
-	}
 }
 
 // The tokenizers give each token its position and no byte offsets, as wordField does: the
@@ -138,69 +76,18 @@ type wordTokenizer struct{}
 
 func (wordTokenizer) Tokenize(b []byte) analysis.TokenStream {
 	out := make(analysis.TokenStream, 0, len(b)/6+1)
-	Words(b, func(s Span) bool {
+	text.Words(b, func(s text.Span) bool {
 		out = append(out, &analysis.Token{Term: b[s.Start:s.End], Position: len(out) + 1, Type: analysis.AlphaNumeric})
 		return true
 	})
 	return out
 }
 
-// Fold maps every rune to one representative of its simple case-folding orbit (the
-// orbit's smallest member, lower-cased), which is the equality `rg -i` uses: K, k and the
-// Kelvin sign fold together, so do ẞ and ß, Σ, σ and ς.
-func Fold(s []byte) []byte {
-	ascii := true
-	for _, c := range s {
-		if c >= utf8.RuneSelf {
-			ascii = false
-			break
-		}
-	}
-	if ascii {
-		out, copied := s, false
-		for i, c := range s {
-			if c >= 'A' && c <= 'Z' {
-				if !copied {
-					out, copied = append([]byte(nil), s...), true
-				}
-				out[i] = c + 'a' - 'A'
-			}
-		}
-		return out
-	}
-	out := make([]byte, 0, len(s))
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRune(s[i:])
-		i += size
-		out = utf8.AppendRune(out, FoldRune(r))
-	}
-	return out
-}
-
-// FoldString is Fold for a string.
-func FoldString(s string) string { return string(Fold([]byte(s))) }
-
-// FoldRune is r as the index folds it: its lower-case form, the same for every character
-// bytes.EqualFold holds equal to it.
-func FoldRune(r rune) rune {
-	if r < utf8.RuneSelf {
-		if r >= 'A' && r <= 'Z' {
-			return r + 'a' - 'A'
-		}
-		return r
-	}
-	least := r
-	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-		least = min(least, f)
-	}
-	return unicode.ToLower(least)
-}
-
 type foldFilter struct{}
 
 func (foldFilter) Filter(in analysis.TokenStream) analysis.TokenStream {
 	for _, t := range in {
-		t.Term = Fold(t.Term)
+		t.Term = text.Fold(t.Term)
 	}
 	return in
 }
@@ -236,7 +123,7 @@ func (cjkTokenizer) Tokenize(b []byte) analysis.TokenStream {
 			continue
 		}
 		r, size := utf8.DecodeRune(b[i:])
-		if isCJK(r) {
+		if text.IsCJK(r) {
 			if runLen > 0 {
 				pos++
 				out = append(out, &analysis.Token{Term: b[prevStart : i+size], Position: pos, Type: analysis.Ideographic})

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"slices"
 	"testing"
-	"unicode"
 
 	"github.com/guide/guide/internal/events"
+	"github.com/guide/guide/internal/index/schema"
 )
 
 // TestLocationsKeepPositionsOnly: the fields with term vectors keep each occurrence's
@@ -28,11 +28,11 @@ func TestLocationsKeepPositionsOnly(t *testing.T) {
 		field, term string
 		want        []uint64 // positions
 	}{
-		{fieldContent, "alpha", []uint64{3, 6, 8}}, // after "ParseHeader notes", the CJK run a word
-		{fieldContent, "gamma", []uint64{5}},
-		{fieldTitle, "header", []uint64{1}}, // a camel-case part, at its word's position
-		{fieldName, "alphabeta", []uint64{1}},
-		{fieldContentCJK, "华人", []uint64{2}},
+		{schema.Content, "alpha", []uint64{3, 6, 8}}, // after "ParseHeader notes", the CJK run a word
+		{schema.Content, "gamma", []uint64{5}},
+		{schema.Title, "header", []uint64{1}}, // a camel-case part, at its word's position
+		{schema.Name, "alphabeta", []uint64{1}},
+		{schema.ContentCJK, "华人", []uint64{2}},
 	} {
 		tfr, err := r.TermFieldReader(context.Background(), []byte(tc.term), tc.field, true, true, true)
 		noErr(t, err, "term field reader")
@@ -53,16 +53,5 @@ func TestLocationsKeepPositionsOnly(t *testing.T) {
 			t.Errorf("%s:%s: positions %v, want %v", tc.field, tc.term, pos, tc.want)
 		}
 		_ = tfr.Close()
-	}
-}
-
-// TestIsCJKAsItsScripts: isCJK's shortcuts give, for every code point, what the four
-// scripts' tables give.
-func TestIsCJKAsItsScripts(t *testing.T) {
-	for r := rune(0); r <= unicode.MaxRune; r++ {
-		want := unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
-		if got := isCJK(r); got != want {
-			t.Fatalf("isCJK(%U) = %v, want %v", r, got, want)
-		}
 	}
 }

@@ -17,6 +17,8 @@ import (
 
 	"github.com/guide/guide/internal/events"
 	"github.com/guide/guide/internal/index"
+	"github.com/guide/guide/internal/index/querylang"
+	"github.com/guide/guide/internal/index/search"
 	"github.com/guide/guide/internal/testkit"
 )
 
@@ -189,12 +191,12 @@ func BenchmarkSearch(b *testing.B) {
 		{"NoMatch", "zzzzqqqq", ""},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			q, err := index.ParseQuery(c.query)
+			q, err := querylang.Parse(c.query)
 			testkit.NoErr(b, err, "parse")
 			var lat []time.Duration
 			for b.Loop() {
 				start := time.Now()
-				if _, err := bi.x.Search(b.Context(), index.Request{Query: q, Folder: c.folder}); err != nil {
+				if _, err := bi.x.Search(b.Context(), search.Request{Query: q, Folder: c.folder}); err != nil {
 					b.Fatal(err)
 				}
 				lat = append(lat, time.Since(start))
@@ -247,12 +249,12 @@ func BenchmarkVsRipgrep(b *testing.B) {
 				rgT = append(rgT, time.Since(start))
 				rgFiles = strings.Count(string(out), "\n")
 			}
-			q, err := index.ParseQuery(w)
+			q, err := querylang.Parse(w)
 			testkit.NoErr(b, err, "parse")
 			var total uint64
 			for range 11 {
 				start := time.Now()
-				res, err := bi.x.Search(b.Context(), index.Request{Query: q})
+				res, err := bi.x.Search(b.Context(), search.Request{Query: q})
 				searchT = append(searchT, time.Since(start))
 				testkit.NoErr(b, err, "search")
 				total = res.Total
@@ -288,12 +290,12 @@ func BenchmarkSearchExisting(b *testing.B) {
 	words := strings.Split(cmpOr(os.Getenv("GUIDE_BENCH_WORDS"), "legal,scenes,dirname,metric,reviewer,python"), ",")
 	for _, w := range words {
 		b.Run(w, func(b *testing.B) {
-			q, err := index.ParseQuery(w)
+			q, err := querylang.Parse(w)
 			testkit.NoErr(b, err, "parse")
 			var lat []time.Duration
 			for b.Loop() {
 				start := time.Now()
-				if _, err := x.Search(b.Context(), index.Request{Query: q}); err != nil {
+				if _, err := x.Search(b.Context(), search.Request{Query: q}); err != nil {
 					b.Fatal(err)
 				}
 				lat = append(lat, time.Since(start))

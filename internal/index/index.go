@@ -1,6 +1,8 @@
 // Package index is the full-text projection: a Bleve (scorch) index folded from the event
-// stream, and the searches over it. It knows the events and its own query form; it knows
-// nothing of MCP or of the catalog.
+// stream — each document analyzed into the fields package schema names, the checkpoint
+// in the same batch, the segments merged once it is idle — and the entry to the searches
+// over it, which package search runs (its query language is package querylang). It knows
+// the events; it knows nothing of MCP or of the catalog.
 package index
 
 import (
@@ -9,27 +11,22 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
-	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
-	bdoc "github.com/blevesearch/bleve/v2/document"
 	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
-	"github.com/blevesearch/bleve/v2/mapping"
 	bolterrors "go.etcd.io/bbolt/errors"
 
-	"github.com/guide/guide/internal/events"
+	"github.com/guide/guide/internal/index/search"
 	"github.com/guide/guide/internal/projection"
 )
 
 // MappingVersion changes whenever the mapping, an analyzer or the derivation of a field
 // changes. An index of another version is deleted and rebuilt from the stream rather than
 // searched with terms it was not built with.
-const MappingVersion = "index/7"
+const MappingVersion = "index/8"
 
 // Internal keys, written in the same batch as the documents they describe.
 var (
@@ -37,23 +34,6 @@ var (
 	keyStream  = []byte("guide.stream")
 	keyProject = []byte("guide.project")
 	keyMapping = []byte("guide.mapping")
-)
-
-// Field names of the mapping. The ranked text fields and their weights are listed in
-// rankedFields (fields.go).
-const (
-	fieldName       = "name"        // the file name less its extensions
-	fieldPath       = "path"        // the words of the folders holding the document
-	fieldTitle      = "title"       // front matter title, else the first heading
-	fieldHeadings   = "headings"    // every Markdown heading
-	fieldMeta       = "meta"        // front matter description and tags
-	fieldLead       = "lead"        // the first paragraph of prose
-	fieldContent    = "content"     // the text, exact words (with positions, for phrases)
-	fieldContentCJK = "content_cjk" // the CJK runs of the text, as bigrams
-	fieldFolders    = "folders"     // every ancestor folder: "a", "a/b" (for scoping)
-	fieldDir        = "dir"         // the folder holding the document ("." for the root)
-	fieldSession    = "session"     // a session document's session token; "-" for the tree
-	fieldExt        = "ext"         // the extension, lower case, without the dot
 )
 
 // ErrLocked is returned when another process has the index open.
@@ -64,6 +44,9 @@ var ErrLocked = errors.New("index is in use by another process")
 type Index struct {
 	Dir    string
 	Logger *slog.Logger
+	// IdleMerge is how long the index has had no batch before it merges its segments
+	// (merge.go); 0 means defaultIdleMerge.
+	IdleMerge time.Duration
 
 	// mu guards the Bleve handle against Reset and Close while searches use it.
 	mu  sync.RWMutex
@@ -76,18 +59,18 @@ type Index struct {
 	// disk is what scorch has persisted of the open Bleve index (one per open/create,
 	// so that a callback of an index already replaced cannot touch it).
 	disk *persistence
-	// merger merges the open index's segments when it is idle (see mergeWhenIdle);
-	// idleMerge, when set, is how long it waits (tests).
+	// merger merges the open index's segments when it is idle (see mergeWhenIdle).
 	merger atomic.Pointer[merger]
 	// batches counts the batches applied; mergedAt is one more than the count the merger
 	// last found the index idle at and left nothing to merge (0: never). The index is
 	// merged while no batch has come since.
-	batches   atomic.Uint64
-	mergedAt  atomic.Uint64
-	idleMerge time.Duration
-	idlePlan  *mergeplan.MergePlanOptions // tests: the idle merge's plan (idleMergePlan)
-	// saturations are the BM25 length tables searches share.
-	saturations saturations
+	batches  atomic.Uint64
+	mergedAt atomic.Uint64
+	idlePlan *mergeplan.MergePlanOptions // tests: the idle merge's plan (idleMergePlan)
+
+	// search is the engine of the searches over the index (searcher).
+	search     *search.Engine
+	searchOnce sync.Once
 }
 
 // Open opens the index, or creates it. An index that cannot be opened, or was built with
@@ -196,62 +179,6 @@ func (x *Index) load() error {
 	return nil
 }
 
-func seqBytes(seq uint64) []byte {
-	var v [8]byte
-	binary.BigEndian.PutUint64(v[:], seq)
-	return v[:]
-}
-
-// closeWait bounds how long Close waits for scorch to persist the last batches; what it
-// does not persist is replayed from the stream on the next start.
-const closeWait = 30 * time.Second
-
-// persistence follows scorch's persister: Close waits for it to reach the checkpoint,
-// so that a clean restart replays nothing.
-type persistence struct {
-	seq   atomic.Uint64 // checkpoint of the last batch written to disk
-	begun atomic.Bool   // the first batch (the mapping version and identity) is on disk
-	ch    chan struct{} // receives, without blocking, after every persisted batch
-}
-
-func newPersistence(begun bool) *persistence {
-	p := &persistence{ch: make(chan struct{}, 1)}
-	p.begun.Store(begun)
-	return p
-}
-
-// onPersisted makes batch b record seq as persisted once scorch has written it.
-func (x *Index) onPersisted(b *bleve.Batch, seq uint64) {
-	p := x.disk
-	b.SetPersistedCallback(func(err error) {
-		if err != nil {
-			return
-		}
-		p.begun.Store(true)
-		for s := p.seq.Load(); s < seq && !p.seq.CompareAndSwap(s, seq); s = p.seq.Load() {
-		}
-		select {
-		case p.ch <- struct{}{}:
-		default:
-		}
-	})
-}
-
-// flush waits until scorch has persisted every batch applied, or closeWait passes.
-func (x *Index) flush() {
-	p := x.disk
-	deadline := time.After(closeWait)
-	for p.seq.Load() < x.seq.Load() || !p.begun.Load() {
-		select {
-		case <-p.ch:
-		case <-deadline:
-			x.Logger.Warn("closing the index before its last batches were persisted; they will be replayed",
-				"persisted", p.seq.Load(), "applied", x.seq.Load())
-			return
-		}
-	}
-}
-
 // Close persists the batches applied and closes the index.
 func (x *Index) Close() error {
 	x.mu.Lock()
@@ -307,173 +234,6 @@ func (x *Index) Reset(st projection.State) error {
 	return x.create(st)
 }
 
-// document is what the mapping indexes for one file.
-// Stemmed forms are not indexed: a search expands a word to the indexed words of the
-// same stem (see wordQuery), which costs a dictionary look-up per search instead of a
-// second analysis and a second set of postings of every text.
-type document struct {
-	Name       string   `json:"name"`
-	Path       string   `json:"path,omitempty"`
-	Title      string   `json:"title,omitempty"`
-	Headings   string   `json:"headings,omitempty"`
-	Meta       string   `json:"meta,omitempty"`
-	Lead       string   `json:"lead,omitempty"`
-	Content    string   `json:"content,omitempty"`
-	ContentCJK string   `json:"content_cjk,omitempty"`
-	Folders    []string `json:"folders,omitempty"`
-	Dir        string   `json:"dir,omitempty"`
-	Session    string   `json:"session"`
-	Ext        string   `json:"ext,omitempty"`
-}
-
-// field returns the text of one of the ranked fields.
-func (d *document) field(name string) string {
-	switch name {
-	case fieldName:
-		return d.Name
-	case fieldPath:
-		return d.Path
-	case fieldTitle:
-		return d.Title
-	case fieldHeadings:
-		return d.Headings
-	case fieldMeta:
-		return d.Meta
-	case fieldLead:
-		return d.Lead
-	case fieldContent:
-		return d.Content
-	}
-	return ""
-}
-
-// newDocument derives the indexed fields of an upserted file. A file without readable
-// content is still indexed by its name, so that it can be found.
-func newDocument(e *events.Event) *document {
-	name := path.Base(e.Path)
-	name = strings.TrimSuffix(name, projection.TemplateExt)
-	ext := path.Ext(name)
-	stem := strings.TrimSuffix(name, ext)
-	if stem == "" { // ".env": the name is the extension
-		stem = name
-	}
-	d := &document{Ext: strings.ToLower(strings.TrimPrefix(ext, ".")), Session: treeSession}
-	if e.Session != "" {
-		d.Session = e.Session // a session document belongs to no folder of the tree
-	} else {
-		d.Folders, d.Dir = documentFolders(e.Path), dirKey(path.Dir(e.Path))
-		if dir := path.Dir(e.Path); dir != "." {
-			d.Path = dir
-		}
-	}
-	if e.Status == events.StatusOK && events.HashContent(e.Content) == e.Hash {
-		d.Content = string(e.Content)
-		if hasCJK(d.Content) {
-			d.ContentCJK = d.Content
-		}
-		md := ParseMarkdown(e.Content)
-		d.Title, d.Headings, d.Meta, d.Lead = md.Title, md.Headings, md.Meta, md.Lead
-	}
-	d.Name = stem
-	return d
-}
-
-// treeSession marks the documents of the tree in the session field.
-const treeSession = "-"
-
-// dirKey is how the dir field names a folder: the root, "" elsewhere, is ".".
-func dirKey(dir string) string {
-	if dir == "" || dir == "." {
-		return "."
-	}
-	return dir
-}
-
-// documentFolders returns every folder above a document's path, outermost first, the root
-// left out: "a/b/c.md" → ["a", "a/b"].
-func documentFolders(p string) []string {
-	var out []string
-	for i := 0; i < len(p); i++ {
-		if p[i] == '/' {
-			out = append(out, p[:i])
-		}
-	}
-	return out
-}
-
-// Apply folds a batch of events into the index, with the batch's last sequence as the new
-// checkpoint in the same Bleve batch. Events at or below the checkpoint are skipped.
-func (x *Index) Apply(b events.Batch) error { return x.Prepare(b)() }
-
-// prepared is an upsert's document, mapped and analyzed ahead of its batch.
-type prepared struct {
-	d   *document
-	doc *bdoc.Document
-	err error
-}
-
-// Prepare maps every upsert of b to its Bleve document and analyzes its text fields
-// (projection.Preparer): the part of Apply that needs nothing but the events, done while
-// the batch before is built into its segment. The rest of Apply — the checkpoint, the
-// lengths, the segment — is what it returns.
-func (x *Index) Prepare(b events.Batch) func() error {
-	docs := make([]prepared, len(b.Events))
-	// The checkpoint only grows: an event at or below it now is skipped by apply too.
-	seq := x.seq.Load()
-	for i := range b.Events {
-		e := &b.Events[i]
-		if e.Op != events.OpUpsert || e.Seq <= seq {
-			continue
-		}
-		p := &docs[i]
-		p.d = newDocument(e)
-		p.doc, p.err = x.mapDocument(events.DocKey{Session: e.Session, Path: e.Path}.ID(), p.d)
-	}
-	return func() error { return x.apply(b, docs) }
-}
-
-// apply is the rest of Apply once b's documents are prepared.
-func (x *Index) apply(b events.Batch, docs []prepared) error {
-	seq := x.seq.Load()
-	batch := x.idx.NewBatch()
-	applied := seq
-	lens := x.lengths.Load().clone()
-	for i := range b.Events {
-		e := &b.Events[i]
-		if e.Seq <= seq {
-			continue
-		}
-		applied = e.Seq
-		switch e.Op {
-		case events.OpUpsert:
-			p := docs[i]
-			lens.add(p.d)
-			err := p.err
-			if err == nil {
-				err = batch.IndexAdvanced(p.doc)
-			}
-			if err != nil {
-				return fmt.Errorf("index %q: %w", e.Path, err)
-			}
-		case events.OpDelete:
-			batch.Delete(events.DocKey{Session: e.Session, Path: e.Path}.ID())
-		}
-	}
-	if applied == seq {
-		return nil
-	}
-	batch.SetInternal(keySeq, seqBytes(applied))
-	batch.SetInternal(keyLengths, lens.encode())
-	x.onPersisted(batch, applied)
-	if err := x.idx.Batch(batch); err != nil {
-		return fmt.Errorf("index batch up to %d: %w", applied, err)
-	}
-	x.lengths.Store(&lens)
-	x.seq.Store(applied)
-	x.batchApplied()
-	return nil
-}
-
 // State is how far the index has followed the stream. Pending and AppliedAt are the
 // runner's telemetry (projection.Runner.Lag): Index.State leaves them for its reader.
 type State struct {
@@ -501,61 +261,4 @@ func (x *Index) State() State {
 		st.Merged = x.mergedAt.Load() == x.batches.Load()+1
 	}
 	return st
-}
-
-// mapDocument makes the Bleve document of d as the mapping does, with the fields of the
-// word and parts analyzers analyzed by wordField, here rather than when scorch builds the
-// batch (see Prepare).
-func (x *Index) mapDocument(id string, d *document) (*bdoc.Document, error) {
-	doc := bdoc.NewDocument(id)
-	if err := x.idx.Mapping().MapDocument(doc, d); err != nil {
-		return nil, err
-	}
-	for i, f := range doc.Fields {
-		f = asWordField(f)
-		if w, ok := f.(*wordField); ok {
-			w.Analyze()
-		}
-		doc.Fields[i] = f
-	}
-	return doc, nil
-}
-
-func newMapping() (*mapping.IndexMappingImpl, error) {
-	m := bleve.NewIndexMapping()
-	if err := addAnalyzers(m); err != nil {
-		return nil, err
-	}
-	// BM25 saturates repeated terms and normalises by length, so that one passing
-	// mention in a long body weighs little against a name.
-	m.ScoringModel = "bm25"
-	m.StoreDynamic = false
-	m.IndexDynamic = false
-	m.DocValuesDynamic = false
-	m.DefaultAnalyzer = analyzerWord
-
-	text := func(analyzer string, positions bool) *mapping.FieldMapping {
-		f := bleve.NewTextFieldMapping()
-		f.Analyzer = analyzer
-		f.Store = false
-		f.IncludeInAll = false
-		f.DocValues = false
-		f.IncludeTermVectors = positions
-		return f
-	}
-	doc := bleve.NewDocumentStaticMapping()
-	for _, f := range rankedFields {
-		a := analyzerWord
-		if f.stemmed {
-			a = analyzerParts
-		}
-		doc.AddFieldMappingsAt(f.name, text(a, f.positions))
-	}
-	doc.AddFieldMappingsAt(fieldContentCJK, text(analyzerCJK, true))
-	doc.AddFieldMappingsAt(fieldFolders, text(keyword.Name, false))
-	doc.AddFieldMappingsAt(fieldDir, text(keyword.Name, false))
-	doc.AddFieldMappingsAt(fieldSession, text(keyword.Name, false))
-	doc.AddFieldMappingsAt(fieldExt, text(keyword.Name, false))
-	m.DefaultMapping = doc
-	return m, nil
 }

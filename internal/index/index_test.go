@@ -10,6 +10,8 @@ import (
 
 	"github.com/guide/guide/internal/events"
 	. "github.com/guide/guide/internal/index"
+	"github.com/guide/guide/internal/index/querylang"
+	"github.com/guide/guide/internal/index/search"
 	"github.com/guide/guide/internal/projection"
 	"github.com/guide/guide/internal/testkit"
 )
@@ -61,9 +63,9 @@ func openIndex(t testing.TB, dir string) *Index {
 
 func paths(t testing.TB, x *Index, q string, folder string) []string {
 	t.Helper()
-	pq, err := ParseQuery(q)
+	pq, err := querylang.Parse(q)
 	testkit.NoErr(t, err, "parse "+q)
-	res, err := x.Search(context.Background(), Request{Query: pq, Folder: folder, Limit: MaxLimit})
+	res, err := x.Search(context.Background(), search.Request{Query: pq, Folder: folder, Limit: search.MaxLimit})
 	testkit.NoErr(t, err, "search "+q)
 	var out []string
 	for _, h := range res.Hits {
@@ -163,12 +165,12 @@ func TestTiesPageByPath(t *testing.T) {
 	}
 	(&feeder{x: x}).batch(t, docs)
 	slices.Sort(want)
-	q, err := ParseQuery("words")
+	q, err := querylang.Parse("words")
 	testkit.NoErr(t, err, "parse")
 	var got []string
 	cur := ""
 	for {
-		res, err := x.Search(context.Background(), Request{Query: q, Limit: 7, Cursor: cur})
+		res, err := x.Search(context.Background(), search.Request{Query: q, Limit: 7, Cursor: cur})
 		testkit.NoErr(t, err, "search")
 		for _, h := range res.Hits {
 			got = append(got, h.Path)
@@ -193,27 +195,27 @@ func TestSentenceRanking(t *testing.T) {
 		"one.md":      str("# Misc\n\nAn archive of letters.\n"),
 		"none.md":     str("# Other\n\nNothing here.\n"),
 	})
-	search := func(q string) Result {
-		pq, err := ParseQuery(q)
+	run := func(q string) search.Result {
+		pq, err := querylang.Parse(q)
 		testkit.NoErr(t, err, "parse")
-		res, err := x.Search(context.Background(), Request{Query: pq, Limit: 10})
+		res, err := x.Search(context.Background(), search.Request{Query: pq, Limit: 10})
 		testkit.NoErr(t, err, "search")
 		return res
 	}
-	order := func(res Result) []string {
+	order := func(res search.Result) []string {
 		var out []string
 		for _, h := range res.Hits {
 			out = append(out, h.Path)
 		}
 		return out
 	}
-	res := search("extract a compressed archive into the current directory")
+	res := run("extract a compressed archive into the current directory")
 	testkit.Equal(t, order(res), []string{"together.md", "apart.md", "one.md"}, "ranked")
 	testkit.Equal(t, res.Relaxed, true, "relaxed: no document holds every word")
 	testkit.Equal(t, res.Total, uint64(3), "total: documents holding some of the words")
 
 	f.batch(t, map[string]*string{"all.md": str("Extract the compressed archive into the current directory.\n")})
-	res = search("extract a compressed archive into the current directory")
+	res = run("extract a compressed archive into the current directory")
 	testkit.Equal(t, order(res)[0], "all.md", "the document holding every word, side by side")
 	testkit.Equal(t, res.Relaxed, false, "relaxed once one document holds every word")
 }

@@ -3,9 +3,11 @@ package index
 import (
 	"encoding/json"
 	"math"
-	"unicode/utf8"
 
-	"github.com/blevesearch/bleve/v2/search"
+	bsearch "github.com/blevesearch/bleve/v2/search"
+
+	"github.com/guide/guide/internal/index/schema"
+	"github.com/guide/guide/internal/text"
 )
 
 // keyLengths holds the field lengths, written in the same batch as the documents counted.
@@ -13,7 +15,7 @@ var keyLengths = []byte("guide.lengths")
 
 // lengthFields are the fields whose mean length BM25 is given: the text fields a word is
 // searched in.
-var lengthFields = []string{fieldName, fieldPath, fieldTitle, fieldHeadings, fieldMeta, fieldLead, fieldContent, fieldContentCJK}
+var lengthFields = []string{schema.Name, schema.Path, schema.Title, schema.Headings, schema.Meta, schema.Lead, schema.Content, schema.ContentCJK}
 
 // fieldLength is the words of one field over every document indexed that has it.
 type fieldLength struct {
@@ -32,24 +34,24 @@ type lengths map[string]fieldLength
 
 // add counts the words of an indexed document's fields.
 func (l lengths) add(d *document) {
-	for _, f := range rankedFields {
-		text := d.field(f.name)
-		n := countWords(text)
-		if f.stemmed {
-			n = countTokens(text)
+	for _, f := range schema.Ranked {
+		txt := d.field(f.Name)
+		n := text.CountWords(txt)
+		if f.Stemmed {
+			n = countTokens(txt)
 		}
 		if n > 0 {
-			l[f.name] = fieldLength{Words: l[f.name].Words + uint64(n), Docs: l[f.name].Docs + 1}
+			l[f.Name] = fieldLength{Words: l[f.Name].Words + uint64(n), Docs: l[f.Name].Docs + 1}
 		}
 	}
 	if d.ContentCJK != "" {
 		n := 0
 		for _, r := range d.ContentCJK {
-			if isCJK(r) {
+			if text.IsCJK(r) {
 				n++ // a bigram starts at nearly every CJK character
 			}
 		}
-		l[fieldContentCJK] = fieldLength{Words: l[fieldContentCJK].Words + uint64(n), Docs: l[fieldContentCJK].Docs + 1}
+		l[schema.ContentCJK] = fieldLength{Words: l[schema.ContentCJK].Words + uint64(n), Docs: l[schema.ContentCJK].Docs + 1}
 	}
 }
 
@@ -79,12 +81,12 @@ func decodeLengths(b []byte) lengths {
 // up). A field without counts (a keyword field, or one no document has yet) is given a
 // mean of one word; so is "*", the field of the unscored disjunctions Bleve merges a
 // filter's terms into.
-func (l lengths) bm25Stats(docs uint64) *search.BM25Stats {
+func (l lengths) bm25Stats(docs uint64) *bsearch.BM25Stats {
 	if docs == 0 || len(l) == 0 {
 		return nil
 	}
-	st := &search.BM25Stats{DocCount: float64(docs), FieldCardinality: map[string]int{}}
-	for _, f := range append(lengthFields, fieldFolders, fieldDir, fieldSession, fieldExt, "*") {
+	st := &bsearch.BM25Stats{DocCount: float64(docs), FieldCardinality: map[string]int{}}
+	for _, f := range append(lengthFields, schema.Folders, schema.Dir, schema.Session, schema.Ext, "*") {
 		mean := 1.0
 		if c := l[f]; c.Docs > 0 {
 			mean = max(1, float64(c.Words)/float64(c.Docs))
@@ -94,33 +96,12 @@ func (l lengths) bm25Stats(docs uint64) *search.BM25Stats {
 	return st
 }
 
-// countWords counts the words of s as the index splits them (ASCII a byte at a time).
-func countWords(s string) int {
-	n, in := 0, false
-	for i := 0; i < len(s); {
-		var w bool
-		if c := s[i]; c < utf8.RuneSelf {
-			w = asciiWord[c]
-			i++
-		} else {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			w = r != utf8.RuneError && IsWordRune(r)
-			i += size
-		}
-		if w && !in {
-			n++
-		}
-		in = w
-	}
-	return n
-}
-
 // countTokens counts the tokens the stemmed fields' analyzer makes of s: each word, and
 // the parts of a word written in camel case besides it (camelParts). BM25 weighs a
 // field's length in tokens against the mean of lengths counted the same way.
 func countTokens(s string) int {
 	n := 0
-	Words([]byte(s), func(sp Span) bool {
+	text.Words([]byte(s), func(sp text.Span) bool {
 		n++
 		if parts := camelSplit([]byte(s[sp.Start:sp.End])); len(parts) >= 2 {
 			n += len(parts)
@@ -129,11 +110,3 @@ func countTokens(s string) int {
 	})
 	return n
 }
-
-// asciiWord marks the ASCII word characters.
-var asciiWord = func() (t [utf8.RuneSelf]bool) {
-	for c := range t {
-		t[c] = IsWordRune(rune(c))
-	}
-	return t
-}()

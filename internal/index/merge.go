@@ -20,8 +20,9 @@ import (
 // small segments again, and the next quiet spell merges those (the large tiers are
 // rewritten only when they gain a whole tier of segments).
 const (
-	// idleMerge is how long the index has had no batch before its segments are merged.
-	idleMerge = 5 * time.Second
+	// defaultIdleMerge is how long the index has had no batch before its segments are
+	// merged, unless Index.IdleMerge says otherwise.
+	defaultIdleMerge = 5 * time.Second
 	// idleSegments is how many segments an idle index may keep unmerged.
 	idleSegments = 3
 )
@@ -47,7 +48,7 @@ func (x *Index) startMerger(idx bleve.Index) {
 	m := &merger{applied: make(chan struct{}, 1), stop: cancel, done: make(chan struct{})}
 	x.merger.Store(m)
 	x.mergedAt.Store(0) // this index is not merged until its own merger says so
-	after := cmp.Or(x.idleMerge, idleMerge)
+	after := cmp.Or(x.IdleMerge, defaultIdleMerge)
 	go func() {
 		defer close(m.done)
 		x.mergeWhenIdle(ctx, idx, m.applied, after)

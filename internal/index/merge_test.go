@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/guide/guide/internal/events"
+	"github.com/guide/guide/internal/index/querylang"
+	"github.com/guide/guide/internal/index/search"
 	"github.com/guide/guide/internal/projection"
 )
 
@@ -20,7 +22,7 @@ import (
 func TestIdleIndexMergesItsSegments(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "index")
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	x := &Index{Dir: dir, Logger: logger, idleMerge: time.Hour}
+	x := &Index{Dir: dir, Logger: logger, IdleMerge: time.Hour}
 	noErr(t, x.Open(), "open")
 	noErr(t, x.Reset(projection.State{StreamID: "merge@1", Project: "merge"}), "reset")
 	seq := uint64(0)
@@ -29,7 +31,7 @@ func TestIdleIndexMergesItsSegments(t *testing.T) {
 		x.flush() // each batch its own segment on disk
 	}
 	noErr(t, x.Close(), "close")
-	y := &Index{Dir: dir, Logger: logger, idleMerge: time.Hour}
+	y := &Index{Dir: dir, Logger: logger, IdleMerge: time.Hour}
 	noErr(t, y.Open(), "reopen")
 	before := segments(y.idx)
 	noErr(t, y.Close(), "close")
@@ -37,7 +39,7 @@ func TestIdleIndexMergesItsSegments(t *testing.T) {
 		t.Fatalf("set-up: the index has %d segments, not more than %d", before, idleSegments)
 	}
 
-	z := &Index{Dir: dir, Logger: logger, idleMerge: 10 * time.Millisecond}
+	z := &Index{Dir: dir, Logger: logger, IdleMerge: 10 * time.Millisecond}
 	noErr(t, z.Open(), "reopen to merge")
 	deadline := time.Now().Add(30 * time.Second)
 	n := segments(z.idx)
@@ -50,9 +52,9 @@ func TestIdleIndexMergesItsSegments(t *testing.T) {
 	if st := z.State(); st.Segments != n {
 		t.Fatalf("status says %d segments, the index has %d", st.Segments, n)
 	}
-	q, err := ParseQuery("harbour")
+	q, err := querylang.Parse("harbour")
 	noErr(t, err, "parse")
-	res, err := z.Search(context.Background(), Request{Query: q})
+	res, err := z.Search(context.Background(), search.Request{Query: q})
 	noErr(t, err, "search")
 	if res.Total != 15000 {
 		t.Fatalf("after the merge, harbour finds %d documents, want 15000", res.Total)
@@ -70,7 +72,7 @@ func TestIdleIndexMergesItsSegments(t *testing.T) {
 // and the index reopens with every document.
 func TestCloseStopsAMerge(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "index")
-	x := &Index{Dir: dir, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), idleMerge: time.Millisecond}
+	x := &Index{Dir: dir, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), IdleMerge: time.Millisecond}
 	noErr(t, x.Open(), "open")
 	noErr(t, x.Reset(projection.State{StreamID: "merge@1", Project: "merge"}), "reset")
 	seq := uint64(0)
@@ -84,8 +86,8 @@ func TestCloseStopsAMerge(t *testing.T) {
 	y := &Index{Dir: dir, Logger: x.Logger}
 	noErr(t, y.Open(), "reopen")
 	defer y.Close()
-	q, _ := ParseQuery("harbour")
-	res, err := y.Search(context.Background(), Request{Query: q})
+	q, _ := querylang.Parse("harbour")
+	res, err := y.Search(context.Background(), search.Request{Query: q})
 	noErr(t, err, "search")
 	if res.Total != 30 || y.Checkpoint() != seq {
 		t.Fatalf("after a close during merges: %d documents at checkpoint %d, want 30 at %d", res.Total, y.Checkpoint(), seq)
@@ -99,7 +101,7 @@ func TestCloseStopsAMerge(t *testing.T) {
 func TestStatusSaysWhenTheIdleIndexHasMerged(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "index")
 	// Idle for two seconds before it merges: the checks right after a batch come well within.
-	x := &Index{Dir: dir, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), idleMerge: 2 * time.Second}
+	x := &Index{Dir: dir, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), IdleMerge: 2 * time.Second}
 	noErr(t, x.Open(), "open")
 	defer x.Close()
 	noErr(t, x.Reset(projection.State{StreamID: "merged@1", Project: "merged"}), "reset")
@@ -136,7 +138,7 @@ func TestIdleIndexLeavesSegmentsItsPlanKeeps(t *testing.T) {
 	// its own merging leaves them be): one segment in each of four fits the plan.
 	plan := idleMergePlan
 	plan.TierGrowth = 1.2
-	x := &Index{Dir: dir, Logger: slog.New(logs), idleMerge: 10 * time.Millisecond, idlePlan: &plan}
+	x := &Index{Dir: dir, Logger: slog.New(logs), IdleMerge: 10 * time.Millisecond, idlePlan: &plan}
 	noErr(t, x.Open(), "open")
 	defer x.Close()
 	noErr(t, x.Reset(projection.State{StreamID: "tiers@1", Project: "tiers"}), "reset")

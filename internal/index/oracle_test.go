@@ -9,8 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/guide/guide/internal/index"
+	"github.com/guide/guide/internal/index/querylang"
 	"github.com/guide/guide/internal/testkit"
+	"github.com/guide/guide/internal/text"
 )
 
 // rgWord is the oracle: a Go reimplementation of `rg -l -w -i WORD` for one literal word.
@@ -42,7 +43,7 @@ func TestFindsWhatRipgrepFinds(t *testing.T) {
 
 	words := map[string]bool{}
 	for _, c := range files {
-		index.Words([]byte(*c), func(s index.Span) bool {
+		text.Words([]byte(*c), func(s text.Span) bool {
 			words[(*c)[s.Start:s.End]] = true
 			return true
 		})
@@ -54,7 +55,7 @@ func TestFindsWhatRipgrepFinds(t *testing.T) {
 	checked := 0
 	for w := range words {
 		for _, q := range []string{w, strings.ToUpper(w)} {
-			pq, err := index.ParseQuery(q)
+			pq, err := querylang.Parse(q)
 			if err != nil {
 				continue // a common word alone: refused by design, tested elsewhere
 			}

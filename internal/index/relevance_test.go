@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/guide/guide/internal/index"
+	"github.com/guide/guide/internal/index/querylang"
+	"github.com/guide/guide/internal/index/search"
 	"github.com/guide/guide/internal/testkit"
 )
 
@@ -133,9 +135,9 @@ func TestNameOutranksPassingMention(t *testing.T) {
 
 func rank(t *testing.T, x *index.Index, q, folder string) []string {
 	t.Helper()
-	pq, err := index.ParseQuery(q)
+	pq, err := querylang.Parse(q)
 	testkit.NoErr(t, err, "parse "+q)
-	res, err := x.Search(testkit.Context(t), index.Request{Query: pq, Folder: folder, Limit: 20})
+	res, err := x.Search(testkit.Context(t), search.Request{Query: pq, Folder: folder, Limit: 20})
 	testkit.NoErr(t, err, "search "+q)
 	out := []string{}
 	for _, h := range res.Hits {
@@ -207,9 +209,9 @@ func TestWordWeighsTheSameWhateverItsForms(t *testing.T) {
 		"five.md":  str("epsilon converts zeta"),
 		"six.md":   str("epsilon bridges zeta"),
 	})
-	pq, err := index.ParseQuery("convert bridge")
+	pq, err := querylang.Parse("convert bridge")
 	testkit.NoErr(t, err, "parse")
-	res, err := x.Search(testkit.Context(t), index.Request{Query: pq, Limit: 20})
+	res, err := x.Search(testkit.Context(t), search.Request{Query: pq, Limit: 20})
 	testkit.NoErr(t, err, "search")
 	score := map[string]float64{}
 	for _, h := range res.Hits {

@@ -8,7 +8,8 @@ import (
 	"time"
 
 	"github.com/guide/guide/internal/events"
-	. "github.com/guide/guide/internal/index"
+	"github.com/guide/guide/internal/index/querylang"
+	"github.com/guide/guide/internal/index/search"
 	"github.com/guide/guide/internal/testkit"
 )
 
@@ -20,10 +21,10 @@ func TestSessionDocumentsOnlyInTheirSession(t *testing.T) {
 	x := openIndex(t, filepath.Join(t.TempDir(), "index"))
 	f := &feeder{x: x}
 	f.batch(t, map[string]*string{"tree.md": str("lantern in the tree"), "a/deep.md": str("a lantern below")})
-	search := func(sc *Scope) []string {
+	find := func(sc *search.Scope) []string {
 		t.Helper()
-		q, _ := ParseQuery("lantern")
-		res, err := x.Search(context.Background(), Request{Query: q, Scope: sc, Limit: MaxLimit})
+		q, _ := querylang.Parse("lantern")
+		res, err := x.Search(context.Background(), search.Request{Query: q, Scope: sc, Limit: search.MaxLimit})
 		testkit.NoErr(t, err, "search")
 		var out []string
 		for _, h := range res.Hits {
@@ -33,8 +34,8 @@ func TestSessionDocumentsOnlyInTheirSession(t *testing.T) {
 		return out
 	}
 	tree := []string{":a/deep.md", ":tree.md"}
-	testkit.Equal(t, search(nil), tree, "no session document held, no scope")
-	testkit.Equal(t, search(&Scope{Session: "s1"}), tree, "no session document held, a session's scope")
+	testkit.Equal(t, find(nil), tree, "no session document held, no scope")
+	testkit.Equal(t, find(&search.Scope{Session: "s1"}), tree, "no session document held, a session's scope")
 	session := func(op events.Op, seq uint64) {
 		e := events.Event{Op: op, Session: "s1", Path: "notes.md", Seq: seq, Project: "test"}
 		if op == events.OpUpsert {
@@ -44,12 +45,12 @@ func TestSessionDocumentsOnlyInTheirSession(t *testing.T) {
 		testkit.NoErr(t, x.Apply(events.Batch{Events: []events.Event{e}}), "apply")
 	}
 	session(events.OpUpsert, f.seq+1)
-	testkit.Equal(t, search(nil), tree, "no scope")
-	testkit.Equal(t, search(&Scope{Session: "s2"}), tree, "another session")
-	testkit.Equal(t, search(&Scope{Session: "s1"}), []string{":a/deep.md", ":tree.md", "s1:notes.md"}, "its session")
-	testkit.Equal(t, search(&Scope{Session: "s1", Subtree: "a"}), []string{":a/deep.md", "s1:notes.md"}, "its session, focused on a")
-	testkit.Equal(t, search(&Scope{Subtree: "a"}), []string{":a/deep.md"}, "a folder")
+	testkit.Equal(t, find(nil), tree, "no scope")
+	testkit.Equal(t, find(&search.Scope{Session: "s2"}), tree, "another session")
+	testkit.Equal(t, find(&search.Scope{Session: "s1"}), []string{":a/deep.md", ":tree.md", "s1:notes.md"}, "its session")
+	testkit.Equal(t, find(&search.Scope{Session: "s1", Subtree: "a"}), []string{":a/deep.md", "s1:notes.md"}, "its session, focused on a")
+	testkit.Equal(t, find(&search.Scope{Subtree: "a"}), []string{":a/deep.md"}, "a folder")
 	session(events.OpDelete, f.seq+2)
-	testkit.Equal(t, search(&Scope{Session: "s1"}), tree, "its session, removed")
-	testkit.Equal(t, search(nil), tree, "no scope, removed")
+	testkit.Equal(t, find(&search.Scope{Session: "s1"}), tree, "its session, removed")
+	testkit.Equal(t, find(nil), tree, "no scope, removed")
 }

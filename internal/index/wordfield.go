@@ -8,6 +8,9 @@ import (
 	bdoc "github.com/blevesearch/bleve/v2/document"
 	bindex "github.com/blevesearch/bleve_index_api"
 	porterstemmer "github.com/blevesearch/go-porterstemmer"
+
+	"github.com/guide/guide/internal/index/schema"
+	"github.com/guide/guide/internal/text"
 )
 
 // wordField is a text field of the word analyzer (a document's content and name) or of
@@ -32,9 +35,9 @@ var _ bdoc.Field = (*wordField)(nil)
 // each is of the parts analyzer (stemmed) rather than the word analyzer, as newMapping
 // maps them.
 var wordFieldParts = func() map[string]bool {
-	m := make(map[string]bool, len(rankedFields))
-	for _, f := range rankedFields {
-		m[f.name] = f.stemmed
+	m := make(map[string]bool, len(schema.Ranked))
+	for _, f := range schema.Ranked {
+		m[f.Name] = f.Stemmed
 	}
 	return m
 }()
@@ -91,7 +94,7 @@ func (f *wordField) Analyze() {
 	var slab []bindex.TokenFreq
 	termBytes := 0
 	add := func(t []byte, pos int) {
-		t = Fold(t)
+		t = text.Fold(t)
 		if f.parts {
 			t = analysis.BuildTermFromRunes(porterstemmer.StemWithoutLowerCasing(bytes.Runes(t)))
 		}
@@ -110,7 +113,7 @@ func (f *wordField) Analyze() {
 		tokens = append(tokens, tokenAt{tf, int32(pos)})
 	}
 	words := 0
-	Words(b, func(s Span) bool {
+	text.Words(b, func(s text.Span) bool {
 		words++
 		w := b[s.Start:s.End]
 		add(w, words)

@@ -10,6 +10,8 @@ import (
 	bdoc "github.com/blevesearch/bleve/v2/document"
 	"github.com/blevesearch/bleve/v2/mapping"
 	bindex "github.com/blevesearch/bleve_index_api"
+
+	"github.com/guide/guide/internal/index/schema"
 )
 
 // analyzedAs describes what a field's analysis gives the segment: its length and each
@@ -41,8 +43,8 @@ func analyzedAs(f bdoc.Field) string {
 func checkWordField(t *testing.T, m *mapping.IndexMappingImpl, text []byte) {
 	t.Helper()
 	for _, field := range []struct{ name, analyzer string }{
-		{fieldContent, analyzerWord},
-		{fieldTitle, analyzerParts},
+		{schema.Content, schema.AnalyzerWord},
+		{schema.Title, schema.AnalyzerParts},
 	} {
 		a := m.AnalyzerNamed(field.analyzer)
 		for _, opts := range []bindex.FieldIndexingOptions{
@@ -90,7 +92,7 @@ func TestWordFieldAnalyzesAsBleve(t *testing.T) {
 		checkWordField(t, m, []byte(text))
 	}
 	// A field of another analyzer stays Bleve's.
-	ext := bdoc.NewTextFieldCustom(fieldExt, nil, []byte("md"), bindex.IndexField, m.AnalyzerNamed("keyword"))
+	ext := bdoc.NewTextFieldCustom(schema.Ext, nil, []byte("md"), bindex.IndexField, m.AnalyzerNamed("keyword"))
 	if asWordField(ext) != bdoc.Field(ext) {
 		t.Fatal("the ext field became a wordField")
 	}
@@ -114,7 +116,7 @@ func FuzzWordField(f *testing.F) {
 func TestWordFieldKeepsATermsLocationsTogether(t *testing.T) {
 	m := testMapping(t)
 	text := []byte(strings.Repeat("alpha beta gamma alpha delta beta alpha ", 30) + "parseHTTPHeader")
-	for _, field := range []struct{ name, analyzer string }{{fieldContent, analyzerWord}, {fieldTitle, analyzerParts}} {
+	for _, field := range []struct{ name, analyzer string }{{schema.Content, schema.AnalyzerWord}, {schema.Title, schema.AnalyzerParts}} {
 		f := asWordField(bdoc.NewTextFieldCustom(field.name, nil, text, bindex.IndexField|bindex.IncludeTermVectors, m.AnalyzerNamed(field.analyzer)))
 		f.Analyze()
 		for term, tf := range f.AnalyzedTokenFrequencies() {

@@ -16,6 +16,7 @@ import (
 	"github.com/guide/guide/internal/events"
 	"github.com/guide/guide/internal/freshness"
 	"github.com/guide/guide/internal/index"
+	"github.com/guide/guide/internal/index/search"
 	"github.com/guide/guide/internal/projection"
 	"github.com/guide/guide/internal/query"
 	"github.com/guide/guide/internal/session"
@@ -131,7 +132,7 @@ func (s *Server) New() *server.MCPServer {
 				"Common words like \"the\" only rank unless quoted. Matches are marked **like this** in snippets."),
 			mcp.WithString("query", mcp.Required(), mcp.Description("Words to find, e.g. dragon, or \"magic system\" for a phrase; at most 1000 characters and 32 different words besides common ones")),
 			mcp.WithString("folder", mcp.Description("Search only below this folder, relative to the project root; \"\" for the whole project. Example: \"Worldbuilding\""), mcp.DefaultString("")),
-			mcp.WithInteger("limit", mcp.Description("Hits per page, 1 to 100"), mcp.Min(1), mcp.Max(index.MaxLimit), mcp.DefaultNumber(index.DefaultLimit)),
+			mcp.WithInteger("limit", mcp.Description("Hits per page, 1 to 100"), mcp.Min(1), mcp.Max(search.MaxLimit), mcp.DefaultNumber(search.DefaultLimit)),
 			mcp.WithString("cursor", mcp.Description("next_cursor from a previous response with the same query and folder, for the next page")),
 			mcp.WithString("scope", mcp.Description("\"focus\" (default): the session's focus set and its attached documents; \"all\": every document of the project. Each hit says which context it came from."), mcp.Enum("focus", "all")),
 			readOnly(),
@@ -235,7 +236,7 @@ func (s *Server) search(ctx context.Context, req mcp.CallToolRequest) (*mcp.Call
 	a := query.SearchArgs{
 		Query:  req.GetString("query", ""),
 		Folder: req.GetString("folder", ""),
-		Limit:  req.GetInt("limit", index.DefaultLimit),
+		Limit:  req.GetInt("limit", search.DefaultLimit),
 		Cursor: req.GetString("cursor", ""),
 	}
 	if s.Sessions != nil {

@@ -27,7 +27,7 @@ import (
 
 // catalogFormat changes whenever the stored layout or the derivation of a record changes;
 // a catalog of another format is rebuilt from the stream rather than misread.
-const catalogFormat = "catalog/4" // 2: session documents, summaries; 3: content compressed; 4: bodies in their own file
+const catalogFormat = "catalog/5" // 2: session documents, summaries; 3: content compressed; 4: bodies in their own file; 5: titles and summaries read as the index reads them (text.ParseMarkdown)
 
 var (
 	bucketDocs    = []byte("docs")    // path → record
@@ -538,9 +538,7 @@ func record(e *events.Event) change {
 			d.Status, d.Reason = events.StatusUnreadable, "content does not match its hash"
 		} else {
 			body = e.Content
-			d.Words = CountWords(body)
-			d.Title = Title(body)
-			sum = Summary{Outline: Outline(body), FirstParagraph: FirstParagraph(body)}
+			d.Words, d.Title, sum = Describe(body)
 		}
 	}
 	return change{doc: d, sum: sum, body: body}

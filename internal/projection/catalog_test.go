@@ -290,3 +290,14 @@ func TestBodiesReadIntoOneBuffer(t *testing.T) {
 		}), "read")
 	}
 }
+
+// TestTitleOfFoldedFrontMatter: a front matter title written as a folded YAML block
+// ("title: >") is the title the catalog records — the one list, view and search hits show
+// and the index ranks — not the ">" its first line holds.
+func TestTitleOfFoldedFrontMatter(t *testing.T) {
+	c := open(t, t.TempDir())
+	defer c.Close()
+	f := new(fold).put("a.md", "---\ntitle: >\n  Folded\n  title\n---\n# Heading\n\nText of it.\n").scan()
+	testkit.NoErr(t, c.Apply(f.batch()), "apply")
+	testkit.Equal(t, snapshot(t, c).Docs["a.md"].Title, "Folded title", "title")
+}

@@ -25,13 +25,12 @@
 package projection
 
 import (
-	"bytes"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/guide/guide/internal/events"
+	"github.com/guide/guide/internal/text"
 )
 
 // TemplateExt marks a template: "doc.md.mustache" is a template whose basename is "doc.md".
@@ -103,271 +102,25 @@ func ParentOf(p string) string {
 	return ""
 }
 
-// CountWords counts words as a reader would: runs of letters and digits (with inner
-// apostrophes and hyphens), and each Han, Hiragana or Katakana character as a word of its
-// own, since those scripts do not separate words by spaces.
-func CountWords(b []byte) int {
-	n := 0
-	in := false
-	for len(b) > 0 {
-		// ASCII, most of most documents, without the Unicode table look-ups below: the
-		// same rules, and a third of the cost of applying a batch.
-		if c := b[0]; c < utf8.RuneSelf {
-			b = b[1:]
-			switch {
-			case 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9':
-				if !in {
-					n++
-					in = true
-				}
-			case in && (c == '\'' || c == '-') && len(b) > 0:
-				next, _ := utf8.DecodeRune(b)
-				in = unicode.IsLetter(next) || unicode.IsDigit(next)
-			default:
-				in = false
-			}
-			continue
-		}
-		r, size := utf8.DecodeRune(b)
-		b = b[size:]
-		switch {
-		case unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana):
-			n++
-			in = false
-		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r):
-			if !in {
-				n++
-				in = true
-			}
-		case in && (r == '\'' || r == '’' || r == '-') && len(b) > 0:
-			// Keep "don't" and "well-known" one word when a letter follows.
-			next, _ := utf8.DecodeRune(b)
-			in = unicode.IsLetter(next) || unicode.IsDigit(next)
-		default:
-			in = false
-		}
-	}
-	return n
-}
-
-// Title finds a document's title: a "title:" in YAML front matter, else the first
-// Markdown heading, else "". It looks at the first 200 lines.
-func Title(b []byte) string {
-	title := ""
-	scanLines(b, 64<<10, func(n int, line string, front bool) bool {
-		if n > 200 {
-			return false
-		}
-		t := strings.TrimSpace(line)
-		if front {
-			if v, ok := strings.CutPrefix(t, "title:"); ok {
-				title = strings.Trim(strings.TrimSpace(v), `"'`)
-				return false
-			}
-			return true
-		}
-		if _, h, ok := ParseHeading(t); ok {
-			title = h
-			return false
-		}
-		return true
-	})
-	return title
-}
-
-// MaxFrontMatter bounds the YAML front matter read at the top of a document.
-const MaxFrontMatter = 16 << 10
-
-// FrontMatter is the one reader of YAML front matter: the lines between a "---" first line
-// and the next "---" or "..." line, within MaxFrontMatter bytes. It returns them (without
-// the delimiters) and where the body starts; ok is false when b opens with none.
-func FrontMatter(b []byte) (yaml []byte, body int, ok bool) {
-	if !bytes.HasPrefix(b, []byte("---\n")) && !bytes.HasPrefix(b, []byte("---\r\n")) {
-		return nil, 0, false
-	}
-	first := bytes.IndexByte(b, '\n') + 1
-	Lines(b, first, func(line []byte, start, end int) bool {
-		if start-first >= MaxFrontMatter {
-			return false
-		}
-		if t := string(line); t == "---" || t == "..." {
-			yaml, body, ok = b[first:start], min(end+1, len(b)), true
-			return false
-		}
-		return true
-	})
-	return yaml, body, ok
-}
-
-// Lines calls fn with every line of b from byte off on — without its surrounding space,
-// with the offsets where it starts and where it ends, before its newline — until fn
-// returns false. It reads b in place: the line is a slice of it.
-func Lines(b []byte, off int, fn func(line []byte, start, end int) bool) {
-	for off < len(b) {
-		end := bytes.IndexByte(b[off:], '\n')
-		if end < 0 {
-			end = len(b)
-		} else {
-			end += off
-		}
-		if !fn(bytes.TrimSpace(b[off:end]), off, end) {
-			return
-		}
-		off = end + 1
-	}
-}
-
-// scanLines calls fn with every line of b, its number (from 1) and whether it lies in
-// front matter (see FrontMatter; the delimiters themselves are not passed) until fn
-// returns false. It stops at a line longer than maxLine bytes.
-func scanLines(b []byte, maxLine int, fn func(n int, line string, front bool) bool) {
-	_, body, hasFront := FrontMatter(b)
-	// In place, through Lines: a bufio.Scanner took a 4 KB buffer for each call, two calls
-	// a document (0.74 GB of garbage in a first index of 100k documents).
-	n, off := 0, 0
-	Lines(b, 0, func(_ []byte, start, end int) bool {
-		if end-start > maxLine {
-			return false
-		}
-		line := string(bytes.TrimSuffix(b[start:end], []byte{'\r'}))
-		n++
-		lineStart := off
-		off += len(line) + 1
-		front := hasFront && lineStart < body
-		if front {
-			if t := strings.TrimSpace(line); n == 1 || off >= body && (t == "---" || t == "...") {
-				return true // a delimiter
-			}
-		}
-		return fn(n, line, front)
-	})
-}
-
-// Outline bounds: a summary stays short whatever the document.
+// Summary bounds: a summary stays short whatever the document.
 const (
 	MaxOutline        = 100 // headings
 	MaxHeadingLen     = 200 // bytes per heading
 	MaxFirstParagraph = 500 // bytes
 )
 
-// Outline lists a document's Markdown headings (ATX "#" headings outside fenced code and
-// front matter), at most MaxOutline of them.
-func Outline(b []byte) []Heading {
-	var out []Heading
-	Headings(b, func(lvl int, text string, _ int) bool {
-		out = append(out, Heading{Level: lvl, Text: clip(text, MaxHeadingLen)})
-		return len(out) < MaxOutline
-	})
-	return out
-}
-
-// maxHeadingScanLine is the longest line Headings reads past: like every line reader
-// here, it stops at a longer one.
-const maxHeadingScanLine = 1 << 20
-
-// Headings calls fn with every ATX heading of b outside front matter and fenced code —
-// its level, its text and the byte offset where its line starts — until fn returns false
-// or a line is longer than maxHeadingScanLine. It is the one reader of a document's
-// headings: its outline, and the sections a search names. It reads the bytes in place and
-// makes a string of heading lines only, since a search runs it on every hit.
-func Headings(b []byte, fn func(level int, text string, start int) bool) {
-	off := 0
-	if _, body, ok := FrontMatter(b); ok {
-		off = body
+// Describe derives what the catalog records of a readable document besides its metadata,
+// from one reading of its Markdown (text.ParseMarkdown, which the index ranks by too): its
+// word count as a reader counts words, its title, and its summary — the outline, at most
+// MaxOutline headings of MaxHeadingLen bytes, and the first paragraph, at most
+// MaxFirstParagraph bytes.
+func Describe(b []byte) (words int, title string, sum Summary) {
+	md := text.ParseMarkdown(b)
+	for _, h := range md.Headings[:min(len(md.Headings), MaxOutline)] {
+		sum.Outline = append(sum.Outline, Heading{Level: h.Level, Text: clip(h.Text, MaxHeadingLen)})
 	}
-	var fence []byte
-	Lines(b, off, func(line []byte, start, end int) bool {
-		if end-start > maxHeadingScanLine {
-			return false
-		}
-		switch {
-		case fence != nil:
-			if bytes.HasPrefix(line, fence) {
-				fence = nil
-			}
-		case bytes.HasPrefix(line, []byte("```")) || bytes.HasPrefix(line, []byte("~~~")):
-			fence = line[:3]
-		case len(line) > 0 && line[0] == '#':
-			if lvl, text, ok := ParseHeading(string(line)); ok && !fn(lvl, text, start) {
-				return false
-			}
-		}
-		return true
-	})
-}
-
-// FirstParagraph is a document's first run of prose lines, joined by spaces: not a
-// heading, front matter, fenced code or an HTML comment; at most MaxFirstParagraph bytes.
-func FirstParagraph(b []byte) string {
-	var para []string
-	inComment := false
-	eachLine(b, func(line string, inCode bool) bool {
-		t := strings.TrimSpace(line)
-		switch {
-		case inComment:
-			inComment = !strings.Contains(t, "-->")
-			return true
-		case inCode || strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~"):
-			return len(para) == 0
-		case strings.HasPrefix(t, "<!--"):
-			inComment = !strings.Contains(t, "-->")
-			return len(para) == 0
-		case t == "":
-			return len(para) == 0
-		}
-		if _, _, ok := ParseHeading(t); ok {
-			return len(para) == 0
-		}
-		para = append(para, t)
-		return true
-	})
-	return clip(strings.Join(para, " "), MaxFirstParagraph)
-}
-
-// eachLine calls fn with every line of b after any YAML front matter, and whether it lies
-// in fenced code (the fence lines included), until fn returns false.
-func eachLine(b []byte, fn func(line string, inCode bool) bool) {
-	fence := ""
-	scanLines(b, 1<<20, func(_ int, line string, front bool) bool {
-		if front {
-			return true
-		}
-		t := strings.TrimSpace(line)
-		if fence != "" {
-			if strings.HasPrefix(t, fence) {
-				fence = ""
-			}
-			return fn(line, true)
-		}
-		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-			fence = t[:3]
-			return fn(line, true)
-		}
-		return fn(line, false)
-	})
-}
-
-// ParseHeading reads an ATX heading line ("## Text"): its level and text.
-func ParseHeading(line string) (int, string, bool) {
-	// A carriage return ends a line, as in CommonMark, even without a newline after it:
-	// a heading's text is never more than a line.
-	if i := strings.IndexByte(line, '\r'); i >= 0 {
-		line = line[:i]
-	}
-	t := strings.TrimSpace(line)
-	if !strings.HasPrefix(t, "#") {
-		return 0, "", false
-	}
-	h := strings.TrimLeft(t, "#")
-	lvl := len(t) - len(h)
-	if lvl > 6 || h != "" && h[0] != ' ' && h[0] != '\t' {
-		return 0, "", false
-	}
-	h = strings.TrimSpace(strings.TrimRight(strings.TrimSpace(h), "#"))
-	if h == "" {
-		return 0, "", false
-	}
-	return lvl, h, true
+	sum.FirstParagraph = clip(md.FirstParagraph, MaxFirstParagraph)
+	return text.ReaderWords(b), md.Title, sum
 }
 
 // clip shortens s to at most n bytes on a character boundary, marking the cut.

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/guide/guide/internal/index"
+	"github.com/guide/guide/internal/text"
 )
 
 // termMatch is a word of a document that matches a term of the query: its byte range,
@@ -19,7 +19,7 @@ type termMatch struct {
 // wordMatches returns the words of content that match the query's terms — a word equal to
 // a term with case folded, or one that starts with a term's stem (stemMatch) — each word
 // once, for the first term it matches, in order of the text, at most max of them. Words
-// are split as the index splits them (index.Words).
+// are split as the index splits them (text.Words).
 //
 // Hit text reads every word of up to twenty documents a search: the words are found by
 // looking for the terms themselves in a case-folded copy of the text, and only the places
@@ -37,7 +37,7 @@ func wordMatches(content []byte, terms, stems []string, max int, lower *[]byte) 
 // splitWordMatches splits the whole text into words and compares each with the terms.
 func splitWordMatches(content []byte, terms, stems []string, max int) []termMatch {
 	var ms []termMatch
-	index.Words(content, func(s index.Span) bool {
+	text.Words(content, func(s text.Span) bool {
 		tok := content[s.Start:s.End]
 		for i, t := range terms {
 			exact := bytes.EqualFold(tok, []byte(t))
@@ -59,7 +59,7 @@ var foldsToASCII = [][]byte{[]byte("\u212a"), []byte("\u017f")}
 // foldedWordMatches finds the matches of terms and stems by looking for what each match
 // starts with in a case-folded copy of the text, of the same length: when every term is
 // ASCII, with its ASCII letters lower-cased; otherwise with every character folded as the
-// index folds it (index.FoldRune). ok is false when no word can start with a term (it
+// index folds it (text.FoldRune). ok is false when no word can start with a term (it
 // holds other characters), or when the text holds a character whose folded form is of
 // another length (the Kelvin sign, the long s): such a text is split into words.
 func foldedWordMatches(content []byte, terms, stems []string, max int, scratch *[]byte) (ms []termMatch, ok bool) {
@@ -71,9 +71,9 @@ func foldedWordMatches(content []byte, terms, stems []string, max int, scratch *
 		}
 		// Every word a term matches starts with the term, or with its stem when the
 		// stem is long enough to match (stemMatch): look for what both start with.
-		n := index.Fold([]byte(t))
+		n := text.Fold([]byte(t))
 		if len(stems[i]) >= 3 {
-			s := index.Fold([]byte(stems[i]))
+			s := text.Fold([]byte(stems[i]))
 			if len(s) != len(stems[i]) {
 				return nil, false // stemMatch compares a word's first len(stem) bytes
 			}
@@ -149,24 +149,24 @@ func foldedWordMatches(content []byte, terms, stems []string, max int, scratch *
 // wordBefore reports whether the character before byte p of b is a word character.
 func wordBefore(b []byte, p int) bool {
 	if c := b[p-1]; c < utf8.RuneSelf {
-		return asciiWordByte[c]
+		return text.IsWordByte(c)
 	}
 	r, _ := utf8.DecodeLastRune(b[:p])
-	return r != utf8.RuneError && index.IsWordRune(r)
+	return r != utf8.RuneError && text.IsWordRune(r)
 }
 
 // wordEnd returns where the word that goes on at byte p of b ends.
 func wordEnd(b []byte, p int) int {
 	for p < len(b) {
 		if c := b[p]; c < utf8.RuneSelf {
-			if !asciiWordByte[c] {
+			if !text.IsWordByte(c) {
 				return p
 			}
 			p++
 			continue
 		}
 		r, size := utf8.DecodeRune(b[p:])
-		if r == utf8.RuneError || !index.IsWordRune(r) {
+		if r == utf8.RuneError || !text.IsWordRune(r) {
 			return p
 		}
 		p += size
@@ -174,24 +174,17 @@ func wordEnd(b []byte, p int) int {
 	return p
 }
 
-var asciiWordByte = func() (t [utf8.RuneSelf]bool) {
-	for c := range t {
-		t[c] = index.IsWordRune(rune(c))
-	}
-	return t
-}()
-
 func allWord(b []byte) bool {
 	for len(b) > 0 {
 		if c := b[0]; c < utf8.RuneSelf {
-			if !asciiWordByte[c] {
+			if !text.IsWordByte(c) {
 				return false
 			}
 			b = b[1:]
 			continue
 		}
 		r, size := utf8.DecodeRune(b)
-		if r == utf8.RuneError || !index.IsWordRune(r) {
+		if r == utf8.RuneError || !text.IsWordRune(r) {
 			return false
 		}
 		b = b[size:]
@@ -224,7 +217,7 @@ func foldInto(dst, content []byte) bool {
 		if r < foldTableSize {
 			f = table[r]
 		} else {
-			f = index.FoldRune(r)
+			f = text.FoldRune(r)
 		}
 		switch {
 		case f == r:
@@ -247,7 +240,7 @@ func lowerByte(c byte) byte {
 	return c
 }
 
-// foldTable holds index.FoldRune of the characters below U+3000 (Latin, Greek, Cyrillic
+// foldTable holds text.FoldRune of the characters below U+3000 (Latin, Greek, Cyrillic
 // and the others of two-byte UTF-8, and most of three-byte): folding searches Unicode's
 // tables, several times the cost of the rest of the copy.
 const foldTableSize = 0x3000
@@ -255,7 +248,7 @@ const foldTableSize = 0x3000
 var foldTable = sync.OnceValue(func() *[foldTableSize]rune {
 	var t [foldTableSize]rune
 	for r := range t {
-		t[r] = index.FoldRune(rune(r))
+		t[r] = text.FoldRune(rune(r))
 	}
 	return &t
 })

@@ -1,8 +1,6 @@
 package query
 
-import (
-	"github.com/guide/guide/internal/index"
-)
+import "github.com/guide/guide/internal/index/search"
 
 // Scope is the set of documents a list or search covers: by default the focus set plus
 // the session's documents; an explicit Folder (every document below it, no session
@@ -26,14 +24,14 @@ func (sc Scope) Name() string {
 
 // Filter returns the scope in the terms of the full-text index, whose Match also says
 // which documents the scope admits.
-func (sc Scope) Filter() index.Scope {
+func (sc Scope) Filter() search.Scope {
 	switch {
 	case sc.Folder != "": // the narrower request wins over scope "all"
-		return index.Scope{Subtree: sc.Folder}
+		return search.Scope{Subtree: sc.Folder}
 	case sc.All:
-		return index.Scope{Session: sc.Session}
+		return search.Scope{Session: sc.Session}
 	}
-	return index.Scope{Session: sc.Session, Subtree: sc.Focus, DirectIn: enclosingFolders(sc.Focus)}
+	return search.Scope{Session: sc.Session, Subtree: sc.Focus, DirectIn: enclosingFolders(sc.Focus)}
 }
 
 // Annotate says where a hit of a search in this scope comes from: session documents are

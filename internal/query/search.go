@@ -11,7 +11,10 @@ import (
 	"sync/atomic"
 
 	"github.com/guide/guide/internal/index"
+	"github.com/guide/guide/internal/index/querylang"
+	"github.com/guide/guide/internal/index/search"
 	"github.com/guide/guide/internal/projection"
+	"github.com/guide/guide/internal/text"
 )
 
 // SearchHit is one document found: metadata and a snippet, never the whole content.
@@ -42,9 +45,9 @@ type SearchResult struct {
 	Relaxed bool `json:"relaxed,omitempty"`
 	// DidYouMean, when set, is the query searched instead: words no document holds
 	// replaced by the nearest words that some do (Corrections lists them).
-	DidYouMean  string             `json:"did_you_mean,omitempty"`
-	Corrections []index.Correction `json:"corrections,omitempty"`
-	Message     string             `json:"message,omitempty"`
+	DidYouMean  string              `json:"did_you_mean,omitempty"`
+	Corrections []search.Correction `json:"corrections,omitempty"`
+	Message     string              `json:"message,omitempty"`
 	// Partial, when set, says the search index had not applied everything the catalog
 	// holds (it catches up a moment after view and tree): some documents may be missing.
 	Partial *SearchPartial `json:"partial,omitempty"`
@@ -64,7 +67,7 @@ type Catalog interface {
 
 // Searcher ranks documents by their words (index.Index).
 type Searcher interface {
-	Search(context.Context, index.Request) (index.Result, error)
+	Search(context.Context, search.Request) (search.Result, error)
 	Stem(string) string
 	Checkpoint() uint64
 	State() index.State
@@ -74,7 +77,7 @@ type Searcher interface {
 type SearchArgs struct {
 	Query  string
 	Folder string
-	Limit  int // 0: index.DefaultLimit
+	Limit  int // 0: search.DefaultLimit
 	Cursor string
 	// Scope, when set, is the session's view: by default its focus set and its attached
 	// documents, each hit marked with the context it came from. Without it (no sessions),
@@ -89,7 +92,7 @@ type SearchArgs struct {
 // hold the catalog's lock, which the writer waits for and every reader after it.
 func Search(ctx context.Context, cat Catalog, x Searcher, a SearchArgs, l Limits) (*SearchResult, *Error) {
 	l = l.orDefault()
-	q, err := index.ParseQuery(a.Query)
+	q, err := querylang.Parse(a.Query)
 	if err != nil {
 		return nil, searchError(err)
 	}
@@ -107,7 +110,7 @@ func Search(ctx context.Context, cat Catalog, x Searcher, a SearchArgs, l Limits
 	if qerr != nil {
 		return nil, qerr
 	}
-	req := index.Request{Query: q, Folder: folder, Limit: a.Limit, Cursor: a.Cursor}
+	req := search.Request{Query: q, Folder: folder, Limit: a.Limit, Cursor: a.Cursor}
 	if sc := a.Scope; sc != nil {
 		sc.Folder = folder
 		f := sc.Filter()
@@ -158,11 +161,11 @@ func checkSearchFolder(snap *projection.Snapshot, folder string) *Error {
 
 // searchHits turns the index's hits into the result's, with metadata and snippets from the
 // catalog snapshot.
-func searchHits(snap *projection.Snapshot, x Searcher, a SearchArgs, folder string, q index.Query, req index.Request, res index.Result, l Limits) *SearchResult {
+func searchHits(snap *projection.Snapshot, x Searcher, a SearchArgs, folder string, q querylang.Query, req search.Request, res search.Result, l Limits) *SearchResult {
 	text := a.Query
 	if len(res.Corrections) > 0 {
 		text = corrected(a.Query, res.Corrections)
-		q, _ = index.ParseQuery(text)
+		q, _ = querylang.Parse(text)
 	}
 	terms, pairs := q.Terms(), queryPairs(text)
 	stems := make([]string, len(terms))
@@ -370,14 +373,14 @@ func clip(ms []termMatch, start, end int) []termMatch {
 // searchError maps the index's errors to the client's error types.
 func searchError(err error) *Error {
 	switch {
-	case errors.Is(err, index.ErrEmptyQuery):
+	case errors.Is(err, querylang.ErrEmpty):
 		return Errorf(ErrInvalidArgument, "query is empty: give one or more words to search for")
-	case errors.Is(err, index.ErrInvalidUTF8), errors.Is(err, index.ErrQueryTooLong),
-		errors.Is(err, index.ErrTooManyTerms), errors.Is(err, index.ErrNothingToFind),
-		errors.Is(err, index.ErrInvalidCursor), errors.Is(err, index.ErrInvalidRequest),
-		errors.Is(err, index.ErrTooBroad):
+	case errors.Is(err, querylang.ErrInvalidUTF8), errors.Is(err, querylang.ErrTooLong),
+		errors.Is(err, querylang.ErrTooManyTerms), errors.Is(err, querylang.ErrNothingToFind),
+		errors.Is(err, search.ErrInvalidCursor), errors.Is(err, search.ErrInvalidRequest),
+		errors.Is(err, search.ErrTooBroad):
 		return Errorf(ErrInvalidArgument, "%v", err)
-	case errors.Is(err, index.ErrNotOpen):
+	case errors.Is(err, search.ErrNotOpen):
 		return Errorf(ErrNotReady, "%v", err).WithInstruction("Call search again in a moment; view and tree already answer.")
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return Internal(ErrIO, err, "search interrupted")
@@ -385,27 +388,27 @@ func searchError(err error) *Error {
 	return Internal(ErrIO, err, "search failed")
 }
 
-// corrected rewrites a query's text with the corrections made to its words.
-func corrected(text string, subs []index.Correction) string {
+// corrected rewrites a query's text q with the corrections made to its words.
+func corrected(q string, subs []search.Correction) string {
 	to := map[string]string{}
 	for _, c := range subs {
 		to[c.From] = c.To
 	}
 	var b strings.Builder
 	last := 0
-	index.Words([]byte(text), func(s index.Span) bool {
-		if w, ok := to[index.FoldString(text[s.Start:s.End])]; ok {
-			b.WriteString(text[last:s.Start])
+	text.Words([]byte(q), func(s text.Span) bool {
+		if w, ok := to[text.FoldString(q[s.Start:s.End])]; ok {
+			b.WriteString(q[last:s.Start])
 			b.WriteString(w)
 			last = s.End
 		}
 		return true
 	})
-	b.WriteString(text[last:])
+	b.WriteString(q[last:])
 	return b.String()
 }
 
-func unknownWords(subs []index.Correction) string {
+func unknownWords(subs []search.Correction) string {
 	var ws []string
 	for _, c := range subs {
 		ws = append(ws, strconv.Quote(c.From))

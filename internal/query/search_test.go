@@ -10,6 +10,8 @@ import (
 
 	"github.com/guide/guide/internal/events"
 	"github.com/guide/guide/internal/index"
+	"github.com/guide/guide/internal/index/querylang"
+	"github.com/guide/guide/internal/index/search"
 	"github.com/guide/guide/internal/query"
 	"github.com/guide/guide/internal/testkit"
 )
@@ -20,17 +22,17 @@ type stalledIndex struct {
 	apply func() error
 }
 
-func (x stalledIndex) Search(ctx context.Context, _ index.Request) (index.Result, error) {
+func (x stalledIndex) Search(ctx context.Context, _ search.Request) (search.Result, error) {
 	done := make(chan error, 1)
 	go func() { done <- x.apply() }()
 	select {
 	case err := <-done:
 		if err != nil {
-			return index.Result{}, err
+			return search.Result{}, err
 		}
-		return index.Result{Hits: []index.Hit{{Path: "Characters/Elara.md"}}, Total: 1}, nil
+		return search.Result{Hits: []search.Hit{{Path: "Characters/Elara.md"}}, Total: 1}, nil
 	case <-time.After(20 * time.Second):
-		return index.Result{}, errors.New("the catalog could not apply a batch while the index was searched")
+		return search.Result{}, errors.New("the catalog could not apply a batch while the index was searched")
 	}
 }
 func (stalledIndex) Stem(w string) string { return w }
@@ -60,10 +62,10 @@ func TestSearchHoldsNoCatalogLockWhileSearching(t *testing.T) {
 // listedIndex finds every document of the catalog it was given, in that order.
 type listedIndex struct{ paths []string }
 
-func (x listedIndex) Search(context.Context, index.Request) (index.Result, error) {
-	var r index.Result
+func (x listedIndex) Search(context.Context, search.Request) (search.Result, error) {
+	var r search.Result
 	for i, p := range x.paths {
-		r.Hits = append(r.Hits, index.Hit{Path: p, Score: float64(len(x.paths) - i)})
+		r.Hits = append(r.Hits, search.Hit{Path: p, Score: float64(len(x.paths) - i)})
 	}
 	r.Total = uint64(len(r.Hits))
 	return r, nil
@@ -87,14 +89,14 @@ func TestSearchPageSizeBound(t *testing.T) {
 	}
 	cat := testkit.Catalog(t, docs)
 	x := listedIndex{paths}
-	search := func(bound int) *query.SearchResult {
+	page := func(bound int) *query.SearchResult {
 		res, qerr := query.Search(testkit.Context(t), cat, x, query.SearchArgs{Query: "tide"}, query.Limits{MaxChars: bound})
 		if qerr != nil {
 			t.Fatal(qerr)
 		}
 		return res
 	}
-	all := search(10_000_000)
+	all := page(10_000_000)
 	if len(all.Hits) != 30 || all.Truncated {
 		t.Fatalf("unbounded: %d hits, truncated %v; want 30", len(all.Hits), all.Truncated)
 	}
@@ -115,21 +117,21 @@ func TestSearchPageSizeBound(t *testing.T) {
 				want = keep - 1
 			}
 			want = max(want, 1) // a page holds at least one hit
-			res := search(bound)
+			res := page(bound)
 			if len(res.Hits) != want || !res.Truncated {
 				t.Fatalf("bound %d: %d hits (truncated %v); want %d, truncated", bound, len(res.Hits), res.Truncated, want)
 			}
-			next, err := x.Search(context.Background(), index.Request{})
+			next, err := x.Search(context.Background(), search.Request{})
 			testkit.NoErr(t, err, "search")
-			wantCursor := index.Request{Query: mustParse(t, "tide")}.CursorAfter(next.Hits[want-1], false)
+			wantCursor := search.Request{Query: mustParse(t, "tide")}.CursorAfter(next.Hits[want-1], false)
 			testkit.Equal(t, res.NextCursor, wantCursor, "the cursor after the last hit kept")
 		}
 	}
 }
 
-func mustParse(t *testing.T, q string) index.Query {
+func mustParse(t *testing.T, q string) querylang.Query {
 	t.Helper()
-	p, err := index.ParseQuery(q)
+	p, err := querylang.Parse(q)
 	testkit.NoErr(t, err, "parse")
 	return p
 }

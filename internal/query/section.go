@@ -3,7 +3,7 @@ package query
 import (
 	"unicode/utf8"
 
-	"github.com/guide/guide/internal/index"
+	"github.com/guide/guide/internal/text"
 )
 
 // HitSection is the part of a document a search hit matches best: the heading it starts
@@ -20,7 +20,7 @@ type HitSection struct {
 // the document's word matches (wordMatches). A document without headings has no
 // sections: ok is false.
 func bestSection(content []byte, ms []termMatch, nterms int, pairs map[[2]string]bool) (sec HitSection, start, end int, ok bool) {
-	secs := index.Sections(content)
+	secs := text.Sections(content)
 	if len(secs) < 2 && (len(secs) == 0 || secs[0].Level == 0) {
 		return sec, 0, len(content), false
 	}
@@ -66,7 +66,7 @@ func sectionScore(content []byte, ms []termMatch, seen []bool, pairs map[[2]stri
 		if i > 0 && len(pairs) > 0 && near < 50 {
 			p := ms[i-1]
 			if p.end <= m.start && !hasWord(content[p.end:m.start]) &&
-				pairs[[2]string{index.FoldString(string(content[p.start:p.end])), index.FoldString(string(content[m.start:m.end]))}] {
+				pairs[[2]string{text.FoldString(string(content[p.start:p.end])), text.FoldString(string(content[m.start:m.end]))}] {
 				near++
 			}
 		}
@@ -77,7 +77,7 @@ func sectionScore(content []byte, ms []termMatch, seen []bool, pairs map[[2]stri
 // hasWord reports whether b holds a word character.
 func hasWord(b []byte) bool {
 	found := false
-	index.Words(b, func(index.Span) bool { found = true; return false })
+	text.Words(b, func(text.Span) bool { found = true; return false })
 	return found
 }
 
@@ -85,8 +85,8 @@ func hasWord(b []byte) bool {
 func queryPairs(q string) map[[2]string]bool {
 	out := map[[2]string]bool{}
 	prev := ""
-	index.Words([]byte(q), func(s index.Span) bool {
-		w := index.FoldString(q[s.Start:s.End])
+	text.Words([]byte(q), func(s text.Span) bool {
+		w := text.FoldString(q[s.Start:s.End])
 		if prev != "" {
 			out[[2]string{prev, w}] = true
 		}

@@ -125,10 +125,10 @@ func Analyze(k events.DocKey, e *events.Event, applied uint64) (*Analysis, *Erro
 	if a.Indexed {
 		a.Status = StatusReady
 	}
-	a.Words = projection.CountWords(e.Content)
-	a.Title = projection.Title(e.Content)
-	if o := projection.Outline(e.Content); o != nil {
-		a.Outline = o
+	var sum projection.Summary
+	a.Words, a.Title, sum = projection.Describe(e.Content)
+	if sum.Outline != nil {
+		a.Outline = sum.Outline
 	}
 	a.Language = DetectLanguage(e.Content)
 	return a, nil

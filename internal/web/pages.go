@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/guide/guide/internal/index"
+	"github.com/guide/guide/internal/index/search"
 	"github.com/guide/guide/internal/projection"
 	"github.com/guide/guide/internal/query"
 )
@@ -398,7 +398,7 @@ func searchHref(q, folder, scope, cursor string) string {
 
 func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	a := query.SearchArgs{Query: q.Get("q"), Folder: q.Get("folder"), Cursor: q.Get("cursor"), Limit: index.DefaultLimit}
+	a := query.SearchArgs{Query: q.Get("q"), Folder: q.Get("folder"), Cursor: q.Get("cursor"), Limit: search.DefaultLimit}
 	scope := q.Get("scope")
 	if scope != "all" {
 		scope = ""

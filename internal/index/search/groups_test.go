@@ -1,4 +1,4 @@
-package index
+package search_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/guide/guide/internal/events"
+	"github.com/guide/guide/internal/index/search"
 )
 
 // TestSentenceCollectsAsBleve holds the direct collection of a query's words — a
@@ -21,7 +22,6 @@ func TestSentenceCollectsAsBleve(t *testing.T) {
 	common := []string{"the", "to", "of", "a", "how"}
 	x, vocab := randomIndexOf(t, 51, common)
 	r := rand.New(rand.NewPCG(11, 12))
-	defer func(n int) { nearWindow = n }(nearWindow)
 	var queries []string
 	for range 20 {
 		var ws []string
@@ -43,15 +43,12 @@ func TestSentenceCollectsAsBleve(t *testing.T) {
 	queries = append(queries, "w03 w07", "w02 the w11", "w04 of the to a w06", "w01 w00", "how to w05", "the w09", "w12 zz1", "a w02 of the zz3",
 		"w37 w39", "w36 the w38", "how w35 w39 a", "w30 w34 w38") // rare words: fewer matches than a page asks for
 	// Two words fewer documents hold together than a page asks for.
+	viaBleve := &search.Engine{Index: x, BleveCollector: true}
 	few := 0
 	for i := len(vocab) - 1; i > 0 && few < 4; i-- {
 		for j := i - 1; j >= 0 && few < 4; j-- {
 			text := vocab[j] + " " + vocab[i]
-			q, err := ParseQuery(text)
-			noErr(t, err, "parse")
-			collectDirect = false
-			res, err := x.Search(context.Background(), Request{Query: q})
-			collectDirect = true
+			res, err := viaBleve.Search(context.Background(), search.Request{Query: parse(t, text)})
 			noErr(t, err, "search")
 			if !res.Relaxed && res.Total >= 1 && res.Total <= 10 {
 				// Apart, with no pair to weigh, the first page is the collection itself.
@@ -63,38 +60,34 @@ func TestSentenceCollectsAsBleve(t *testing.T) {
 	if few < 4 {
 		t.Fatalf("set-up: %d pairs of words with a few documents holding both", few)
 	}
+	idx := bleveIndex(t, x)
 	direct := 0
 	for _, text := range queries {
-		q, err := ParseQuery(text)
-		noErr(t, err, "parse")
+		q := parse(t, text)
 		alone := q
 		alone.Pairs = nil
-		if tq, _ := plainSentence(x.build(alone, "", nil, len(q.Words) >= rankedWords)); tq != nil {
+		partial := len(q.Words) >= search.RankedWords
+		e := &search.Engine{Index: x}
+		if e.CollectsDirectly(idx, alone, partial) {
 			direct++
 		}
 		// The collection itself, which a page's checks (ties at its end go to Bleve, the
 		// window is scored again) could hide.
 		for _, n := range []int{5, 37} {
-			q1 := x.build(alone, "", nil, len(q.Words) >= rankedWords)
-			got, exact, err := x.best(context.Background(), q1, n, false)
+			got, exact, want, err := e.BestAndRun(context.Background(), idx, alone, partial, n)
 			noErr(t, err, "best")
-			if !exact(n) {
+			if !exact {
 				continue // its caller asks Bleve, as the pages below check
 			}
-			want, _, err := x.run(context.Background(), q1, n+1, nil, false, true)
-			noErr(t, err, "run")
 			got.Hits = got.Hits[:min(len(got.Hits), n+1)]
 			if fmt.Sprint(got.Total, got.Hits) != fmt.Sprint(want.Total, want.Hits) {
 				t.Fatalf("%q, best %d:\ndirect        %v %+v\nthrough Bleve %v %+v", text, n, got.Total, got.Hits, want.Total, want.Hits)
 			}
 		}
 		for _, window := range []int{3, 200} {
-			nearWindow = window
+			direct, viaBleve := &search.Engine{Index: x, NearWindow: window}, &search.Engine{Index: x, NearWindow: window, BleveCollector: true}
 			for _, limit := range []int{3, 20} {
-				got := allPages(t, x, q, limit)
-				collectDirect = false
-				want := allPages(t, x, q, limit)
-				collectDirect = true
+				got, want := allPages(t, direct, q, limit), allPages(t, viaBleve, q, limit)
 				if len(got) != len(want) {
 					t.Fatalf("%q, window %d, limit %d: %d pages direct, %d through Bleve", text, window, limit, len(got), len(want))
 				}
@@ -114,21 +107,17 @@ func TestSentenceCollectsAsBleve(t *testing.T) {
 // TestSentenceCountsItsWordsAlone: a document holding none of a sentence's words but
 // some of its common ones does not match, and is not counted.
 func TestSentenceCountsItsWordsAlone(t *testing.T) {
+	t.Parallel()
 	x := emptyIndex(t, "count", time.Hour)
 	var b events.Batch
 	for i, c := range []string{"alpha beta", "gamma", "beta gamma delta", "how the", "how"} {
-		c := []byte(c)
-		b.Events = append(b.Events, events.Event{Op: events.OpUpsert, Project: "count", Path: fmt.Sprintf("%d.md", i),
-			Status: events.StatusOK, Content: c, Size: int64(len(c)), Hash: events.HashContent(c), Seq: uint64(i + 1)})
+		b.Events = append(b.Events, upsert("count", fmt.Sprintf("%d.md", i), c, uint64(i+1)))
 	}
 	noErr(t, x.Apply(b), "apply")
 	// Three common words apart: no pairs, so the first page is the collection itself.
-	q, err := ParseQuery("how alpha the of to beta how the of gamma")
-	noErr(t, err, "parse")
-	for _, direct := range []bool{true, false} {
-		collectDirect = direct
-		res, err := x.Search(context.Background(), Request{Query: q})
-		collectDirect = true
+	q := parse(t, "how alpha the of to beta how the of gamma")
+	for _, viaBleve := range []bool{false, true} {
+		res, err := (&search.Engine{Index: x, BleveCollector: viaBleve}).Search(context.Background(), search.Request{Query: q})
 		noErr(t, err, "search")
 		var paths []string
 		for _, h := range res.Hits {
@@ -136,7 +125,7 @@ func TestSentenceCountsItsWordsAlone(t *testing.T) {
 		}
 		slices.Sort(paths)
 		if res.Total != 3 || !slices.Equal(paths, []string{"0.md", "1.md", "2.md"}) {
-			t.Fatalf("direct %v: total %d, hits %v; want the 3 documents holding a word", direct, res.Total, paths)
+			t.Fatalf("through Bleve %v: total %d, hits %v; want the 3 documents holding a word", viaBleve, res.Total, paths)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package index
+package search
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"reflect"
 
 	"github.com/blevesearch/bleve/v2/mapping"
-	"github.com/blevesearch/bleve/v2/search"
+	bsearch "github.com/blevesearch/bleve/v2/search"
 	bq "github.com/blevesearch/bleve/v2/search/query"
 	bindex "github.com/blevesearch/bleve_index_api"
 )
@@ -28,8 +28,8 @@ func newSumQuery(qs []bq.Query) bq.Query {
 	return &sumQuery{qs: qs}
 }
 
-func (q *sumQuery) Searcher(ctx context.Context, r bindex.IndexReader, m mapping.IndexMapping, options search.SearcherOptions) (search.Searcher, error) {
-	subs := make([]search.Searcher, 0, len(q.qs))
+func (q *sumQuery) Searcher(ctx context.Context, r bindex.IndexReader, m mapping.IndexMapping, options bsearch.SearcherOptions) (bsearch.Searcher, error) {
+	subs := make([]bsearch.Searcher, 0, len(q.qs))
 	for _, sq := range q.qs {
 		s, err := sq.Searcher(ctx, r, m, options)
 		if err != nil {
@@ -40,7 +40,7 @@ func (q *sumQuery) Searcher(ctx context.Context, r bindex.IndexReader, m mapping
 		}
 		subs = append(subs, s)
 	}
-	s := &sumSearcher{subs: subs, currs: make([]*search.DocumentMatch, len(subs)), explain: options.Explain}
+	s := &sumSearcher{subs: subs, currs: make([]*bsearch.DocumentMatch, len(subs)), explain: options.Explain}
 	// Normalised as Bleve's disjunction is, until a query above it sets the norm.
 	s.SetQueryNorm(queryNorm(s.Weight()))
 	return s, nil
@@ -49,16 +49,16 @@ func (q *sumQuery) Searcher(ctx context.Context, r bindex.IndexReader, m mapping
 // sumSearcher is sumQuery's searcher: it walks its searchers' matches in document order,
 // keeping the searchers that have a current match in a heap by that match's document.
 type sumSearcher struct {
-	subs    []search.Searcher
-	currs   []*search.DocumentMatch // each searcher's current match; nil once it has no more
-	heap    []int                   // the searchers with a current match, the first document on top
+	subs    []bsearch.Searcher
+	currs   []*bsearch.DocumentMatch // each searcher's current match; nil once it has no more
+	heap    []int                    // the searchers with a current match, the first document on top
 	started bool
 	explain bool
 }
 
 var sumSearcherSize = int(reflect.TypeFor[sumSearcher]().Size())
 
-func (s *sumSearcher) start(ctx *search.SearchContext) error {
+func (s *sumSearcher) start(ctx *bsearch.SearchContext) error {
 	s.started = true
 	for i, sub := range s.subs {
 		m, err := sub.Next(ctx)
@@ -106,7 +106,7 @@ func (s *sumSearcher) heapify() {
 	}
 }
 
-func (s *sumSearcher) Next(ctx *search.SearchContext) (*search.DocumentMatch, error) {
+func (s *sumSearcher) Next(ctx *bsearch.SearchContext) (*bsearch.DocumentMatch, error) {
 	if !s.started {
 		if err := s.start(ctx); err != nil {
 			return nil, err
@@ -120,7 +120,7 @@ func (s *sumSearcher) Next(ctx *search.SearchContext) (*search.DocumentMatch, er
 	first := s.currs[s.heap[0]]
 	id := first.IndexInternalID
 	sum := 0.0
-	var expls []*search.Explanation
+	var expls []*bsearch.Explanation
 	for len(s.heap) > 0 {
 		i := s.heap[0]
 		c := s.currs[i]
@@ -132,7 +132,7 @@ func (s *sumSearcher) Next(ctx *search.SearchContext) (*search.DocumentMatch, er
 			expls = append(expls, c.Expl)
 		}
 		if c != first {
-			first.FieldTermLocations = search.MergeFieldTermLocations(first.FieldTermLocations, []*search.DocumentMatch{c})
+			first.FieldTermLocations = bsearch.MergeFieldTermLocations(first.FieldTermLocations, []*bsearch.DocumentMatch{c})
 			ctx.DocumentMatchPool.Put(c)
 		}
 		next, err := s.subs[i].Next(ctx)
@@ -149,12 +149,12 @@ func (s *sumSearcher) Next(ctx *search.SearchContext) (*search.DocumentMatch, er
 	}
 	first.Score = sum
 	if s.explain {
-		first.Expl = &search.Explanation{Value: sum, Message: "sum of:", Children: expls}
+		first.Expl = &bsearch.Explanation{Value: sum, Message: "sum of:", Children: expls}
 	}
 	return first, nil
 }
 
-func (s *sumSearcher) Advance(ctx *search.SearchContext, id bindex.IndexInternalID) (*search.DocumentMatch, error) {
+func (s *sumSearcher) Advance(ctx *bsearch.SearchContext, id bindex.IndexInternalID) (*bsearch.DocumentMatch, error) {
 	if !s.started {
 		if err := s.start(ctx); err != nil {
 			return nil, err
@@ -226,7 +226,7 @@ func (s *sumSearcher) Close() error {
 	return first
 }
 
-var _ search.Searcher = (*sumSearcher)(nil)
+var _ bsearch.Searcher = (*sumSearcher)(nil)
 
 // queryNorm is 1/√w, as Bleve normalises a query's weights (w is their sum of squares).
 func queryNorm(w float64) float64 {

@@ -1,4 +1,4 @@
-package index
+package search
 
 import (
 	"cmp"
@@ -6,6 +6,10 @@ import (
 	"unicode/utf8"
 
 	bindex "github.com/blevesearch/bleve_index_api"
+
+	"github.com/guide/guide/internal/index/querylang"
+	"github.com/guide/guide/internal/index/schema"
+	"github.com/guide/guide/internal/text"
 )
 
 // Typo tolerance: a word of at least minTypoRunes letters that no document holds, in any
@@ -23,13 +27,8 @@ type Correction struct {
 }
 
 // correct returns q with its unknown words corrected, and the corrections made.
-func (x *Index) correct(q Query) (Query, []Correction) {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	if x.idx == nil {
-		return q, nil
-	}
-	adv, err := x.idx.Advanced()
+func (v view) correct(q querylang.Query) (querylang.Query, []Correction) {
+	adv, err := v.idx.Advanced()
 	if err != nil {
 		return q, nil
 	}
@@ -45,7 +44,7 @@ func (x *Index) correct(q Query) (Query, []Correction) {
 	var subs []Correction
 	words := slices.Clone(q.Words)
 	for i, w := range words {
-		if utf8.RuneCountInString(w) < minTypoRunes || hasCJK(w) || x.known(w) {
+		if utf8.RuneCountInString(w) < minTypoRunes || text.HasCJK(w) || v.known(w) {
 			continue
 		}
 		if to := closest(fz, w); to != "" {
@@ -62,9 +61,9 @@ func (x *Index) correct(q Query) (Query, []Correction) {
 
 // known reports whether a document holds the word, or another form of it, in its name or
 // its content.
-func (x *Index) known(w string) bool {
-	for _, f := range []string{fieldContent, fieldName} {
-		d, err := x.idx.FieldDictRange(f, []byte(w), []byte(w))
+func (v view) known(w string) bool {
+	for _, f := range []string{schema.Content, schema.Name} {
+		d, err := v.idx.FieldDictRange(f, []byte(w), []byte(w))
 		if err != nil {
 			return true // in doubt, leave the word alone
 		}
@@ -74,8 +73,8 @@ func (x *Index) known(w string) bool {
 			return true
 		}
 	}
-	s := x.stem(w)
-	return s != "" && (len(x.forms(fieldContent, w, s)) > 0 || len(x.forms(fieldName, w, s)) > 0)
+	s := v.stem(w)
+	return s != "" && (len(v.forms(schema.Content, w, s)) > 0 || len(v.forms(schema.Name, w, s)) > 0)
 }
 
 // closest finds the indexed word nearest to w: fewest edits, then most documents, then
@@ -87,7 +86,7 @@ func closest(fz bindex.IndexReaderFuzzy, w string) string {
 		count uint64
 	}
 	var cs []cand
-	for _, f := range []string{fieldContent, fieldName} {
+	for _, f := range []string{schema.Content, schema.Name} {
 		d, a, err := fz.FieldDictFuzzyAutomaton(f, w, maxTypoEdits, "")
 		if err != nil {
 			continue

@@ -1,4 +1,4 @@
-package index
+package search
 
 import (
 	"bytes"
@@ -10,43 +10,41 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/blevesearch/bleve/v2/search"
+	bsearch "github.com/blevesearch/bleve/v2/search"
 	bq "github.com/blevesearch/bleve/v2/search/query"
 	bindex "github.com/blevesearch/bleve_index_api"
 )
 
-// nearWindow is how many documents the nearness of a query's words ranks. Finding where
-// two words stand next to each other reads the positions of both in every document that
-// holds both: for a sentence of common words, most of the tree, and most of the time of
-// its search. So a query with neighbouring words is ranked in two steps. Its words alone
-// rank every matching document; the best nearWindow of those are ranked again by the
-// whole query, their words' nearness counted, exactly as one search of the whole query
-// would score them. The documents after the window follow in the order of their words
-// alone. A document outside the window that its words' nearness would have lifted into
-// it is the one difference from ranking everything by the whole query; a page is
-// twenty hits, the window five pages (on the known-item sets, windows of 50 documents and
-// more rank as one search does; 20 already loses a little).
-var nearWindow = 100
+// defaultNearWindow is how many documents the nearness of a query's words ranks, unless
+// Engine.NearWindow says otherwise. Finding where two words stand next to each other reads
+// the positions of both in every document that holds both: for a sentence of common
+// words, most of the tree, and most of the time of its search. So a query with
+// neighbouring words is ranked in two steps. Its words alone rank every matching
+// document; the best of those, as many as the window holds, are ranked again by the whole
+// query, their words' nearness counted, exactly as one search of the whole query would
+// score them. The documents after the window follow in the order of their words alone. A
+// document outside the window that its words' nearness would have lifted into it is the
+// one difference from ranking everything by the whole query; a page is twenty hits, the
+// window five pages (on the known-item sets, windows of 50 documents and more rank as one
+// search does; 20 already loses a little).
+const defaultNearWindow = 100
 
-// rankNear is whether queries with neighbouring words are ranked in two steps (tests
-// compare it with one search of the whole query).
-var rankNear = true
-
-// searchNear runs one page of a query with neighbouring words (Pairs): see nearWindow.
-// Hits after the window are marked past, and so is a cursor after one of them.
-func (x *Index) searchNear(ctx context.Context, r Request, after *cursor, relaxed bool) (Result, error) {
+// searchNear runs one page of a query with neighbouring words (Pairs): see
+// defaultNearWindow. Hits after the window are marked past, and so is a cursor after one
+// of them.
+func (v view) searchNear(ctx context.Context, r Request, after *cursor, relaxed bool) (Result, error) {
 	alone := r.Query
 	alone.Pairs = nil
-	words := x.build(alone, r.Folder, r.Scope, relaxed)
+	words := v.build(alone, r.Folder, r.Scope, relaxed)
 	if after != nil && after.Past {
-		res, _, err := x.run(ctx, words, r.Limit+1, after, relaxed, true)
+		res, _, err := v.run(ctx, words, r.Limit+1, after, relaxed, true)
 		return res.markPast().page(r.Limit), err
 	}
-	win, full, err := x.window(ctx, words, relaxed)
+	win, full, err := v.window(ctx, words, relaxed)
 	if err != nil {
 		return Result{}, err
 	}
-	ranked, err := x.rescore(ctx, x.build(r.Query, r.Folder, r.Scope, relaxed), win.Hits)
+	ranked, err := v.rescore(ctx, v.build(r.Query, r.Folder, r.Scope, relaxed), win.Hits)
 	if err != nil {
 		return Result{}, err
 	}
@@ -66,7 +64,7 @@ func (x *Index) searchNear(ctx context.Context, r Request, after *cursor, relaxe
 		// The page goes on past the window, in the order of the words alone.
 		last := win.Hits[len(win.Hits)-1]
 		c := cursor{Score: strconv.FormatFloat(last.Score, 'g', -1, 64), Path: last.key().ID()}
-		more, _, err := x.run(ctx, words, need, &c, relaxed, true)
+		more, _, err := v.run(ctx, words, need, &c, relaxed, true)
 		if err != nil {
 			return Result{}, err
 		}
@@ -75,21 +73,21 @@ func (x *Index) searchNear(ctx context.Context, r Request, after *cursor, relaxe
 	return res.page(r.Limit), nil
 }
 
-// window returns the best nearWindow documents of q, in order of score and then path,
-// and whether more match.
-func (x *Index) window(ctx context.Context, q bq.Query, relaxed bool) (Result, bool, error) {
-	res, exact, err := x.best(ctx, q, nearWindow, relaxed)
+// window returns the best documents of q, as many as the window holds, in order of score
+// and then path, and whether more match.
+func (v view) window(ctx context.Context, q bq.Query, relaxed bool) (Result, bool, error) {
+	res, exact, err := v.best(ctx, q, v.nearWindow(), relaxed)
 	if err != nil {
 		return Result{}, false, err
 	}
-	if !exact(nearWindow) {
+	if !exact(v.nearWindow()) {
 		// Ties at the window's edge run past the hits asked for: order them by path.
-		if res, _, err = x.run(ctx, q, nearWindow+1, nil, relaxed, true); err != nil {
+		if res, _, err = v.run(ctx, q, v.nearWindow()+1, nil, relaxed, true); err != nil {
 			return Result{}, false, err
 		}
 	}
-	full := len(res.Hits) > nearWindow
-	res.Hits = res.Hits[:min(len(res.Hits), nearWindow)]
+	full := len(res.Hits) > v.nearWindow()
+	res.Hits = res.Hits[:min(len(res.Hits), v.nearWindow())]
 	return res, full, nil
 }
 
@@ -99,8 +97,8 @@ func (x *Index) window(ctx context.Context, q bq.Query, relaxed bool) (Result, b
 // so that the positions of a phrase's words are read in those documents only (Bleve's
 // phrase searcher moved on with Advance reads on to its next match); terms are counted,
 // and scored, as in the whole index.
-func (x *Index) rescore(ctx context.Context, q bq.Query, hits []Hit) ([]Hit, error) {
-	r, ctx, err := x.reader(ctx)
+func (v view) rescore(ctx context.Context, q bq.Query, hits []Hit) ([]Hit, error) {
+	r, ctx, err := v.reader(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -124,12 +122,12 @@ func (x *Index) rescore(ctx context.Context, q bq.Query, hits []Hit) ([]Hit, err
 	for _, d := range docs {
 		only.docs = append(only.docs, d.id)
 	}
-	s, err := q.Searcher(ctx, only, x.idx.Mapping(), search.SearcherOptions{})
+	s, err := q.Searcher(ctx, only, v.idx.Mapping(), bsearch.SearcherOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
 	defer s.Close()
-	sctx := &search.SearchContext{DocumentMatchPool: search.NewDocumentMatchPool(s.DocumentMatchPoolSize(), 0)}
+	sctx := &bsearch.SearchContext{DocumentMatchPool: bsearch.NewDocumentMatchPool(s.DocumentMatchPoolSize(), 0)}
 	out := make([]Hit, 0, len(docs))
 	i := 0
 	for {
@@ -180,12 +178,12 @@ func (r *docsReader) TermFieldReader(ctx context.Context, term []byte, field str
 // docsSearcher finds the matches of its searcher among the documents docs (sorted)
 // alone, moving it to each with Advance.
 type docsSearcher struct {
-	search.Searcher
+	bsearch.Searcher
 	docs []bindex.IndexInternalID
 	next int // the first of docs not searched yet
 }
 
-func (s *docsSearcher) Next(ctx *search.SearchContext) (*search.DocumentMatch, error) {
+func (s *docsSearcher) Next(ctx *bsearch.SearchContext) (*bsearch.DocumentMatch, error) {
 	for s.next < len(s.docs) {
 		m, err := s.Searcher.Advance(ctx, s.docs[s.next])
 		if err != nil || m == nil {
@@ -202,7 +200,7 @@ func (s *docsSearcher) Next(ctx *search.SearchContext) (*search.DocumentMatch, e
 	return nil, nil
 }
 
-func (s *docsSearcher) Advance(ctx *search.SearchContext, id bindex.IndexInternalID) (*search.DocumentMatch, error) {
+func (s *docsSearcher) Advance(ctx *bsearch.SearchContext, id bindex.IndexInternalID) (*bsearch.DocumentMatch, error) {
 	s.next = seek(s.docs, 0, id)
 	return s.Next(ctx)
 }

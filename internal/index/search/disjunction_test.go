@@ -1,4 +1,4 @@
-package index
+package search_test
 
 import (
 	"fmt"
@@ -12,6 +12,8 @@ import (
 	bq "github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/guide/guide/internal/events"
+	"github.com/guide/guide/internal/index/schema"
+	"github.com/guide/guide/internal/index/search"
 )
 
 // TestSumQueryMatchesAsADisjunction holds sumQuery to Bleve's disjunction on random
@@ -20,6 +22,7 @@ import (
 // document every alternative matches scores the same by both, as the disjunction's
 // coordination factor is then one.
 func TestSumQueryMatchesAsADisjunction(t *testing.T) {
+	t.Parallel()
 	x := emptyIndex(t, "sum", 0)
 	r := rand.New(rand.NewPCG(11, 12))
 	vocab := make([]string, 60)
@@ -32,15 +35,14 @@ func TestSumQueryMatchesAsADisjunction(t *testing.T) {
 		for range 1 + r.IntN(12) {
 			words = append(words, vocab[min(r.IntN(len(vocab)), r.IntN(len(vocab)))])
 		}
-		c := []byte(strings.Join(words, " "))
-		b.Events = append(b.Events, events.Event{Op: events.OpUpsert, Project: "sum", Path: fmt.Sprintf("d/%03d.md", i),
-			Status: events.StatusOK, Content: c, Size: int64(len(c)), Hash: events.HashContent(c), Seq: uint64(i + 1)})
+		b.Events = append(b.Events, upsert("sum", fmt.Sprintf("d/%03d.md", i), strings.Join(words, " "), uint64(i+1)))
 	}
 	noErr(t, x.Apply(b), "apply")
 
-	search := func(q bq.Query) map[string]float64 {
+	idx := bleveIndex(t, x)
+	matches := func(q bq.Query) map[string]float64 {
 		t.Helper()
-		sr, err := x.idx.Search(bleve.NewSearchRequestOptions(q, 1000, 0, false))
+		sr, err := idx.Search(bleve.NewSearchRequestOptions(q, 1000, 0, false))
 		noErr(t, err, "search")
 		if int(sr.Total) != len(sr.Hits) {
 			t.Fatalf("total %d, hits %d", sr.Total, len(sr.Hits))
@@ -57,19 +59,19 @@ func TestSumQueryMatchesAsADisjunction(t *testing.T) {
 		for range 1 + r.IntN(40) {
 			w := vocab[r.IntN(len(vocab))]
 			words = append(words, w)
-			alts = append(alts, term(fieldContent, w, 1))
+			alts = append(alts, search.Term(schema.Content, w, 1))
 		}
-		other := term(fieldContent, vocab[r.IntN(len(vocab))], 1)
-		filter := term(fieldFolders, "d", 0)
+		other := search.Term(schema.Content, vocab[r.IntN(len(vocab))], 1)
+		filter := search.Term(schema.Folders, "d", 0)
 		for _, c := range []struct {
 			name     string
 			sum, dis bq.Query
 		}{
-			{"alone", &sumQuery{qs: alts}, bq.NewDisjunctionQuery(alts)},
-			{"conjunction", bq.NewConjunctionQuery([]bq.Query{other, &sumQuery{qs: alts}}), bq.NewConjunctionQuery([]bq.Query{other, bq.NewDisjunctionQuery(alts)})},
-			{"filtered", &bq.BooleanQuery{Must: &sumQuery{qs: alts}, Filter: filter}, &bq.BooleanQuery{Must: bq.NewDisjunctionQuery(alts), Filter: filter}},
+			{"alone", search.SumQuery(alts), bq.NewDisjunctionQuery(alts)},
+			{"conjunction", bq.NewConjunctionQuery([]bq.Query{other, search.SumQuery(alts)}), bq.NewConjunctionQuery([]bq.Query{other, bq.NewDisjunctionQuery(alts)})},
+			{"filtered", &bq.BooleanQuery{Must: search.SumQuery(alts), Filter: filter}, &bq.BooleanQuery{Must: bq.NewDisjunctionQuery(alts), Filter: filter}},
 		} {
-			got, want := search(c.sum), search(c.dis)
+			got, want := matches(c.sum), matches(c.dis)
 			if !slices.Equal(sortedKeys(got), sortedKeys(want)) {
 				t.Fatalf("round %d, %s, words %v: sum matches %v, the disjunction %v", round, c.name, words, sortedKeys(got), sortedKeys(want))
 			}
@@ -82,27 +84,11 @@ func TestSumQueryMatchesAsADisjunction(t *testing.T) {
 		for i := range same {
 			same[i] = alts[0]
 		}
-		got, want := search(&sumQuery{qs: same}), search(bq.NewDisjunctionQuery(same))
+		got, want := matches(search.SumQuery(same)), matches(bq.NewDisjunctionQuery(same))
 		for id, s := range want {
 			if math.Abs(got[id]-s) > 1e-9*s {
 				t.Fatalf("round %d: %s scores %v by sum, %v by the disjunction", round, id, got[id], s)
 			}
 		}
-	}
-}
-
-func sortedKeys(m map[string]float64) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
-
-func noErr(t *testing.T, err error, what string) {
-	t.Helper()
-	if err != nil {
-		t.Fatalf("%s: %v", what, err)
 	}
 }

@@ -1,0 +1,82 @@
+package index
+
+import (
+	"fmt"
+
+	bdoc "github.com/blevesearch/bleve/v2/document"
+
+	"github.com/guide/guide/internal/events"
+)
+
+// Apply folds a batch of events into the index, with the batch's last sequence as the new
+// checkpoint in the same Bleve batch. Events at or below the checkpoint are skipped.
+func (x *Index) Apply(b events.Batch) error { return x.Prepare(b)() }
+
+// prepared is an upsert's document, mapped and analyzed ahead of its batch.
+type prepared struct {
+	d   *document
+	doc *bdoc.Document
+	err error
+}
+
+// Prepare maps every upsert of b to its Bleve document and analyzes its text fields
+// (projection.Preparer): the part of Apply that needs nothing but the events, done while
+// the batch before is built into its segment. The rest of Apply — the checkpoint, the
+// lengths, the segment — is what it returns.
+func (x *Index) Prepare(b events.Batch) func() error {
+	docs := make([]prepared, len(b.Events))
+	// The checkpoint only grows: an event at or below it now is skipped by apply too.
+	seq := x.seq.Load()
+	for i := range b.Events {
+		e := &b.Events[i]
+		if e.Op != events.OpUpsert || e.Seq <= seq {
+			continue
+		}
+		p := &docs[i]
+		p.d = newDocument(e)
+		p.doc, p.err = x.mapDocument(events.DocKey{Session: e.Session, Path: e.Path}.ID(), p.d)
+	}
+	return func() error { return x.apply(b, docs) }
+}
+
+// apply is the rest of Apply once b's documents are prepared.
+func (x *Index) apply(b events.Batch, docs []prepared) error {
+	seq := x.seq.Load()
+	batch := x.idx.NewBatch()
+	applied := seq
+	lens := x.lengths.Load().clone()
+	for i := range b.Events {
+		e := &b.Events[i]
+		if e.Seq <= seq {
+			continue
+		}
+		applied = e.Seq
+		switch e.Op {
+		case events.OpUpsert:
+			p := docs[i]
+			lens.add(p.d)
+			err := p.err
+			if err == nil {
+				err = batch.IndexAdvanced(p.doc)
+			}
+			if err != nil {
+				return fmt.Errorf("index %q: %w", e.Path, err)
+			}
+		case events.OpDelete:
+			batch.Delete(events.DocKey{Session: e.Session, Path: e.Path}.ID())
+		}
+	}
+	if applied == seq {
+		return nil
+	}
+	batch.SetInternal(keySeq, seqBytes(applied))
+	batch.SetInternal(keyLengths, lens.encode())
+	x.onPersisted(batch, applied)
+	if err := x.idx.Batch(batch); err != nil {
+		return fmt.Errorf("index batch up to %d: %w", applied, err)
+	}
+	x.lengths.Store(&lens)
+	x.seq.Store(applied)
+	x.batchApplied()
+	return nil
+}

@@ -1,0 +1,58 @@
+package text
+
+import (
+	"unicode"
+	"unicode/utf8"
+)
+
+// Fold maps every rune to one representative of its simple case-folding orbit (the
+// orbit's smallest member, lower-cased), which is the equality `rg -i` uses: K, k and the
+// Kelvin sign fold together, so do ẞ and ß, Σ, σ and ς. It returns s itself when nothing
+// changes.
+func Fold(s []byte) []byte {
+	ascii := true
+	for _, c := range s {
+		if c >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		out, copied := s, false
+		for i, c := range s {
+			if c >= 'A' && c <= 'Z' {
+				if !copied {
+					out, copied = append([]byte(nil), s...), true
+				}
+				out[i] = c + 'a' - 'A'
+			}
+		}
+		return out
+	}
+	out := make([]byte, 0, len(s))
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRune(s[i:])
+		i += size
+		out = utf8.AppendRune(out, FoldRune(r))
+	}
+	return out
+}
+
+// FoldString is Fold for a string.
+func FoldString(s string) string { return string(Fold([]byte(s))) }
+
+// FoldRune is r as Fold folds it: its lower-case form, the same for every character
+// bytes.EqualFold holds equal to it.
+func FoldRune(r rune) rune {
+	if r < utf8.RuneSelf {
+		if r >= 'A' && r <= 'Z' {
+			return r + 'a' - 'A'
+		}
+		return r
+	}
+	least := r
+	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+		least = min(least, f)
+	}
+	return unicode.ToLower(least)
+}
