@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/guide/guide/internal/broker"
+	"github.com/guide/guide/internal/cookie"
 	"github.com/guide/guide/internal/datadir"
 	"github.com/guide/guide/internal/owner"
 	"github.com/guide/guide/internal/reconcile"
@@ -27,6 +28,16 @@ func (m *Main) runAllInOne(ctx context.Context, cancel context.CancelFunc) error
 	// restores its bridges' sessions from the stream, and answers them once both are done.
 	m.connecting = make(chan error, 1)
 	m.wg.Go(func() { m.connecting <- m.connect(ctx) })
+	if m.Config.SyncWait > 0 {
+		root, err := filepath.Abs(m.Config.Root)
+		if err == nil {
+			root, err = filepath.EvalSymlinks(root)
+		}
+		if err != nil {
+			return fmt.Errorf("--root: %w", err)
+		}
+		m.cookies = cookie.New(root)
+	}
 	if err := m.openCatalog(); err != nil {
 		return err
 	}
@@ -68,7 +79,7 @@ func (m *Main) connectOwner(ctx context.Context) error {
 func (m *Main) indexFolder(ctx context.Context) {
 	x := &reconcile.Indexer{Root: m.Config.Root, Project: m.project, Stream: m.stream, Interval: m.Config.Interval,
 		Ignore: m.Config.Ignore, NoGitignore: m.Config.NoGitignore, ConfigFile: m.Config.ConfigFile, Logger: m.Logger, Skip: datadir.SkipInside(m.Config.Root, m.dataDir()),
-		StateFile: filepath.Join(m.dataDir(), "nats", reconcile.StateFileName)}
+		StateFile: filepath.Join(m.dataDir(), "nats", reconcile.StateFileName), Cookies: m.cookies}
 	if err := x.Run(ctx); err != nil {
 		m.Logger.Error("indexer stopped", "err", err)
 	}

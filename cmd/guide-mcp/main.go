@@ -33,6 +33,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/guide/guide/internal/broker"
+	"github.com/guide/guide/internal/cookie"
 	"github.com/guide/guide/internal/datadir"
 	"github.com/guide/guide/internal/events"
 	"github.com/guide/guide/internal/httpserve"
@@ -63,6 +64,9 @@ type Config struct {
 	Ignore     []string
 	// NoGitignore, all-in-one: leave the repository's ignore rules out.
 	NoGitignore bool
+	// SyncWait, all-in-one: how long a call waits to see every change saved before it
+	// (read-your-writes); 0 answers at once.
+	SyncWait time.Duration
 	MaxChars    int
 	LogLevel    string
 	// SessionTTL is how long an idle session keeps its documents; SessionMaxSize bounds one
@@ -100,6 +104,7 @@ func DefaultConfig() Config {
 		MaxBody:        httpserve.DefaultMaxBodyBytes,
 		ShutdownWait:   httpserve.DefaultShutdownTimeout,
 		IdleTimeout:    5 * time.Minute,
+		SyncWait:       mcpserver.DefaultSyncWait,
 	}
 }
 
@@ -138,6 +143,9 @@ type Main struct {
 	connecting chan error
 	metrics    *metrics.Metrics
 	lock       *owner.Lock // the project's ownership, all-in-one
+	// cookies are the sync cookies of the folder, all-in-one (read-your-writes): the
+	// indexer's watcher delivers them, calls wait on them; nil when off.
+	cookies *cookie.Jar
 }
 
 func main() {
@@ -178,6 +186,7 @@ func (m *Main) ParseFlags(args []string) error {
 		c.Ignore = append(c.Ignore, v)
 		return nil
 	})
+	fs.DurationVar(&c.SyncWait, "sync-wait", d.SyncWait, "all-in-one: how long a call waits until the answer holds every change saved before it (past it, the answer says it is partial); 0 answers at once")
 	fs.BoolVar(&c.NoGitignore, "no-gitignore", false, "all-in-one: do not honour .gitignore files, .git/info/exclude or the global git excludes file")
 	fs.IntVar(&c.MaxChars, "max-chars", d.MaxChars, "largest response, in characters")
 	fs.StringVar(&c.LogLevel, "log-level", d.LogLevel, "debug, info, warn or error")

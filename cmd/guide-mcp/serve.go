@@ -77,6 +77,9 @@ func (m *Main) openServer() {
 		TTL: m.Config.SessionTTL, MaxDocBytes: m.Config.SessionMaxSize, Exclusive: m.Config.Root != "", Logger: m.Logger}
 	m.srv = &mcpserver.Server{Project: m.project, Catalog: m.catalog, Index: m.index, Sessions: m.sessions,
 		Limits: query.Limits{MaxChars: m.Config.MaxChars}, Logger: m.Logger, ToolPrefix: m.Config.ToolPrefix, PageSize: m.Config.PageSize}
+	if m.cookies != nil {
+		m.srv.Sync, m.srv.SyncWait = m.cookies.Sync, m.Config.SyncWait
+	}
 	m.mcp = m.srv.New()
 }
 

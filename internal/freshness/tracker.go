@@ -91,10 +91,21 @@ const pollApplied = 2 * time.Millisecond
 // batch a projection applies, so that it answers as soon as the last one has. It says
 // whether they have.
 func (t *Tracker) WaitApplied(ctx context.Context, seq uint64) bool {
+	return t.wait(ctx, seq, t.Applied)
+}
+
+// WaitCatalog waits until the catalog has applied seq, or ctx ends, as WaitApplied does
+// for every projection: what a call that reads only the catalog (view, tree) waits for.
+func (t *Tracker) WaitCatalog(ctx context.Context, seq uint64) bool {
+	return t.wait(ctx, seq, t.Catalog.Checkpoint)
+}
+
+// wait waits until applied reaches seq, or ctx ends.
+func (t *Tracker) wait(ctx context.Context, seq uint64, applied func() uint64) bool {
 	var poll *time.Timer
 	for {
 		change := t.AppliedChange() // before reading the sequence: no batch falls between
-		if t.Applied() >= seq {
+		if applied() >= seq {
 			return true
 		}
 		var tick <-chan time.Time

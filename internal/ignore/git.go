@@ -12,7 +12,13 @@ import (
 type repo struct {
 	top    string // the work tree's top folder; the root itself when it is in no repository
 	common string // the repository folder holding info/exclude and config; "" for none
+	gitdir string // the work tree's own repository folder (a worktree's, under common); "" for none
 }
+
+// GitDir returns the repository folder of the work tree that holds root (its .git folder,
+// or the folder a .git file names, for a worktree or a submodule), or "" when root is in
+// no repository: git never lists what is in it.
+func GitDir(root string) string { return findRepo(root).gitdir }
 
 // findRepo finds the repository whose work tree holds root, as git does: the nearest
 // folder at or above root with a .git folder, or a .git file naming the repository (a
@@ -34,7 +40,7 @@ func findRepo(root string) repo {
 				if b, err := os.ReadFile(filepath.Join(gitdir, "commondir")); err == nil {
 					common = resolve(gitdir, strings.TrimSpace(string(b)))
 				}
-				return repo{top: dir, common: common}
+				return repo{top: dir, common: common, gitdir: gitdir}
 			}
 		}
 		parent := filepath.Dir(dir)

@@ -55,6 +55,15 @@ type Server struct {
 	Freshness *freshness.Tracker
 	// PageSize is how many items a list call returns before a nextCursor.
 	PageSize int // default DefaultPageSize
+	// Sync, when set, makes every tool call and resource read see every change saved to
+	// the root before it (read-your-writes, sync.go): it returns the stream sequence that
+	// covers them, once the watcher has delivered them and the indexer published them.
+	// nil where this process does not watch the files (it follows a stream): answers say
+	// how fresh they are, through the status.
+	Sync func(context.Context) (uint64, error)
+	// SyncWait bounds the wait for Sync and the projections; past it the answer says it
+	// is partial. Default DefaultSyncWait.
+	SyncWait time.Duration
 	Logger   *slog.Logger
 
 	connMu    sync.Mutex // guards Stream and Runner, which Connect sets while serving
@@ -95,10 +104,11 @@ func (s *Server) New() *server.MCPServer {
 		server.WithResourceCompletionProvider(s),
 		server.WithRecovery(),
 		server.WithResourceRecovery(),
+		server.WithResourceHandlerMiddleware(s.syncResources),
 		server.WithInstructions(instructions),
 	)
 	subs.mcp = m
-	m.Use(progress(m), s.logInternal, (&validator{m: m}).middleware)
+	m.Use(progress(m), s.logInternal, (&validator{m: m}).middleware, s.syncTools)
 	s.subs = subs
 	if s.Stream != nil || s.Runner != nil {
 		s.Freshness.Connect(s.Stream, s.Runner)

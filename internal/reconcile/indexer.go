@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/guide/guide/internal/contentroot"
+	"github.com/guide/guide/internal/cookie"
 	"github.com/guide/guide/internal/events"
 	"github.com/guide/guide/internal/guideyaml"
 	"github.com/guide/guide/internal/ignore"
@@ -50,7 +51,12 @@ type Indexer struct {
 	StateFile string
 	// Progress, when set, is told how a full reconcile advances.
 	Progress func(Progress)
-	Logger   *slog.Logger
+	// Cookies, when set, are the tree's sync cookies: Run's watcher delivers them, and
+	// once what was delivered before one is published, Run tells the jar at which
+	// sequence (read-your-writes; see package cookie). Run closes the jar when it stops
+	// watching.
+	Cookies *cookie.Jar
+	Logger  *slog.Logger
 
 	lastConfigErr string
 
@@ -77,6 +83,9 @@ type Indexer struct {
 	// ignored is swapped whole when the rules are reloaded: the watcher reads it from its
 	// own goroutine.
 	ignored atomic.Pointer[ignore.Matcher]
+	// acked is the highest sequence an event this indexer published was acked at: every
+	// change it published is at or below it.
+	acked atomic.Uint64
 }
 
 // Progress reports how far a full reconcile is.
@@ -188,6 +197,9 @@ func (x *Indexer) loadIgnore() error {
 func (x *Indexer) skip(rel string, dir bool) bool {
 	if !dir && x.isConfig(rel) {
 		return false
+	}
+	if !dir && cookie.Stray(rel) {
+		return true
 	}
 	if x.ignored.Load().Ignored(rel, dir) {
 		return true

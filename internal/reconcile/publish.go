@@ -233,6 +233,9 @@ func (p *publication) flush(ctx context.Context) error {
 	cancel()
 	for _, a := range acks {
 		p.sum.StreamSeq = max(p.sum.StreamSeq, a.Seq)
+		if a.Seq > p.x.acked.Load() {
+			p.x.acked.Store(a.Seq) // publications take turns (x.mu)
+		}
 		if st := a.State; st.Op == events.OpUpsert || st.Op == events.OpDelete {
 			p.x.known[st.Path], p.x.dirty = newKnown(st), true
 		}

@@ -28,6 +28,9 @@ func (x *Indexer) Run(ctx context.Context) error {
 		x.mu.Unlock()
 	}()
 	hints, w := x.watch(ctx)
+	if w == nil && x.Cookies != nil {
+		x.Cookies.Close() // no watcher: nothing proves a change was seen
+	}
 	f := &follower{x: x, w: w, needFull: true, pending: map[string]struct{}{},
 		retry: backoff.Backoff{Initial: time.Second, Max: 30 * time.Second}}
 	safety := time.NewTimer(0)
@@ -45,6 +48,7 @@ func (x *Indexer) Run(ctx context.Context) error {
 			retry.Reset(d)
 		} else {
 			f.retry.Reset()
+			f.synced()
 		}
 		select {
 		case <-ctx.Done():
@@ -54,6 +58,7 @@ func (x *Indexer) Run(ctx context.Context) error {
 				hints, f.needFull = nil, true // the watcher stopped: rescans only
 				continue
 			}
+			f.cookies = append(f.cookies, b.Cookies...)
 			if b.Rescan {
 				f.needFull = true
 				continue
@@ -88,9 +93,12 @@ func (x *Indexer) watch(ctx context.Context) (<-chan watch.Batch, *watch.Watcher
 		return hints, nil
 	}
 	ready, stopped := make(chan struct{}), make(chan struct{})
-	w := &watch.Watcher{Root: x.root, Tree: x.tree, Skip: x.skip, Logger: x.log, Ready: ready}
+	w := &watch.Watcher{Root: x.root, Tree: x.tree, Skip: x.skip, Logger: x.log, Ready: ready, Cookies: x.Cookies}
 	go func() {
 		defer close(stopped)
+		if x.Cookies != nil {
+			defer x.Cookies.Close()
+		}
 		if err := w.Run(ctx, hints); err != nil && ctx.Err() == nil {
 			x.log.Error("watcher stopped; falling back to rescans", "err", err)
 			close(hints)
@@ -112,6 +120,19 @@ type follower struct {
 	needFull bool           // the whole tree must be reconciled
 	pending  map[string]struct{}
 	retry    backoff.Backoff
+	// cookies are the sync cookies the watcher delivered since the last publish: every
+	// change made before them is in pending, or was published.
+	cookies []string
+}
+
+// synced tells the jar, once what was waiting is published, that every change made before
+// the cookies delivered so far is at or below the last sequence this indexer was acked.
+func (f *follower) synced() {
+	if len(f.cookies) == 0 || f.needFull || len(f.pending) > 0 {
+		return
+	}
+	f.x.Cookies.Seen(f.cookies, f.x.acked.Load())
+	f.cookies = nil
 }
 
 // publishDue reconciles what is waiting: the whole tree when needed, which then sets

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/guide/guide/internal/contentroot"
+	"github.com/guide/guide/internal/cookie"
 	"github.com/guide/guide/internal/events"
 )
 
@@ -68,7 +69,7 @@ func (x *Indexer) walk(dir string) ([]file, []error) {
 			}
 			return nil
 		}
-		if x.ignored.Load().Self(rel, false) || (x.Skip != nil && x.Skip(rel, false)) {
+		if x.ignored.Load().Self(rel, false) || (x.Skip != nil && x.Skip(rel, false)) || cookie.Stray(rel) {
 			return nil
 		}
 		info, err := d.Info()

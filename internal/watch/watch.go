@@ -26,6 +26,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/guide/guide/internal/contentroot"
+	"github.com/guide/guide/internal/cookie"
 )
 
 // Batch is what the watcher delivers: paths (relative, slash-separated) that may have
@@ -34,6 +35,9 @@ type Batch struct {
 	Paths  []string
 	Rescan bool   // notifications were lost: compare the whole tree
 	Reason string // why Rescan is set
+	// Cookies are the sync cookies seen, by name: every change made before them is in
+	// this batch or an earlier one.
+	Cookies []string
 }
 
 // Watcher watches every folder of a tree. Set the fields, then call Run.
@@ -57,6 +61,10 @@ type Watcher struct {
 	// after it is delivered. A first scan must wait for it, else a file it reads before its
 	// folder is watched, and changed in between, keeps its old content until a rescan.
 	Ready chan struct{}
+	// Cookies, when set, are the sync cookies of the tree: their folder is watched with
+	// the tree, and a cookie's creation is delivered at once, with every path marked
+	// before it, in Batch.Cookies (see package cookie). Nothing else of that folder is.
+	Cookies *cookie.Jar
 
 	root string
 	tree *contentroot.Root
@@ -109,12 +117,18 @@ func (w *Watcher) Run(ctx context.Context, out chan<- Batch) error {
 	w.fw = fw
 	defer fw.Close()
 	w.addTree(w.root)
+	if w.Cookies != nil {
+		if err := w.add(w.Cookies.Dir()); err == nil {
+			w.Cookies.Watching()
+		}
+	}
 	if w.Ready != nil {
 		close(w.Ready)
 	}
 
 	pending := map[string]struct{}{}
 	rescan, reason := false, ""
+	var cookies []string
 	var first time.Time
 	settle := time.NewTimer(time.Hour)
 	settle.Stop()
@@ -124,10 +138,10 @@ func (w *Watcher) Run(ctx context.Context, out chan<- Batch) error {
 			w.added[w.root] = struct{}{}
 		}
 		w.watchAdded()
-		if len(pending) == 0 && !rescan {
+		if len(pending) == 0 && !rescan && len(cookies) == 0 {
 			return true
 		}
-		b := Batch{Rescan: rescan, Reason: reason}
+		b := Batch{Rescan: rescan, Reason: reason, Cookies: cookies}
 		if !rescan {
 			b.Paths = make([]string, 0, len(pending))
 			for p := range pending {
@@ -139,7 +153,7 @@ func (w *Watcher) Run(ctx context.Context, out chan<- Batch) error {
 		case <-ctx.Done():
 			return false
 		}
-		pending, rescan, reason, first = map[string]struct{}{}, false, "", time.Time{}
+		pending, rescan, reason, first, cookies = map[string]struct{}{}, false, "", time.Time{}, nil
 		return true
 	}
 	mark := func(rel string) {
@@ -165,6 +179,14 @@ func (w *Watcher) Run(ctx context.Context, out chan<- Batch) error {
 		case ev, ok := <-fw.Events:
 			if !ok {
 				return nil
+			}
+			if seen, isCookie := w.cookie(ev, &cookies); isCookie {
+				// Every change made before the cookie has been marked: deliver them
+				// now, without waiting for the tree to settle.
+				if seen && !flush() {
+					return nil
+				}
+				continue
 			}
 			w.handle(ev, mark)
 		case err, ok := <-fw.Errors:
@@ -193,6 +215,21 @@ func (w *Watcher) rel(abs string) (string, bool) {
 		return "", false
 	}
 	return w.tree.Rel(abs)
+}
+
+// cookie reports whether ev is the cookies' own (a cookie, or anything in the cookies'
+// folder when it is not the root: a repository folder, which holds no document), and
+// whether it is a cookie's creation, which it adds to cookies.
+func (w *Watcher) cookie(ev fsnotify.Event, cookies *[]string) (seen, own bool) {
+	if w.Cookies == nil {
+		return false, false
+	}
+	name, ok := w.Cookies.Is(ev.Name)
+	if ok && ev.Has(fsnotify.Create) {
+		*cookies = append(*cookies, name)
+		return true, true
+	}
+	return false, ok || (filepath.Dir(ev.Name) == w.Cookies.Dir() && w.Cookies.Dir() != w.root)
 }
 
 func (w *Watcher) handle(ev fsnotify.Event, mark func(string)) {
@@ -274,7 +311,7 @@ func (w *Watcher) watchAdded() {
 			if st, err := w.tree.Lstat(rel); err == nil && st.IsDir() {
 				continue
 			}
-		} else if p == w.root {
+		} else if p == w.root || (w.Cookies != nil && p == w.Cookies.Dir()) {
 			continue
 		}
 		_ = w.fw.Remove(p) // a folder no longer there under that name
