@@ -67,8 +67,8 @@ type Config struct {
 	// SyncWait, all-in-one: how long a call waits to see every change saved before it
 	// (read-your-writes); 0 answers at once.
 	SyncWait time.Duration
-	MaxChars    int
-	LogLevel    string
+	MaxChars int
+	LogLevel string
 	// SessionTTL is how long an idle session keeps its documents; SessionMaxSize bounds one
 	// session document.
 	SessionTTL     time.Duration
