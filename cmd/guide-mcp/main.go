@@ -64,11 +64,8 @@ type Config struct {
 	Ignore     []string
 	// NoGitignore, all-in-one: leave the repository's ignore rules out.
 	NoGitignore bool
-	// SyncWait, all-in-one: how long a call waits to see every change saved before it
-	// (read-your-writes); 0 answers at once.
-	SyncWait time.Duration
-	MaxChars int
-	LogLevel string
+	MaxChars    int
+	LogLevel    string
 	// SessionTTL is how long an idle session keeps its documents; SessionMaxSize bounds one
 	// session document.
 	SessionTTL     time.Duration
@@ -90,6 +87,10 @@ type Config struct {
 	// bridges start; it exits after IdleTimeout without a client.
 	ServeOwner  bool
 	IdleTimeout time.Duration
+
+	// SyncWait, all-in-one: how long a call waits to see every change saved before it
+	// (read-your-writes); 0 answers at once.
+	SyncWait time.Duration
 }
 
 // DefaultConfig returns the settings of a command line that gives none.
