@@ -57,6 +57,10 @@ type Config struct {
 	ClientRuns   int // clients: second clients spawned, and owner kills
 	ChurnRate    int // writes per second
 	ChurnFor     time.Duration
+	// RYWDocs is the generated corpus of the ryw scenario (copied first: it writes into
+	// it); RYWCalls the calls of each kind it times.
+	RYWDocs  int
+	RYWCalls int
 	// ScaleSizes are the generated corpora of the opt-in scale scenario, in documents.
 	ScaleSizes []int
 }
@@ -109,6 +113,12 @@ func (c *Config) defaults() {
 	}
 	if c.ChurnFor <= 0 {
 		c.ChurnFor = time.Minute
+	}
+	if c.RYWDocs == 0 {
+		c.RYWDocs = 100_000
+	}
+	if c.RYWCalls <= 0 {
+		c.RYWCalls = 200
 	}
 	if len(c.ScaleSizes) == 0 {
 		c.ScaleSizes = []int{10_000, 100_000, 1_000_000}

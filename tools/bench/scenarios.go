@@ -147,6 +147,16 @@ func runScenarios(ctx context.Context, cfg Config, res *report.Result, bin, fsSc
 		rr := measureReplica(ctx)
 		res.Replica = &rr
 	}
+	if cfg.has(ScenarioRYW) {
+		logFile, err := os.Create(filepath.Join(cfg.Dir, "logs", "ryw.log"))
+		if err != nil {
+			return err
+		}
+		defer logFile.Close()
+		cfg.logf("ryw on a copy of the generated %d corpus", cfg.RYWDocs)
+		rr := measureRYW(ctx, cfg, bin, logFile)
+		res.RYW = &rr
+	}
 	if cfg.has(ScenarioScale) {
 		logFile, err := os.Create(filepath.Join(cfg.Dir, "logs", "scale.log"))
 		if err != nil {

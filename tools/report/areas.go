@@ -25,6 +25,7 @@ var Areas = []Area{
 	{"fresh", "Freshness", "go run ./tools/cmd/guide-bench --scenarios fresh"},
 	{"once", "CI re-scan", "go run ./tools/cmd/guide-bench --scenarios once"},
 	{"churn", "Churn", "go run ./tools/cmd/guide-bench --scenarios churn"},
+	{"ryw", "Read-your-writes", "go run ./tools/cmd/guide-bench --scenarios ryw"},
 	{"clients", "Several clients, one owner", "go run ./tools/cmd/guide-bench --scenarios clients"},
 	{"load", "Load", "scripts/bench-load.sh"},
 	{"sessions", "Load with session churn", "AREA=sessions scripts/bench-load.sh"},

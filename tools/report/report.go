@@ -45,6 +45,7 @@ type Result struct {
 	Clients *ClientsResult
 	Replica *ReplicaResult
 	Scale   *ScaleResult // opt-in: --scenarios scale
+	RYW     *RYWResult
 	// SplitErr says why the split-mode scenarios did not run.
 	SplitErr string
 }
@@ -115,6 +116,9 @@ func (r *Result) Records() []Record {
 	if r.Scale != nil {
 		out = append(out, r.scaleRecord())
 	}
+	if r.RYW != nil {
+		out = append(out, r.rywRecord())
+	}
 	return out
 }
 
@@ -122,6 +126,7 @@ func (r *Result) Records() []Record {
 const (
 	AreaFresh = "fresh"
 	AreaChurn = "churn"
+	AreaRYW   = "ryw"
 )
 
 // Ran reports whether the run included the scenario.

@@ -13,7 +13,10 @@ import (
 	"github.com/guide/guide/internal/testkit"
 )
 
-const ms = time.Millisecond
+const (
+	ms = time.Millisecond
+	us = time.Microsecond
+)
 
 // corpus is a corpus of n documents; only its counts reach the report.
 func corpus(name string, n, folders int, bytes int64, generated bool) *Corpus {
@@ -204,6 +207,15 @@ func fullRun() *Result {
 			Load:  Load{Before: "1.00, 1.00, 1.00", After: "1.50, 1.20, 1.00"},
 			Notes: []string{"the 1M corpus was generated in this run"},
 		},
+		RYW: &RYWResult{
+			Corpus: corpus("generated 100000 (a copy)", 100_000, 11_000, 250_000_000, true), Setup: 70 * time.Second,
+			Off:         latency("guide-mcp --root (stdio bridge → owner), --sync-wait 0", "view, nothing changed for 1 s", 200, 0, 400*us, 900*us, 1*ms, 2*ms, ""),
+			OffSearch:   latency("guide-mcp --root (stdio bridge → owner), --sync-wait 0", "search(a word no document holds)", 200, 0, 900*us, 2*ms, 3*ms, 4*ms, ""),
+			Idle:        latency("guide-mcp --root (stdio bridge → owner)", "view, nothing changed for 1 s", 200, 0, 700*us, 1500*us, 2*ms, 3*ms, ""),
+			SavedView:   latency("guide-mcp --root (stdio bridge → owner)", "view, at once after a save", 200, 0, 9*ms, 20*ms, 25*ms, 30*ms, ""),
+			SavedSearch: latency("guide-mcp --root (stdio bridge → owner)", "search(token), at once after a save", 200, 0, 15*ms, 40*ms, 45*ms, 50*ms, ""),
+			Load:        Load{Before: "1.00, 1.00, 1.00", After: "1.20, 1.00, 1.00"},
+		},
 	}
 	return r
 }
@@ -223,6 +235,7 @@ func failedRun() *Result {
 		Web:       &WebResult{Corpus: big, Err: "guide-mcp --http not ready after 30m0s", Load: Load{Before: "0.40, 0.10, 0.10", After: "0.40, 0.10, 0.10"}},
 		Clients:   &ClientsResult{Corpus: big, Second: []time.Duration{50 * ms}, Err: "spawn a client: initialize: EOF", Load: Load{Before: "0.40, 0.10, 0.10", After: "0.40, 0.10, 0.10"}},
 		Scale:     &ScaleResult{Runs: []ScaleRun{{Corpus: big, Err: "waiting for the index: context deadline exceeded"}}, Load: Load{Before: "0.40, 0.10, 0.10", After: "0.40, 0.10, 0.10"}},
+		RYW:       &RYWResult{Err: "spawn without the sync: initialize: EOF", Load: Load{Before: "0.40, 0.10, 0.10", After: "0.40, 0.10, 0.10"}},
 	}
 }
 

@@ -27,6 +27,7 @@ var Targets = []Target{
 	{Area: "fresh", What: "saved file → search finds it, split mode, 10k", Goal: AtMost("fresh.search.p50@10k", Ms(50)).As("p50"), Also: []Goal{AtMost("fresh.search.p95@10k", Ms(150)).As("p95")}, Baseline: []string{"fresh.rescan@10k"}},
 	{Area: "once", What: "indexer --once with nothing changed, whole process, 100k", Goal: AtMost("once.worst@100k", Seconds(2)).As("worst"), Also: []Goal{AtMost("once.events@100k", Number(0)).As("events")}, Baseline: []string{"once.walk@100k"}},
 	{Area: "churn", What: "1,000 writes/s for 60 s, split mode: the query process never further behind, 10k", Goal: AtMost("churn.max-lag@10k", Seconds(1))},
+	{Area: "ryw", What: "read-your-writes: what the sync adds to a call through the stdio bridge, 100k", Goal: AtMost("ryw.added.p50@100k", Ms(2)).As("p50, nothing changed for 1 s"), Also: []Goal{AtMost("ryw.added-after-save.p95@100k", Ms(60)).As("p95 at once after a save"), AtMost("ryw.stale@100k", Number(0)).As("stale answers")}, Baseline: []string{"ryw.off.p50@100k"}},
 	{Area: "clients", What: "a second client on an indexed project, spawn to first answer, p95, 100k", Goal: AtMost("clients.second.p95@100k", Ms(300)), Baseline: []string{"clients.alone.p95@100k"}},
 	{Area: "clients", What: "a bridge's resident memory (VmRSS), 100k", Goal: AtMost("clients.bridge-rss@100k", MB(20)), Baseline: []string{"clients.alone-rss@100k"}},
 	{Area: "clients", What: "owner killed with 3 clients attached: all answer again, p95 over the kills, 100k", Goal: AtMost("clients.recovered.p95@100k", Seconds(2))},

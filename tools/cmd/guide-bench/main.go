@@ -80,6 +80,8 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.IntVar(&c.ClientRuns, "client-runs", 10, "clients: second clients spawned (through guide-bridge, and as many through guide-mcp alone), and owner kills")
 	fs.IntVar(&c.ChurnRate, "churn-rate", 1000, "churn: file writes per second")
 	fs.DurationVar(&c.ChurnFor, "churn-for", time.Minute, "churn: for how long")
+	fs.IntVar(&c.RYWDocs, "ryw-docs", 100_000, "ryw: generated corpus, in documents (a copy is written to)")
+	fs.IntVar(&c.RYWCalls, "ryw-calls", 200, "ryw: calls of each kind timed")
 	scaleSizes := fs.String("scale-sizes", "10000,100000,1000000", "scale (opt-in scenario): generated corpora, in documents, comma-separated")
 	fs.StringVar(&m.Results, "results", report.ResultsFile, "put the records of the areas measured into this results file (\"\" for none)")
 	fs.StringVar(&m.Out, "out", report.MarkdownFile, "render this Markdown file from the results (\"\" for none)")
@@ -99,7 +101,7 @@ func (m *Main) ParseFlags(args []string) error {
 		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 		quickly := map[string]string{"sizes": "1000", "goroot": "false", "calls": "200", "trees": "50", "restarts": "1",
 			"repeat": "1", "inprocess": "false", "search-docs": "10000", "search-reps": "3", "content-calls": "50", "web-calls": "50", "client-runs": "3",
-			"fresh-docs": "1000", "fresh-samples": "20", "rescans": "1", "once-runs": "1", "churn-for": "10s",
+			"fresh-docs": "1000", "fresh-samples": "20", "ryw-docs": "1000", "ryw-calls": "50", "rescans": "1", "once-runs": "1", "churn-for": "10s",
 			// A quick run's figures must not replace a full run's unless asked to.
 			"results": "", "out": ""}
 		for name, v := range quickly {
