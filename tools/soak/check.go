@@ -29,6 +29,17 @@ type Report struct {
 
 	KillsIndexer int `json:"kills_indexer"` // each one also restarts the embedded NATS server
 	KillsQuery   int `json:"kills_query"`
+	// KillsAllInOne counts the kills of the all-in-one process the read-your-writes
+	// writer calls.
+	KillsAllInOne int `json:"kills_all_in_one"`
+
+	// Read-your-writes through the all-in-one process: changes each checked at once,
+	// answers that missed one unmarked (a failure), answers marked partial, and trials cut
+	// short by a kill.
+	RYWTrials  int `json:"ryw_trials"`
+	RYWStale   int `json:"ryw_stale"`
+	RYWPartial int `json:"ryw_partial"`
+	RYWErrors  int `json:"ryw_transport_errors"`
 
 	SessionCalls  int64 `json:"session_calls"`
 	SessionErrors int64 `json:"session_transport_errors"`
@@ -331,7 +342,9 @@ func (r Report) String() string {
 		kinds = append(kinds, fmt.Sprintf("%s %d", k, r.Ops[k]))
 	}
 	fmt.Fprintf(&b, "                 %s\n", strings.Join(kinds, ", "))
-	fmt.Fprintf(&b, "  kills          indexer+NATS %d, guide-mcp %d\n", r.KillsIndexer, r.KillsQuery)
+	fmt.Fprintf(&b, "  kills          indexer+NATS %d, guide-mcp %d, guide-mcp --root %d\n", r.KillsIndexer, r.KillsQuery, r.KillsAllInOne)
+	fmt.Fprintf(&b, "  read-your-writes %d changes checked at once through guide-mcp --root: %d stale, %d answers partial, %d cut short by a kill\n",
+		r.RYWTrials, r.RYWStale, r.RYWPartial, r.RYWErrors)
 	fmt.Fprintf(&b, "  sessions       %d calls, %d transport errors, %d tool errors, %d attached, %d detached, %d ended, %d reconnected\n",
 		r.SessionCalls, r.SessionErrors, r.ToolErrors, r.Attached, r.Detached, r.SessionsEnded, r.Reconnects)
 	if len(r.ToolErrorKinds) > 0 {

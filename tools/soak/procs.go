@@ -158,12 +158,16 @@ func freeAddr() (string, error) {
 }
 
 // deployment is guide in split mode: the indexer with its embedded NATS server on a
-// loopback port, and one query process serving MCP over HTTP on another.
+// loopback port, and one query process serving MCP over HTTP on another; beside it, an
+// all-in-one process (guide-mcp --root) watching the same root, whose answers must read
+// the writes made before each call (readYourWrites).
 type deployment struct {
 	indexer, query *proc
+	allInOne       *proc
 	natsURL        string
 	mcpURL         string
 	metricsURL     string
+	allInOneURL    string
 }
 
 func newDeployment(binDir, root, work, project string, sessionTTL time.Duration, log io.Writer) (*deployment, error) {
@@ -175,7 +179,12 @@ func newDeployment(binDir, root, work, project string, sessionTTL time.Duration,
 	if err != nil {
 		return nil, err
 	}
-	d := &deployment{natsURL: "nats://" + natsAddr, mcpURL: "http://" + httpAddr + "/mcp", metricsURL: "http://" + httpAddr + "/metrics"}
+	ownAddr, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	d := &deployment{natsURL: "nats://" + natsAddr, mcpURL: "http://" + httpAddr + "/mcp", metricsURL: "http://" + httpAddr + "/metrics",
+		allInOneURL: "http://" + ownAddr + "/mcp"}
 	d.indexer = &proc{name: "indexer", bin: filepath.Join(binDir, "indexer"), addr: natsAddr,
 		// The safety rescan is pushed past the run, so that what the watcher misses shows.
 		args: []string{"--root", root, "--project", project, "--data", filepath.Join(work, "nats"), "--listen", natsAddr,
@@ -183,7 +192,12 @@ func newDeployment(binDir, root, work, project string, sessionTTL time.Duration,
 	d.query = &proc{name: "guide-mcp", bin: filepath.Join(binDir, "guide-mcp"), addr: httpAddr,
 		args: []string{"--nats", d.natsURL, "--project", project, "--data", filepath.Join(work, "query"), "--http", httpAddr,
 			"--session-ttl", sessionTTL.String(), "--log-level", "warn"}}
-	for _, p := range []*proc{d.indexer, d.query} {
+	// A bound far above any wait of a healthy process: an answer that says it is partial
+	// is counted, one that misses a change and does not say so fails the soak.
+	d.allInOne = &proc{name: "guide-mcp --root", bin: filepath.Join(binDir, "guide-mcp"), addr: ownAddr,
+		args: []string{"--root", root, "--data", filepath.Join(work, "allinone"), "--http", ownAddr, "--interval", "1h",
+			"--sync-wait", "10s", "--log-level", "warn"}}
+	for _, p := range []*proc{d.indexer, d.query, d.allInOne} {
 		p.log = prefixed(log, p.name, p.noteLine)
 		if _, err := os.Stat(p.bin); err != nil {
 			return nil, fmt.Errorf("%s: %w (run make build)", p.bin, err)
@@ -193,6 +207,7 @@ func newDeployment(binDir, root, work, project string, sessionTTL time.Duration,
 }
 
 func (d *deployment) close() {
+	d.allInOne.stop()
 	d.query.stop()
 	d.indexer.stop()
 }

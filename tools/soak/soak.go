@@ -142,6 +142,9 @@ func Run(ctx context.Context, cfg Config) (rep Report, err error) {
 	if err := d.query.start(ctx); err != nil {
 		return rep, err
 	}
+	if err := d.allInOne.start(ctx); err != nil {
+		return rep, err
+	}
 	logf("split mode up: indexer (NATS %s), guide-mcp %s; work in %s", d.natsURL, d.mcpURL, cfg.Work)
 	checker, err := Connect(ctx, d.mcpURL, "soak-checker")
 	if err != nil {
@@ -173,6 +176,11 @@ func Run(ctx context.Context, cfg Config) (rep Report, err error) {
 		sessions.Go(func() { s.run(sctx) })
 	}
 
+	// Read-your-writes, through the all-in-one process.
+	var ryw rywStats
+	var rywDone sync.WaitGroup
+	rywDone.Go(func() { ryw = readYourWrites(sctx, d.allInOneURL, root, cfg.Seed, ops) })
+
 	// Operations and kills.
 	var restarts sync.WaitGroup
 	down := map[*proc]bool{}
@@ -189,9 +197,12 @@ func Run(ctx context.Context, cfg Config) (rep Report, err error) {
 		downMu.Unlock()
 		p.kill()
 		ops.printf("kill -9 %s (%s), restart in %s", p.name, why, delay)
-		if p == d.indexer {
+		switch p {
+		case d.indexer:
 			rep.KillsIndexer++
-		} else {
+		case d.allInOne:
+			rep.KillsAllInOne++
+		default:
 			rep.KillsQuery++
 		}
 		restarts.Go(func() {
@@ -238,7 +249,7 @@ func Run(ctx context.Context, cfg Config) (rep Report, err error) {
 			restarts.Wait()
 			logf("kills over (%d of the indexer and NATS, %d of guide-mcp); churn goes on", rep.KillsIndexer, rep.KillsQuery)
 		}
-		for _, p := range []*proc{d.indexer, d.query} {
+		for _, p := range []*proc{d.indexer, d.query, d.allInOne} {
 			for _, e := range p.died() {
 				// A supervisor would start it again; the soak does, and reports it.
 				ops.printf("%s", e)
@@ -255,6 +266,9 @@ func Run(ctx context.Context, cfg Config) (rep Report, err error) {
 			p := d.indexer
 			if r.IntN(2) == 0 {
 				p = d.query
+			}
+			if r.IntN(4) == 0 {
+				p = d.allInOne
 			}
 			kill(p, time.Duration(r.IntN(2000))*time.Millisecond, "at random")
 		}
@@ -276,7 +290,7 @@ func Run(ctx context.Context, cfg Config) (rep Report, err error) {
 	}
 	rep.Operations = n
 	restarts.Wait()
-	for _, p := range []*proc{d.indexer, d.query} { // the last moments: the same care as above
+	for _, p := range []*proc{d.indexer, d.query, d.allInOne} { // the last moments: the same care as above
 		for _, e := range p.died() {
 			ops.printf("%s", e)
 			rep.fail("%s", e)
@@ -290,6 +304,14 @@ func Run(ctx context.Context, cfg Config) (rep Report, err error) {
 	rep.Failures = append(rep.Failures, restartErrs...)
 	stopSessions()
 	sessions.Wait()
+	rywDone.Wait()
+	rep.RYWTrials, rep.RYWStale, rep.RYWPartial, rep.RYWErrors = ryw.Trials, len(ryw.Stale), ryw.Partial, ryw.Errors
+	for _, s := range head(ryw.Stale) {
+		rep.fail("read-your-writes: an answer missed a change saved before the call: %s", s)
+	}
+	if ryw.Trials == 0 {
+		rep.fail("read-your-writes: no trial ran")
+	}
 	rep.SessionCalls, rep.SessionErrors, rep.ToolErrors = counts.Calls.Load(), counts.Errors.Load(), counts.ToolErrors.Load()
 	rep.Attached, rep.Detached, rep.SessionsEnded, rep.Reconnects = counts.Attached.Load(), counts.Detached.Load(), counts.Ended.Load(), counts.Reconnects.Load()
 	rep.ToolErrorKinds = counts.kinds

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/guide/guide/internal/contentroot"
+	"github.com/guide/guide/internal/cookie"
 	"github.com/guide/guide/internal/events"
 	"github.com/guide/guide/internal/guideyaml"
 	"github.com/guide/guide/internal/ignore"
@@ -95,7 +96,7 @@ func Disk(root string, o Options) (map[string]Doc, error) {
 			}
 			return nil
 		}
-		if d.IsDir() || ignore.RuleFile(rel) || rel == guideyaml.FileName {
+		if d.IsDir() || ignore.RuleFile(rel) || rel == guideyaml.FileName || cookie.Stray(rel) {
 			return nil
 		}
 		doc, ok := read(tree, rel, d.Type(), o.MaxSize)
