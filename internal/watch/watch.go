@@ -120,6 +120,8 @@ func (w *Watcher) Run(ctx context.Context, out chan<- Batch) error {
 	if w.Cookies != nil {
 		if err := w.add(w.Cookies.Dir()); err == nil {
 			w.Cookies.Watching()
+		} else {
+			w.Cookies.Close() // no cookie can be seen: calls say they are partial at once
 		}
 	}
 	if w.Ready != nil {
