@@ -15,8 +15,14 @@ import (
 	"github.com/guide/guide/internal/testkit/oracle"
 )
 
-// rywTrials is how many changes each read-your-writes test makes, each checked at once.
-const rywTrials = 200
+// rywTrials is how many changes each read-your-writes test makes, each checked at once
+// (fewer with -short).
+func rywTrials() int {
+	if testing.Short() {
+		return 30
+	}
+	return 200
+}
 
 // TestReadYourWrites: a client that changes a file of the folder (a new word written into
 // a document; a document created, renamed, deleted) and at once calls search, view and
@@ -29,13 +35,13 @@ func TestReadYourWrites(t *testing.T) {
 		m := inProcess(t, "--root", root, "--data", t.TempDir(), "--http", "127.0.0.1:0", "--sync-wait", "20s")
 		c := httpClient(t, m)
 		testkit.WaitCaughtUp(t, c)
-		readYourWrites(t, c, root, rywTrials, 1)
+		readYourWrites(t, c, root, rywTrials(), 1)
 	})
 	t.Run("Bridge", func(t *testing.T) {
 		root := testkit.CopyTree(t, "../../testdata/sample")
 		c := bridgedClient(t, root, t.TempDir(), "--sync-wait", "20s")
 		testkit.WaitCaughtUp(t, c)
-		readYourWrites(t, c, root, rywTrials, 2)
+		readYourWrites(t, c, root, rywTrials(), 2)
 	})
 }
 
