@@ -98,7 +98,8 @@ func (m *Main) handshake(ctx context.Context) (*bridge.Handshake, error) {
 		}
 		return json.Unmarshal(r.Result, into)
 	}
-	h := &bridge.Handshake{Versions: map[string]string{}, Latest: mcp.NegotiateLegacyVersion("unknown")}
+	h := &bridge.Handshake{Versions: map[string]string{}, Latest: mcp.NegotiateLegacyVersion("unknown"),
+		ToolPrefix: m.Config.ToolPrefix}
 	for _, v := range append([]string{""}, mcp.ValidProtocolVersions...) {
 		h.Versions[v] = mcp.NegotiateLegacyVersion(v)
 	}
