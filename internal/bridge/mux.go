@@ -543,7 +543,7 @@ func (r *muxRequest) list(ctx context.Context, name string, args *object) toolAn
 	docs := []any{}
 	counts := newObject()
 	var total int
-	var truncated bool
+	var stopped bool
 	var first *object
 	before := 0
 	for _, s := range roots {
@@ -556,6 +556,13 @@ func (r *muxRequest) list(ctx context.Context, name string, args *object) toolAn
 			a.set("context_type", "session")
 		}
 		ans := r.callTool(ctx, s, name, a)
+		if ans.isError && a.int("offset") > 0 && ans.errorType() == "invalid_argument" {
+			// The page starts past this root's documents: only its counts are wanted.
+			ans = r.callTool(ctx, s, name, a.set("offset", 0).set("limit", 1))
+			if o := ans.obj(); !ans.isError {
+				o.set("documents", []any{})
+			}
+		}
 		if ans.isError {
 			return ans
 		}
@@ -571,15 +578,15 @@ func (r *muxRequest) list(ctx context.Context, name string, args *object) toolAn
 				counts.set(k, counts.int(k)+c.int(k))
 			}
 		}
-		if o.boolean("truncated") {
-			truncated = true
-		}
-		if offset < before+n && len(docs) < limit && !truncated {
+		if offset < before+n && len(docs) < limit && !stopped {
 			for _, d := range o.list("documents") {
 				if len(docs) < limit {
 					docs = append(docs, d)
 				}
 			}
+			// A root that gave fewer than asked, and has more (the answer's size bound),
+			// ends the page: the next starts within it.
+			stopped = len(docs) < limit && o.has("next_offset")
 		}
 		before += n
 	}
@@ -589,10 +596,9 @@ func (r *muxRequest) list(ctx context.Context, name string, args *object) toolAn
 	}
 	out.set("total", total).set("counts", counts).set("offset", offset).set("documents", docs)
 	if next := offset + len(docs); next < total {
-		out.set("next_offset", next)
-	}
-	if truncated {
-		out.set("truncated", true)
+		out.set("next_offset", next).set("truncated", true).set("message",
+			fmt.Sprintf("showing %d to %d of %d documents; call list with offset %d for more, or narrow it with context_type, status or folder",
+				offset+1, next, total, next))
 	}
 	return toolAnswer{v: out}
 }
