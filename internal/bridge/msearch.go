@@ -28,6 +28,7 @@ type searchCursor struct {
 type rootPlace struct {
 	Cursor string `json:"c,omitempty"`
 	Skip   int    `json:"k,omitempty"`
+	Rank   int    `json:"n,omitempty"` // hits of the root shown before: the next one's rank
 	Done   bool   `json:"d,omitempty"`
 }
 
@@ -132,15 +133,23 @@ func (r *muxRequest) search(ctx context.Context, name string, args *object) tool
 		}
 	}
 
-	// Rank by rank: every root's k-th hit, best score first, before any root's k+1-th.
+	// Rank by rank: every root's k-th hit, best score first, before any root's k+1-th; a
+	// page goes on where the previous one stopped, so that pages read as one long page.
 	hits := []any{}
 	more := func(p *rootPage) bool { return p.a.obj().str("next_cursor") != "" }
-	for k := 0; len(hits) < limit; k++ {
+	k := -1
+	for _, p := range live {
+		if len(p.cands) > 0 && (k < 0 || p.place.Rank < k) {
+			k = p.place.Rank
+		}
+	}
+	for ; k >= 0 && len(hits) < limit; k++ {
 		var tier []*rootPage
 		short := false
 		for _, p := range live {
-			switch {
-			case k < len(p.cands):
+			switch j := k - p.place.Rank; {
+			case j < 0:
+			case j < len(p.cands):
 				tier = append(tier, p)
 			case len(p.cands) > 0 && more(p):
 				short = true // its next hits may rank in this tier: the page ends before it
@@ -149,8 +158,9 @@ func (r *muxRequest) search(ctx context.Context, name string, args *object) tool
 		if short || len(tier) == 0 {
 			break
 		}
+		at := func(p *rootPage) *object { return p.hits[p.cands[k-p.place.Rank]].(*object) }
 		slices.SortStableFunc(tier, func(a, b *rootPage) int {
-			sa, sb := a.hits[a.cands[k]].(*object).num("score"), b.hits[b.cands[k]].(*object).num("score")
+			sa, sb := at(a).num("score"), at(b).num("score")
 			switch {
 			case sa > sb:
 				return -1
@@ -163,7 +173,7 @@ func (r *muxRequest) search(ctx context.Context, name string, args *object) tool
 			if len(hits) == limit {
 				break
 			}
-			h := p.hits[p.cands[k]].(*object)
+			h := at(p)
 			prefixPaths(h, p.s.name)
 			hits = append(hits, h)
 			p.taken++
@@ -185,6 +195,7 @@ func (r *muxRequest) search(ctx context.Context, name string, args *object) tool
 		if p.taken == len(p.cands) {
 			consumed = len(p.hits)
 		}
+		p.place.Rank += p.taken
 		switch {
 		case consumed < len(p.hits):
 			p.place.Skip = consumed
