@@ -1,5 +1,5 @@
 // Command guide-bridge is the stdio side of guide-mcp --root, and of guide-mcp with no
-// --root, which serves the client's first root: guide-mcp replaces itself with it (exec)
+// --root, which serves the client's roots: guide-mcp replaces itself with it (exec)
 // as soon as it has read its command line, and it copies the client's JSON-RPC to
 // the project's owner daemon, starting guide-mcp as the owner when none runs. It links only
 // the bridge and the standard library, so a client costs a few megabytes; users configure

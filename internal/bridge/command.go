@@ -32,7 +32,7 @@ type Command struct {
 	LogLevel string   // debug, info, warn or error
 	Owner    string   // the program a bridge starts as the owner daemon (guide-mcp)
 	Args     []string // the owner's arguments
-	// Roots: the client named no folder, and the bridge serves its first root (see Front),
+	// Roots: the client named no folder, and the bridge serves its roots (see Front),
 	// answering the handshake with Handshake (passed to the bridge binary in $HandshakeEnv).
 	Roots     bool
 	Project   string // with Roots, --project if given
@@ -117,7 +117,7 @@ func ParseCommand(args []string) (Command, error) {
 	fs.Int64Var(&c.MaxLine, "max-line", 0, "the largest message from the client, in bytes")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&c.Owner, "owner", "", "the program to start as the project's owner; its arguments follow --")
-	fs.BoolVar(&c.Roots, "roots", false, "serve the client's first root, as guide-mcp with no --root")
+	fs.BoolVar(&c.Roots, "roots", false, "serve the client's roots, as guide-mcp with no --root")
 	fs.StringVar(&c.Project, "project", "", "with --roots: the project's name, if guide-mcp was given one")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -140,7 +140,7 @@ func ParseCommand(args []string) (Command, error) {
 }
 
 // Run serves a stdio client on in and out until it closes its end or ctx ends: through the
-// owner of Dir or, with Roots, through the owner of the client's first root (see Front);
+// owner of Dir or, with Roots, through the owners of the client's roots (see Front);
 // either is started, as the program Owner, when none answers. guide-bridge runs it, and
 // guide-mcp when no bridge binary is installed beside it.
 func (c Command) Run(ctx context.Context, in io.Reader, out io.Writer, logger *slog.Logger) error {
