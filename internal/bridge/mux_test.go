@@ -21,6 +21,7 @@ import (
 // pages through its hits (best first) with a cursor, view("") tells its size.
 type fakeRoot struct {
 	hits []fakeHit
+	fail bool // every call fails, as when the root's owner cannot be reached
 }
 
 type fakeHit struct {
@@ -60,6 +61,10 @@ func (f *fakeRoot) serve(in io.Reader, out io.Writer) error {
 }
 
 func (f *fakeRoot) tool(name string, args map[string]any) any {
+	if f.fail {
+		return map[string]any{"isError": true, "content": []any{map[string]any{"type": "text",
+			"text": `{"success":false,"error_type":"io_error","error":"the owner went away","instruction":"retry"}`}}}
+	}
 	var v any
 	switch name {
 	case "search":
@@ -144,6 +149,14 @@ func (c *frontClient) read() []byte {
 // tool calls a tool and decodes its answer's text into v.
 func (c *frontClient) tool(name string, args map[string]any, v any) {
 	c.t.Helper()
+	if isError := c.toolResult(name, args, v); isError {
+		c.t.Fatalf("%s %v: an error: %+v", name, args, v)
+	}
+}
+
+// toolResult calls a tool, decodes its answer's text into v, and says whether it failed.
+func (c *frontClient) toolResult(name string, args map[string]any, v any) bool {
+	c.t.Helper()
 	c.next++
 	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": c.next, "method": "tools/call",
 		"params": map[string]any{"name": name, "arguments": args}})
@@ -156,12 +169,13 @@ func (c *frontClient) tool(name string, args map[string]any, v any) {
 			IsError bool `json:"isError"`
 		} `json:"result"`
 	}
-	if err := json.Unmarshal(c.read(), &r); err != nil || len(r.Result.Content) == 0 || r.Result.IsError {
+	if err := json.Unmarshal(c.read(), &r); err != nil || len(r.Result.Content) == 0 {
 		c.t.Fatalf("%s %v: %+v (%v)", name, args, r, err)
 	}
 	if err := json.Unmarshal([]byte(r.Result.Content[0].Text), v); err != nil {
 		c.t.Fatal(err)
 	}
+	return r.Result.IsError
 }
 
 type mergedPage struct {
@@ -264,6 +278,44 @@ func TestSearchMergesByRank(t *testing.T) {
 			if !slices.Equal(paged, whole) {
 				t.Fatalf("trial %d, pages of %d:\n got %v\nwant %v", trial, size, paged, whole)
 			}
+		}
+	}
+}
+
+// TestSearchPartialWhenARootFails: a root that cannot answer makes a search over every
+// root partial, naming it, and the others' hits come; a cursor not of this search is
+// refused.
+func TestSearchPartialWhenARootFails(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fakes := map[string]*fakeRoot{}
+	var roots []string
+	for i, f := range []*fakeRoot{{hits: []fakeHit{{"a.md", 2}}}, {fail: true}, {hits: []fakeHit{{"c.md", 1}}}} {
+		dir := filepath.Join(base, fmt.Sprint("r", i))
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		fakes[dir], roots = f, append(roots, dir)
+	}
+	c := startFront(t, roots, fakes)
+	var p struct {
+		mergedPage
+		Partial struct {
+			Note string `json:"note"`
+		} `json:"partial"`
+	}
+	c.tool("search", map[string]any{"query": "x"}, &p)
+	if got := fmt.Sprint(p.Hits); got != "[{r0/a.md 2} {r2/c.md 1}]" || !strings.Contains(p.Partial.Note, "r1 was not searched") {
+		t.Errorf("search with a root failing: hits %s, partial %q", got, p.Partial.Note)
+	}
+	for _, cursor := range []string{"roots:garbage", encodeCursor(searchCursor{Query: "y", Roots: map[string]*rootPlace{}})} {
+		var f struct {
+			Type string `json:"error_type"`
+		}
+		if !c.toolResult("search", map[string]any{"query": "x", "cursor": cursor}, &f) || f.Type != "invalid_argument" {
+			t.Errorf("search with cursor %q: %+v; want invalid_argument", cursor, f)
 		}
 	}
 }
