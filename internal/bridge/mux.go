@@ -35,6 +35,9 @@ const (
 	defaultListLimit   = 100
 	maxListLimit       = 500
 	maxHistory         = 20
+	// treeBound bounds a tree of every root, in bytes: each root's tree is bounded to
+	// half an answer (the default 100,000 characters), as tree("") of one root is.
+	treeBound = 50_000
 )
 
 // muxRoute is one request the front sent a root for a client's request.
@@ -504,6 +507,14 @@ func (r *muxRequest) treeRoots(ctx context.Context, name string, args *object) t
 	}
 	out := newObject().set("type", "folder").set("name", "").set("path", "").set("words", words).
 		set("documents", docs).set("children", children).set("depth", depth).set("entries", entries)
+	// Each root's tree fits an answer; together they may not: the last roots' go first.
+	for i := len(children) - 1; i >= 0 && len(encode(out)) > treeBound; i-- {
+		if c := children[i].(*object); c.has("children") {
+			c.del("children")
+			truncated = true
+			messages = append(messages, fmt.Sprintf("%s: its tree is left out, the answer being full; call tree(%q) for it", c.str("name"), c.str("name")))
+		}
+	}
 	if truncated {
 		out.set("truncated", true)
 	}

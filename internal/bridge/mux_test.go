@@ -22,6 +22,7 @@ import (
 type fakeRoot struct {
 	hits []fakeHit
 	fail bool // every call fails, as when the root's owner cannot be reached
+	docs int  // documents in its tree
 }
 
 type fakeHit struct {
@@ -77,6 +78,14 @@ func (f *fakeRoot) tool(name string, args map[string]any) any {
 			r["next_cursor"] = strconv.Itoa(end)
 		}
 		v = r
+	case "tree":
+		var children []any
+		for i := range f.docs {
+			children = append(children, map[string]any{"type": "document", "name": fmt.Sprintf("d%05d.md", i),
+				"path": fmt.Sprintf("d%05d.md", i), "words": 1})
+		}
+		v = map[string]any{"type": "folder", "name": "", "path": "", "words": f.docs, "documents": f.docs,
+			"children": children, "depth": args["depth"], "entries": f.docs}
 	case "view":
 		v = map[string]any{"type": "folder", "path": "", "name": "", "total_documents": len(f.hits), "total_words": 0,
 			"folders": []any{}, "documents": []any{}}
@@ -317,6 +326,40 @@ func TestSearchPartialWhenARootFails(t *testing.T) {
 		if !c.toolResult("search", map[string]any{"query": "x", "cursor": cursor}, &f) || f.Type != "invalid_argument" {
 			t.Errorf("search with cursor %q: %+v; want invalid_argument", cursor, f)
 		}
+	}
+}
+
+// TestTreeOfRootsBounded: tree("") of several roots, each tree within its own bound but
+// too large together, leaves out the last roots' trees and says how to see them.
+func TestTreeOfRootsBounded(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fakes := map[string]*fakeRoot{}
+	var roots []string
+	for i := range 3 {
+		dir := filepath.Join(base, fmt.Sprint("r", i))
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		fakes[dir], roots = &fakeRoot{docs: 300}, append(roots, dir)
+	}
+	c := startFront(t, roots, fakes)
+	var tr struct {
+		Documents int `json:"documents"`
+		Children  []struct {
+			Path     string `json:"path"`
+			Children []any  `json:"children"`
+		} `json:"children"`
+		Truncated bool   `json:"truncated"`
+		Message   string `json:"message"`
+	}
+	c.tool("tree", map[string]any{"folder": "", "depth": 3}, &tr)
+	b, _ := json.Marshal(tr)
+	if tr.Documents != 900 || len(tr.Children) != 3 || len(tr.Children[0].Children) != 300 || tr.Children[2].Children != nil ||
+		!tr.Truncated || !strings.Contains(tr.Message, `call tree("r2")`) {
+		t.Errorf("tree of three large roots: %.300s", b)
 	}
 }
 
