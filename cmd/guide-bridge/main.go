@@ -13,13 +13,22 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/guide/guide/internal/bridge"
 	"github.com/guide/guide/internal/logging"
 )
 
+// memoryLimit is the bridge's soft memory limit: its heap holds a few answers at a time,
+// and with several roots it parses each (see bridge.Front), so the collector runs before
+// garbage grows the process; GOMEMLIMIT, given for the owner it starts, is left to it.
+const memoryLimit = 8 << 20
+
 func main() {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(memoryLimit)
+	}
 	c, err := bridge.ParseCommand(os.Args[1:])
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
