@@ -250,6 +250,14 @@ func TestClientRootsSeveral(t *testing.T) {
 			got = append(got, d.Path+":"+d.Type)
 		}
 		testkit.Equal(t, strings.Join(got, " "), "docs-2/intro.md:focus docs-2/other.md:focus", "list in the focus")
+		call(t, c, "list", map[string]any{"scope": "all", "limit": 4}, &l)
+		got = nil
+		for _, d := range l.Documents {
+			got = append(got, fmt.Sprintf("%s:%s:%v", d.Path, d.Type, d.InFocus))
+		}
+		testkit.Equal(t, strings.Join(got, " "), "docs/intro.md:other:false docs/sub/deep.md:other:false docs-2/intro.md:focus:true docs-2/other.md:focus:true",
+			"list of every root, one in focus")
+		testkit.Equal(t, l.Counts["focus"], 2, "documents in the focus, of every root's")
 		var p searchPage
 		call(t, c, "search", map[string]any{"query": "zebra"}, &p)
 		testkit.Equal(t, strings.Join(p.paths(), " "), "docs-2/intro.md", "search in the focus")

@@ -174,7 +174,7 @@ func (r *muxRequest) search(ctx context.Context, name string, args *object) tool
 				break
 			}
 			h := at(p)
-			prefixPaths(h, p.s.name)
+			r.rewrite(h, p.s)
 			hits = append(hits, h)
 			p.taken++
 		}

@@ -320,6 +320,39 @@ func (r *muxRequest) route(p string) (*rootServed, string, *object) {
 		"Call tree(\"\") to see the roots, then use a path that starts with one of their names.")
 }
 
+// inFocusTypes are the origins of a document in the focus set of its root.
+var inFocusTypes = map[string]bool{"focus": true, "ancestor": true, "descendant": true}
+
+// outside reports whether s is a root outside the session's focus, which is in another.
+func (r *muxRequest) outside(s *rootServed) bool { return r.focus != "" && s.name != r.focus }
+
+// rewrite makes a root's answer the client's: its paths below the root's name and, in a
+// root outside the focus, its documents outside the focus too, whatever the root's owner
+// holds as the focus of its own session.
+func (r *muxRequest) rewrite(v any, s *rootServed) {
+	prefixPaths(v, s.name)
+	if r.outside(s) {
+		outsideFocus(v)
+	}
+}
+
+// outsideFocus marks every document of an answer that its root put in the focus as other.
+func outsideFocus(v any) {
+	switch x := v.(type) {
+	case *object:
+		if x.boolean("in_focus") && inFocusTypes[x.str("context_type")] {
+			x.set("context_type", "other").set("in_focus", false)
+		}
+		for _, k := range x.keys {
+			outsideFocus(x.vals[k])
+		}
+	case []any:
+		for _, e := range x {
+			outsideFocus(e)
+		}
+	}
+}
+
 // toolAnswer is a tool's answer: its text as JSON when it is, and whether it failed.
 type toolAnswer struct {
 	v       any // *object, or the text when not JSON
@@ -393,7 +426,7 @@ func (r *muxRequest) routed(ctx context.Context, name, key string, args *object)
 	args.set(key, rest)
 	a := r.callTool(ctx, s, name, args)
 	if !a.isError {
-		prefixPaths(a.v, s.name)
+		r.rewrite(a.v, s)
 	}
 	return a
 }
@@ -578,7 +611,7 @@ func (r *muxRequest) list(ctx context.Context, name string, args *object) toolAn
 			return ans
 		}
 		o := ans.obj()
-		prefixPaths(o, s.name)
+		r.rewrite(o, s)
 		if first == nil {
 			first = o
 		}
@@ -586,7 +619,11 @@ func (r *muxRequest) list(ctx context.Context, name string, args *object) toolAn
 		total += n
 		if c := o.obj("counts"); c != nil {
 			for _, k := range c.keys {
-				counts.set(k, counts.int(k)+c.int(k))
+				to := k
+				if r.outside(s) && inFocusTypes[k] {
+					to = "other"
+				}
+				counts.set(to, counts.int(to)+c.int(k))
 			}
 		}
 		if offset < before+n && len(docs) < limit && !stopped {
