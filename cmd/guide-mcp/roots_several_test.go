@@ -313,6 +313,13 @@ func TestClientRootsSeveral(t *testing.T) {
 		if !strings.Contains(res.Contents[0].(mcp.TextResourceContents).Text, datadir.ProjectName(docs2)) {
 			t.Errorf("guide://docs-2/_status = %s", res.Contents[0].(mcp.TextResourceContents).Text)
 		}
+		pr := mcp.GetPromptRequest{}
+		pr.Params.Name = "guide"
+		prompt, err := c.GetPrompt(testkit.Context(t), pr)
+		testkit.NoErr(t, err, "the prompt")
+		if text := prompt.Messages[0].Content.(mcp.TextContent).Text; !strings.Contains(text, "several roots") || !strings.Contains(text, "docs-2") {
+			t.Errorf("the prompt says nothing of the roots: %s", text)
+		}
 		tpl, err := c.ListResourceTemplates(testkit.Context(t), mcp.ListResourceTemplatesRequest{})
 		testkit.NoErr(t, err, "templates")
 		for _, x := range tpl.ResourceTemplates {

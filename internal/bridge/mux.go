@@ -263,10 +263,37 @@ func (r *muxRequest) serve(ctx context.Context, msg []byte) {
 			}
 		})
 		r.reply(newObject(), first)
-	default: // tools/list, resources/list, prompts: the same for every root
+	case "prompts/get":
+		r.reply(r.prompt(ctx, params))
+	default: // tools/list, resources/list, prompts/list: the same for every root
 		res, err := r.call(ctx, r.primary, r.method, params)
 		r.reply(json.RawMessage(res), err)
 	}
+}
+
+// prompt answers prompts/get with the primary root's prompt, and what the assistant must
+// know of a tree of several roots.
+func (r *muxRequest) prompt(ctx context.Context, params *object) (any, error) {
+	res, err := r.call(ctx, r.primary, r.method, params)
+	if err != nil {
+		return nil, err
+	}
+	o, err := parseObject(res)
+	if err != nil {
+		return json.RawMessage(res), nil
+	}
+	note := fmt.Sprintf("\n\nThis workspace has several roots, each a folder at the top of one tree: %s. "+
+		"Every path starts with a root's name (%s/…); view(\"\") lists them, and search covers all of them unless given a folder. "+
+		"The contexts above are those of the root %s, with paths within it.", r.names(), r.mounts[0].name, r.primary.name)
+	for _, m := range o.list("messages") {
+		if m, ok := m.(*object); !ok {
+			continue
+		} else if c := m.obj("content"); c != nil && c.str("type") == "text" {
+			c.set("text", c.str("text")+note)
+			break
+		}
+	}
+	return o, nil
 }
 
 // each runs fn for every root of roots at once, and returns when all have.
