@@ -16,6 +16,10 @@ import (
 // and another only some (a relaxed or corrected search), only the exact roots' hits are
 // kept, as one index over all of them would.
 
+// hitsBound bounds the hits of a merged page, in bytes: an answer's default bound
+// (100,000 characters) less room for the rest of the answer.
+const hitsBound = 90_000
+
 // searchCursor is where a merged search stands in each root: the root's cursor and how
 // many of the hits after it were already shown.
 type searchCursor struct {
@@ -136,6 +140,7 @@ func (r *muxRequest) search(ctx context.Context, name string, args *object) tool
 	// Rank by rank: every root's k-th hit, best score first, before any root's k+1-th; a
 	// page goes on where the previous one stopped, so that pages read as one long page.
 	hits := []any{}
+	used, full := 0, false
 	more := func(p *rootPage) bool { return p.a.obj().str("next_cursor") != "" }
 	k := -1
 	for _, p := range live {
@@ -170,13 +175,24 @@ func (r *muxRequest) search(ctx context.Context, name string, args *object) tool
 			return 0
 		})
 		for _, p := range tier {
-			if len(hits) == limit {
+			if len(hits) == limit || full {
 				break
 			}
 			h := at(p)
 			r.rewrite(h, p.s)
+			// Each root's page fits an answer; hits of several may not: the page ends
+			// before the hit that would pass the bound, and the next starts with it.
+			size := len(encode(h)) + 1
+			if len(hits) > 0 && used+size > hitsBound {
+				full = true
+				break
+			}
+			used += size
 			hits = append(hits, h)
 			p.taken++
+		}
+		if full {
+			break
 		}
 	}
 	out := newObject().set("query", query).set("folder", "").set("total", cur.Total).set("hits", hits)
@@ -223,8 +239,11 @@ func (r *muxRequest) search(ctx context.Context, name string, args *object) tool
 	if next {
 		out.set("next_cursor", encodeCursor(cur))
 	}
-	if truncated {
+	if truncated || full {
 		out.set("truncated", true)
+	}
+	if full {
+		messages = append(messages, "the page ends early, its hits filling an answer; pass next_cursor for the rest")
 	}
 	if relaxed {
 		out.set("relaxed", true)

@@ -26,8 +26,9 @@ type fakeRoot struct {
 }
 
 type fakeHit struct {
-	Path  string  `json:"path"`
-	Score float64 `json:"score"`
+	Path    string  `json:"path"`
+	Score   float64 `json:"score"`
+	Snippet string  `json:"snippet,omitempty"`
 }
 
 func (f *fakeRoot) serve(in io.Reader, out io.Writer) error {
@@ -301,7 +302,7 @@ func TestSearchPartialWhenARootFails(t *testing.T) {
 	}
 	fakes := map[string]*fakeRoot{}
 	var roots []string
-	for i, f := range []*fakeRoot{{hits: []fakeHit{{"a.md", 2}}}, {fail: true}, {hits: []fakeHit{{"c.md", 1}}}} {
+	for i, f := range []*fakeRoot{{hits: []fakeHit{{Path: "a.md", Score: 2}}}, {fail: true}, {hits: []fakeHit{{Path: "c.md", Score: 1}}}} {
 		dir := filepath.Join(base, fmt.Sprint("r", i))
 		if err := os.Mkdir(dir, 0o755); err != nil {
 			t.Fatal(err)
@@ -316,7 +317,7 @@ func TestSearchPartialWhenARootFails(t *testing.T) {
 		} `json:"partial"`
 	}
 	c.tool("search", map[string]any{"query": "x"}, &p)
-	if got := fmt.Sprint(p.Hits); got != "[{r0/a.md 2} {r2/c.md 1}]" || !strings.Contains(p.Partial.Note, "r1 was not searched") {
+	if got := fmt.Sprint(p.Hits); got != "[{r0/a.md 2 } {r2/c.md 1 }]" || !strings.Contains(p.Partial.Note, "r1 was not searched") {
 		t.Errorf("search with a root failing: hits %s, partial %q", got, p.Partial.Note)
 	}
 	for _, cursor := range []string{"roots:garbage", encodeCursor(searchCursor{Query: "y", Roots: map[string]*rootPlace{}})} {
@@ -360,6 +361,60 @@ func TestTreeOfRootsBounded(t *testing.T) {
 	if tr.Documents != 900 || len(tr.Children) != 3 || len(tr.Children[0].Children) != 300 || tr.Children[2].Children != nil ||
 		!tr.Truncated || !strings.Contains(tr.Message, `call tree("r2")`) {
 		t.Errorf("tree of three large roots: %.300s", b)
+	}
+}
+
+// TestSearchPageBounded: hits of several roots that together pass an answer's bound end
+// the page early, truncated; the pages still show every hit once.
+func TestSearchPageBounded(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fakes := map[string]*fakeRoot{}
+	var roots []string
+	for i := range 3 {
+		dir := filepath.Join(base, fmt.Sprint("r", i))
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		f := &fakeRoot{}
+		for j := range 20 {
+			f.hits = append(f.hits, fakeHit{Path: fmt.Sprintf("d%02d.md", j), Score: float64(20 - j), Snippet: strings.Repeat("x", 3000)})
+		}
+		fakes[dir], roots = f, append(roots, dir)
+	}
+	c := startFront(t, roots, fakes)
+	seen := map[string]bool{}
+	cursor, pages := "", 0
+	for ; pages < 10; pages++ {
+		var p struct {
+			mergedPage
+			Truncated bool `json:"truncated"`
+		}
+		args := map[string]any{"query": "x", "limit": 100}
+		if cursor != "" {
+			args["cursor"] = cursor
+		}
+		c.tool("search", args, &p)
+		if b, _ := json.Marshal(p); len(b) > 100_000 || len(p.Hits) == 0 {
+			t.Fatalf("page %d: %d bytes, %d hits", pages, len(b), len(p.Hits))
+		}
+		for _, h := range p.Hits {
+			if seen[h.Path] {
+				t.Fatalf("%s twice", h.Path)
+			}
+			seen[h.Path] = true
+		}
+		if cursor = p.Next; cursor == "" {
+			break
+		}
+		if !p.Truncated {
+			t.Errorf("page %d ends early, not marked truncated", pages)
+		}
+	}
+	if len(seen) != 60 || pages < 1 {
+		t.Errorf("%d hits in %d pages; want 60 in more than one", len(seen), pages+1)
 	}
 }
 
