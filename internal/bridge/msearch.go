@@ -2,6 +2,8 @@ package bridge
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -262,4 +264,23 @@ func (r *muxRequest) search(ctx context.Context, name string, args *object) tool
 			set("note", strings.Join(append(notes, partialNotes...), "; ")))
 	}
 	return toolAnswer{v: out}
+}
+
+// encodeCursor and decodeCursor carry a merged search's place in every root.
+func encodeCursor(c searchCursor) string {
+	b, _ := json.Marshal(c)
+	return "roots:" + base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodeCursor(s string) (searchCursor, bool) {
+	var c searchCursor
+	rest, ok := strings.CutPrefix(s, "roots:")
+	if !ok {
+		return c, false
+	}
+	b, err := base64.RawURLEncoding.DecodeString(rest)
+	if err != nil || json.Unmarshal(b, &c) != nil || c.Roots == nil {
+		return c, false
+	}
+	return c, true
 }

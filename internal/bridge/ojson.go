@@ -229,3 +229,12 @@ func prefixPaths(v any, name string) {
 		}
 	}
 }
+
+// clone is a copy of o that shares its values.
+func (o *object) clone() *object {
+	c := newObject()
+	for _, k := range o.keys {
+		c.set(k, o.vals[k])
+	}
+	return c
+}
