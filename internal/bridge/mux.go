@@ -433,7 +433,20 @@ func (r *muxRequest) tool(ctx context.Context, params *object) *object {
 		return r.setFocus(ctx, name, args).result()
 	case "get_content", "get_category_content", "get_collection_content":
 		return r.content(ctx, name, args).result()
-	default: // attach, detach: the session's documents live with the primary root
+	case "attach", "detach": // the session's documents live with the primary root
 		return r.callTool(ctx, r.primary, name, args).result()
+	default:
+		// A tool not known here: by its path or folder when it has one, else the primary
+		// root's answer, its paths below the root's name.
+		for _, key := range []string{"path", "folder"} {
+			if args.str(key) != "" {
+				return r.routed(ctx, name, key, args).result()
+			}
+		}
+		a := r.callTool(ctx, r.primary, name, args)
+		if !a.isError {
+			r.rewrite(a.v, r.primary)
+		}
+		return a.result()
 	}
 }
