@@ -87,6 +87,12 @@ func (f *fakeRoot) tool(name string, args map[string]any) any {
 		}
 		v = map[string]any{"type": "folder", "name": "", "path": "", "words": f.docs, "documents": f.docs,
 			"children": children, "depth": args["depth"], "entries": f.docs}
+	case "echo": // a tool the front does not know
+		p, _ := args["path"].(string)
+		if p == "" {
+			p = "x.md"
+		}
+		v = map[string]any{"path": p, "size": len(f.hits)}
 	case "view":
 		v = map[string]any{"type": "folder", "path": "", "name": "", "total_documents": len(f.hits), "total_words": 0,
 			"folders": []any{}, "documents": []any{}}
@@ -415,6 +421,41 @@ func TestSearchPageBounded(t *testing.T) {
 	}
 	if len(seen) != 60 || pages < 1 {
 		t.Errorf("%d hits in %d pages; want 60 in more than one", len(seen), pages+1)
+	}
+}
+
+// TestUnknownToolRouted: a tool the front does not know goes to the root its path names,
+// or to the first root, its answer's paths below the root's name.
+func TestUnknownToolRouted(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fakes := map[string]*fakeRoot{}
+	var roots []string
+	for i := range 2 {
+		dir := filepath.Join(base, fmt.Sprint("r", i))
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		fakes[dir], roots = &fakeRoot{hits: make([]fakeHit, i)}, append(roots, dir)
+	}
+	c := startFront(t, roots, fakes)
+	for _, tc := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{}, "r0/x.md 0"},
+		{map[string]any{"path": "r1/y.md"}, "r1/y.md 1"},
+	} {
+		var v struct {
+			Path string `json:"path"`
+			Size int    `json:"size"`
+		}
+		c.tool("echo", tc.args, &v)
+		if got := fmt.Sprint(v.Path, " ", v.Size); got != tc.want {
+			t.Errorf("echo %v = %s; want %s", tc.args, got, tc.want)
+		}
 	}
 }
 
