@@ -3,7 +3,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createServer } from 'node:net';
@@ -204,22 +204,13 @@ describe('stdio roots', () => {
   before(() => { home = mkdtempSync(join(tmpdir(), 'guide-e2e-')); });
   after(() => rmSync(home, { recursive: true, force: true }));
 
-  test('the first root is served, and the new first one when the roots change', async () => {
-    const roots = { list: [{ uri: fileURI(ROOT), name: 'content' }, { uri: fileURI(SAMPLE), name: 'sample' }] };
+  test('one root of several is a folder: it is served, its paths as they are', async () => {
+    const roots = { list: [{ uri: 'https://example.com/docs', name: 'web' }, { uri: fileURI(SAMPLE), name: 'sample' }] };
     const { client, transport } = rootsClient(home, roots);
     await client.connect(transport);
     try {
       const st = await waitCaughtUp(client);
-      assert.match(st.project, /^content-[0-9a-f]{8}$/, JSON.stringify(st));
-      roots.list = [{ uri: fileURI(SAMPLE), name: 'sample' }];
-      await client.sendRootsListChanged();
-      let project;
-      for (let i = 0; i < 300 && !project?.startsWith('sample-'); i++) {
-        project = JSON.parse((await client.readResource({ uri: 'guide://_status' })).contents[0].text).project;
-        await sleep(100);
-      }
-      assert.match(project, /^sample-[0-9a-f]{8}$/);
-      await waitCaughtUp(client);
+      assert.match(st.project, /^sample-[0-9a-f]{8}$/, JSON.stringify(st));
       const r = json(await client.callTool({ name: 'view', arguments: { path: '' } }));
       assert.ok(JSON.stringify(r).includes('Characters'), JSON.stringify(r));
     } finally {
@@ -271,4 +262,153 @@ suite('streamable HTTP with a bearer token', async () => {
       rmSync(data, { recursive: true, force: true });
     },
   };
+});
+
+// Several roots: each folder its own project with its own owner, one tree for the tools,
+// each root below its name; the bridge the client runs stays small.
+describe('stdio with several roots', () => {
+  let home, client, transport, roots, one, two, extra;
+  const kB = (pid, field) => Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm'))[1]);
+
+  async function waitRoots(names) {
+    for (let i = 0; i < 600; i++) {
+      const st = JSON.parse((await client.readResource({ uri: 'guide://_status' })).contents[0].text);
+      const got = (st.roots ?? []).map((r) => r.name);
+      if (JSON.stringify(got) === JSON.stringify(names) && st.caught_up && st.initial_scan_done && st.lag === 0) return st;
+      await sleep(100);
+    }
+    throw new Error(`the roots did not become ${names}`);
+  }
+
+  before(async () => {
+    home = realpathSync(mkdtempSync(join(tmpdir(), 'guide-e2e-')));
+    one = join(home, 'one', 'docs');
+    two = join(home, 'two', 'docs');
+    extra = join(home, 'extra');
+    cpSync(SAMPLE, one, { recursive: true });
+    for (const [dir, file, text] of [[two, 'intro.md', '# Second docs\n\nThe heron of the second docs.\n'],
+      [two, 'notes/heron.md', '# Heron\n\nA heron, a heron.\n'], [extra, 'extra.md', '# Extra\n\nAn extra heron.\n']]) {
+      mkdirSync(join(dir, file, '..'), { recursive: true });
+      writeFileSync(join(dir, file), text);
+    }
+    writeFileSync(join(one, 'heron.md'), '# Heron one\n\nThe heron of the first docs.\n');
+    roots = { list: [{ uri: fileURI(one), name: 'one' }, { uri: fileURI(two), name: 'two' }, { uri: fileURI(ROOT), name: 'content' }] };
+    ({ client, transport } = rootsClient(home, roots));
+    await client.connect(transport);
+    await waitRoots(['docs', 'docs-2', 'content']);
+  });
+  after(async () => { await client?.close(); rmSync(home, { recursive: true, force: true }); });
+
+  test('view and tree: the roots at the top, each below its name', async () => {
+    const top = json(await client.callTool({ name: 'view', arguments: { path: '' } }));
+    assert.deepEqual(top.folders.map((f) => f.path), ['docs', 'docs-2', 'content']);
+    const doc = json(await client.callTool({ name: 'view', arguments: { path: 'docs-2/intro.md' } }));
+    assert.equal(doc.path, 'docs-2/intro.md');
+    assert.match(doc.content, /second docs/);
+    const guide = json(await client.callTool({ name: 'view', arguments: { path: 'content/guidelines/style.md' } }));
+    assert.equal(guide.path, 'content/guidelines/style.md');
+    const t = json(await client.callTool({ name: 'tree', arguments: { folder: '', depth: 2 } }));
+    assert.deepEqual(t.children.map((c) => c.path), ['docs', 'docs-2', 'content']);
+    assert.ok(t.children[0].children.some((c) => c.path === 'docs/Characters'), JSON.stringify(t.children[0]));
+    const sub = json(await client.callTool({ name: 'tree', arguments: { folder: 'docs-2/notes' } }));
+    assert.deepEqual(sub.children.map((c) => c.path), ['docs-2/notes/heron.md']);
+    const missing = await client.callTool({ name: 'view', arguments: { path: 'nope/x.md' } });
+    assert.equal(json(missing).error_type, 'not_found');
+    const outside = await client.callTool({ name: 'view', arguments: { path: '../../etc/passwd' } });
+    assert.equal(json(outside).error_type, 'invalid_path');
+  });
+
+  test('search: every root, merged by rank; a folder narrows it to one', async () => {
+    const r = json(await client.callTool({ name: 'search', arguments: { query: 'heron', scope: 'all' } }));
+    const paths = r.hits.map((h) => h.path);
+    for (const p of ['docs/heron.md', 'docs-2/intro.md', 'docs-2/notes/heron.md']) assert.ok(paths.includes(p), JSON.stringify(paths));
+    assert.deepEqual(new Set(paths.slice(0, 2).map((p) => p.split('/')[0])), new Set(['docs', 'docs-2']));
+    let paged = [], cursor;
+    do {
+      const pg = json(await client.callTool({ name: 'search', arguments: { query: 'heron', scope: 'all', limit: 1, ...(cursor ? { cursor } : {}) } }));
+      paged = paged.concat(pg.hits.map((h) => h.path));
+      cursor = pg.next_cursor;
+    } while (cursor);
+    assert.deepEqual(paged, paths);
+    const one2 = json(await client.callTool({ name: 'search', arguments: { query: 'heron', folder: 'docs-2' } }));
+    assert.ok(one2.hits.length > 0 && one2.hits.every((h) => h.path.startsWith('docs-2/')), JSON.stringify(one2));
+    const py = json(await client.callTool({ name: 'search', arguments: { query: 'python' } }));
+    assert.ok(py.hits.some((h) => h.path === 'content/lang/python.md'), JSON.stringify(py));
+  });
+
+  test('list, focus, get_summary, analyze, attach, detach', async () => {
+    const all = json(await client.callTool({ name: 'list', arguments: { scope: 'all', limit: 500 } }));
+    for (const root of ['docs/', 'docs-2/', 'content/']) assert.ok(all.documents.some((d) => d.path.startsWith(root)), root);
+    assert.equal(all.documents.length, all.total);
+    const f = json(await client.callTool({ name: 'focus', arguments: { context: 'docs-2' } }));
+    assert.equal(f.focus, 'docs-2');
+    const l = json(await client.callTool({ name: 'list', arguments: {} }));
+    assert.ok(l.documents.length > 0 && l.documents.every((d) => d.path.startsWith('docs-2/')), JSON.stringify(l));
+    const a = json(await client.callTool({ name: 'attach', arguments: { filename: 'e2e.md', content: '# E2E\n\nThe axolotl waves.\n' } }));
+    assert.equal(a.status, 'ready', JSON.stringify(a));
+    const s = json(await client.callTool({ name: 'search', arguments: { query: 'axolotl' } }));
+    assert.deepEqual(s.hits.map((h) => h.path), ['session:e2e.md']);
+    await client.callTool({ name: 'focus', arguments: { context: '' } });
+    const sum = json(await client.callTool({ name: 'get_summary', arguments: { path: 'docs-2/notes/heron.md' } }));
+    assert.equal(sum.title, 'Heron');
+    assert.equal(sum.path, 'docs-2/notes/heron.md');
+    const an = json(await client.callTool({ name: 'analyze', arguments: { path: 'content/lang/python.md' } }));
+    assert.equal(an.path, 'content/lang/python.md');
+    assert.ok(an.words > 0);
+    await client.callTool({ name: 'detach', arguments: { filename: 'e2e.md' } });
+    const gone = await client.callTool({ name: 'view', arguments: { path: 'session:e2e.md' } });
+    assert.equal(gone.isError, true);
+  });
+
+  test('content tools, resources, completion, prompts', async () => {
+    for (const [tool, args] of [
+      ['get_content', { category_or_collection: 'content/guidelines' }],
+      ['get_content', { category_or_collection: 'guidelines' }],
+      ['get_category_content', { category: 'content/guidelines' }],
+      ['get_collection_content', { collection: 'content/dev' }],
+    ]) {
+      const r = await client.callTool({ name: tool, arguments: args });
+      assert.notEqual(r.isError, true, `${tool}: ${r.content[0].text}`);
+      assert.equal(json(r).success, true, tool);
+    }
+    const one = await client.readResource({ uri: 'guide://content/guidelines/style' });
+    assert.equal(one.contents[0].uri, 'guide://content/guidelines/style');
+    assert.match(one.contents[0].text, /style/i);
+    const { resourceTemplates } = await client.listResourceTemplates();
+    assert.ok(resourceTemplates.every((t) => t.uriTemplate.startsWith('guide://{root}/')), JSON.stringify(resourceTemplates));
+    const rootNames = await client.complete({ ref: { type: 'ref/resource', uri: 'guide://{root}/{collection}' }, argument: { name: 'root', value: 'do' } });
+    assert.deepEqual(rootNames.completion.values, ['docs', 'docs-2']);
+    const coll = await client.complete({ ref: { type: 'ref/resource', uri: 'guide://{root}/{collection}' }, argument: { name: 'collection', value: 'gu' } });
+    assert.ok(coll.completion.values.includes('guidelines'), JSON.stringify(coll));
+    const { prompts } = await client.listPrompts();
+    assert.ok(prompts.some((p) => p.name === 'guide'));
+    await client.ping();
+    await client.setLoggingLevel('warning');
+    await client.subscribeResource({ uri: 'guide://content/guidelines' });
+    await client.unsubscribeResource({ uri: 'guide://content/guidelines' });
+  });
+
+  test('a change of roots adds and drops a project, the rest of the session kept', async () => {
+    await client.callTool({ name: 'attach', arguments: { filename: 'kept.md', content: '# Kept\n\nStill here.\n' } });
+    roots.list = [{ uri: fileURI(one), name: 'one' }, { uri: fileURI(ROOT), name: 'content' }, { uri: fileURI(extra), name: 'extra' }];
+    await client.sendRootsListChanged();
+    await waitRoots(['docs', 'content', 'extra']);
+    const top = json(await client.callTool({ name: 'view', arguments: { path: '' } }));
+    assert.deepEqual(top.folders.map((f) => f.path), ['docs', 'content', 'extra']);
+    const x = json(await client.callTool({ name: 'search', arguments: { query: 'heron', scope: 'all' } }));
+    assert.ok(x.hits.some((h) => h.path === 'extra/extra.md'), JSON.stringify(x));
+    assert.ok(!x.hits.some((h) => h.path.startsWith('docs-2/')), JSON.stringify(x));
+    const kept = json(await client.callTool({ name: 'view', arguments: { path: 'session:kept.md' } }));
+    assert.match(kept.content, /Still here/);
+  });
+
+  test('the bridge stays small', () => {
+    const pid = transport.pid;
+    const exe = realpathSync(`/proc/${pid}/exe`);
+    assert.match(exe, /guide-bridge$/);
+    const rss = kB(pid, 'VmRSS'), hwm = kB(pid, 'VmHWM');
+    console.log(`guide-bridge serving three roots: VmRSS ${rss} kB, VmHWM ${hwm} kB`);
+    assert.ok(hwm <= 20 * 1024, `VmHWM ${hwm} kB > 20 MB`);
+    assert.ok(rss <= 20 * 1024, `VmRSS ${rss} kB > 20 MB`);
+  });
 });

@@ -27,7 +27,7 @@ func (m *Main) bridges() bool {
 }
 
 // bridgeCommand is the bridge this process is: to the owner of the data directory, or with
-// no --root to the owner of the client's first root, answering the handshake as this
+// no --root to the owners of the client's roots, answering the handshake as this
 // program's MCP server would; this program is the owner a bridge starts.
 func (m *Main) bridgeCommand(ctx context.Context) (bridge.Command, error) {
 	exe, err := os.Executable()
@@ -98,7 +98,8 @@ func (m *Main) handshake(ctx context.Context) (*bridge.Handshake, error) {
 		}
 		return json.Unmarshal(r.Result, into)
 	}
-	h := &bridge.Handshake{Versions: map[string]string{}, Latest: mcp.NegotiateLegacyVersion("unknown")}
+	h := &bridge.Handshake{Versions: map[string]string{}, Latest: mcp.NegotiateLegacyVersion("unknown"),
+		ToolPrefix: m.Config.ToolPrefix}
 	for _, v := range append([]string{""}, mcp.ValidProtocolVersions...) {
 		h.Versions[v] = mcp.NegotiateLegacyVersion(v)
 	}

@@ -3,7 +3,7 @@
 // and the choice of mode.
 //
 //   - bridge.go: over stdio (the default), a bridge to the project's owner on this machine,
-//     which it starts when none runs; with no --root, the client's first root is served. It
+//     which it starts when none runs; with no --root, the client's roots are served. It
 //     replaces itself with guide-bridge, when installed beside it.
 //   - allinone.go: --root with --http, or as the owner daemon a bridge starts: the folder
 //     indexed in this process, into an embedded NATS server's stream;

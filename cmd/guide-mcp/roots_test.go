@@ -87,8 +87,9 @@ func projectData(home, root string) string {
 	return filepath.Join(home, "data", "guide", datadir.ProjectName(root))
 }
 
-// TestClientRootsServed: with no --root, guide-mcp serves the client's first root that is
-// a local folder, as guide-mcp --root would (the same project, through its owner).
+// TestClientRootsServed: with no --root, guide-mcp serves the client's one root that is a
+// local folder as guide-mcp --root would (the same project, through its owner, the same
+// paths); roots that are not local folders are passed over.
 func TestClientRootsServed(t *testing.T) {
 	home := t.TempDir()
 	a := testkit.CopyTree(t, "../../testdata/sample")
@@ -97,21 +98,21 @@ func TestClientRootsServed(t *testing.T) {
 	t.Cleanup(func() { stopOwners(t, datadir.Canonical(a)); stopOwners(t, datadir.Canonical(b)) })
 
 	roots := &clientRoots{}
-	roots.set("https://example.com/not-a-folder", fileURI(a), fileURI(b))
+	roots.set("https://example.com/not-a-folder", fileURI(a), fileURI(filepath.Join(b, "other.md")))
 	c := noRootClient(t, home, roots)
 	st := testkit.WaitCaughtUp(t, c)
-	testkit.Equal(t, st.Project, datadir.ProjectName(a), "project of the first folder among the roots")
+	testkit.Equal(t, st.Project, datadir.ProjectName(a), "project of the folder among the roots")
 	testkit.RequireMatchesDisk(t, c, a)
 	if !owner.Held(projectData(home, a)) {
 		t.Errorf("no owner holds %s", projectData(home, a))
 	}
 	if owner.Held(projectData(home, b)) {
-		t.Errorf("the second root is served too: want only the first")
+		t.Errorf("a file among the roots is served: want only the folder")
 	}
 }
 
-// TestClientRootsChange: when the client's roots change, the new first root is served, and
-// the old project's session ends (its owner, with no client left, stops); before the client
+// TestClientRootsChange: when the client's roots change, the new root is served, and the
+// old project's session ends (its owner, with no client left, stops); before the client
 // names a folder, a tool call says how to name one.
 func TestClientRootsChange(t *testing.T) {
 	home := t.TempDir()
@@ -136,7 +137,7 @@ func TestClientRootsChange(t *testing.T) {
 	testkit.Equal(t, testkit.WaitCaughtUp(t, c).Project, datadir.ProjectName(a), "project of the first root")
 	testkit.RequireMatchesDisk(t, c, a)
 
-	roots.set(fileURI(b), fileURI(a))
+	roots.set(fileURI(b))
 	testkit.NoErr(t, c.RootListChanges(testkit.Context(t)), "roots changed")
 	testkit.Eventually(t, 30*time.Second, func() (bool, string) {
 		st := testkit.ReadStatus(t, c)

@@ -1,7 +1,8 @@
 // Package bridge is a second client's way to a project's owner: guide-mcp over stdio,
 // for a client that did not start the owner, copies its JSON-RPC to the owner's unix socket
-// (Bridge), learning the folder from the client's MCP roots when it names none (Front,
-// which answers the handshake itself with a Handshake). Command is the bridge's command
+// (Bridge), learning the folders from the client's MCP roots when it names none (Front,
+// which answers the handshake itself with a Handshake, and serves several roots as one
+// tree through one Bridge each: mux.go). Command is the bridge's command
 // line, which guide-mcp hands to the small guide-bridge binary it replaces itself with.
 //
 // It imports only the standard library and this module's small packages (owner, datadir,

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"syscall"
 
 	"github.com/guide/guide/internal/datadir"
@@ -31,7 +32,7 @@ type Command struct {
 	LogLevel string   // debug, info, warn or error
 	Owner    string   // the program a bridge starts as the owner daemon (guide-mcp)
 	Args     []string // the owner's arguments
-	// Roots: the client named no folder, and the bridge serves its first root (see Front),
+	// Roots: the client named no folder, and the bridge serves its roots (see Front),
 	// answering the handshake with Handshake (passed to the bridge binary in $HandshakeEnv).
 	Roots     bool
 	Project   string // with Roots, --project if given
@@ -68,6 +69,30 @@ func (c Command) DataDir(root string) string {
 	return filepath.Join(datadir.DataHome(), project)
 }
 
+// dataDirs gives each root served its data directory: --data and --project name the first
+// root's (as with one root); every other root has the default one of its project or, with
+// --data D, D.<project> beside it.
+type dataDirs struct {
+	c     Command
+	mu    sync.Mutex
+	first string // the root given --data and --project
+}
+
+func (d *dataDirs) of(root string) string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.first == "" {
+		d.first = root
+	}
+	if root == d.first {
+		return d.c.DataDir(root)
+	}
+	if d.c.Dir != "" {
+		return d.c.Dir + "." + datadir.ProjectName(root)
+	}
+	return filepath.Join(datadir.DataHome(), datadir.ProjectName(root))
+}
+
 // Exec replaces this process with the bridge binary at path, running c. It returns only
 // when that fails.
 func (c Command) Exec(path string) error {
@@ -92,7 +117,7 @@ func ParseCommand(args []string) (Command, error) {
 	fs.Int64Var(&c.MaxLine, "max-line", 0, "the largest message from the client, in bytes")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&c.Owner, "owner", "", "the program to start as the project's owner; its arguments follow --")
-	fs.BoolVar(&c.Roots, "roots", false, "serve the client's first root, as guide-mcp with no --root")
+	fs.BoolVar(&c.Roots, "roots", false, "serve the client's roots, as guide-mcp with no --root")
 	fs.StringVar(&c.Project, "project", "", "with --roots: the project's name, if guide-mcp was given one")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -115,7 +140,7 @@ func ParseCommand(args []string) (Command, error) {
 }
 
 // Run serves a stdio client on in and out until it closes its end or ctx ends: through the
-// owner of Dir or, with Roots, through the owner of the client's first root (see Front);
+// owner of Dir or, with Roots, through the owners of the client's roots (see Front);
 // either is started, as the program Owner, when none answers. guide-bridge runs it, and
 // guide-mcp when no bridge binary is installed beside it.
 func (c Command) Run(ctx context.Context, in io.Reader, out io.Writer, logger *slog.Logger) error {
@@ -125,22 +150,28 @@ func (c Command) Run(ctx context.Context, in io.Reader, out io.Writer, logger *s
 		logger.Warn("refused a stdio message larger than --max-body", "max_bytes", c.MaxLine)
 	})
 	if !c.Roots {
-		return c.bridge(c.Dir, nil, in, out, logger).Run(ctx)
+		return c.bridge(c.Dir, nil, nil, in, out, logger).Run(ctx)
 	}
 	if c.Handshake == nil {
 		return errors.New("serving the client's roots: no handshake to answer it with")
 	}
+	dirs := &dataDirs{c: c}
 	f := &Front{In: in, Out: out, Logger: logger, Handshake: c.Handshake,
 		Serve: func(ctx context.Context, root string, in io.Reader, out io.Writer) error {
-			return c.bridge(c.DataDir(root), []string{"--root", root}, in, out, logger.With("root", root)).Run(ctx)
+			dir := dirs.of(root)
+			var after []string // after the client's flags, which name the first root's
+			if dir != c.DataDir(root) {
+				after = []string{"--data", dir, "--project", datadir.ProjectName(root)}
+			}
+			return c.bridge(dir, []string{"--root", root}, after, in, out, logger.With("root", root)).Run(ctx)
 		}}
 	return f.Run(ctx)
 }
 
 // bridge is a bridge to the owner of dir, which starts that owner as the program Owner
-// with the flag that makes it the daemon, then args, then Args.
-func (c Command) bridge(dir string, args []string, in io.Reader, out io.Writer, logger *slog.Logger) *Bridge {
-	args = append(append([]string{serveOwner}, args...), c.Args...)
+// with the flag that makes it the daemon, then args, then Args, then after.
+func (c Command) bridge(dir string, args, after []string, in io.Reader, out io.Writer, logger *slog.Logger) *Bridge {
+	args = append(append(append([]string{serveOwner}, args...), c.Args...), after...)
 	return &Bridge{Dir: dir, In: in, Out: out, Logger: logger,
 		Start: func() error { return owner.StartDaemon(dir, c.Owner, args) }}
 }

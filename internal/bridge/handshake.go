@@ -17,6 +17,8 @@ type Handshake struct {
 	Latest   string            `json:"latest"`
 	// Tools is the server's tools/list result.
 	Tools json.RawMessage `json:"tools"`
+	// ToolPrefix is put before every tool's name (guide-mcp --tool-prefix).
+	ToolPrefix string `json:"tool_prefix,omitempty"`
 }
 
 // Answer is the answer to initialize or tools/list, and nil to any other message.

@@ -12,6 +12,8 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -35,9 +37,11 @@ const (
 )
 
 // Front serves a stdio client that named no folder: it answers the handshake itself, asks
-// the client for its roots (MCP roots/list), and serves the first that is a local folder
-// as guide-mcp --root would; when the client says its roots changed, it asks again and
-// serves the new first root, ending the session on the old one.
+// the client for its roots (MCP roots/list), and serves every root that is a local folder
+// as guide-mcp --root would, each through its own project's owner. One folder is served
+// as it is, its paths unchanged; several are one tree (see mux.go), each root's paths below
+// its name. When the client says its roots changed, it asks again, and starts serving the
+// new folders and ends the sessions on the folders no longer offered, leaving the others'.
 //
 // A server may ask the client only once the handshake is over, so the answer to initialize
 // cannot come from a project's owner: Handshake gives it, and the owner's own answer to the
@@ -58,23 +62,29 @@ type Front struct {
 	out   *lineWriter
 	asks  chan struct{} // capacity 1: ask the client for its roots (again)
 	fatal chan error    // a served root stopped of itself
-	swap  sync.Mutex    // one change of root at a time
+	swap  sync.Mutex    // one change of roots at a time
 
 	mu       sync.Mutex // guards the fields below
 	initReq  []byte     // the client's handshake, replayed to each root served
 	initNote []byte
 	initID   json.RawMessage
-	roots    bool        // the client offers roots
-	served   *rootServed // nil while no root is served
-	held     [][]byte    // the client's messages waiting for a root
-	noRoot   string      // why no folder is served, once known: every call answers it
+	roots    bool          // the client offers roots
+	mounts   []*rootServed // the roots served, in the client's order
+	primary  *rootServed   // of several, the one that keeps the session's own documents
+	held     [][]byte      // the client's messages waiting for a root
+	noRoot   string        // why no folder is served, once known: every call answers it
 	answers  map[string]chan []byte
 	next     int
+	calls    map[string]muxCall // the client's requests in flight to several roots, by id
+	focus    string             // of several roots, the one in focus ("" for all)
+	focusAt  string             // and the focus context, below its name
+	history  []string           // of several roots, the earlier focus contexts
 }
 
 // rootServed is one root served, fed the client's messages.
 type rootServed struct {
 	root   string
+	name   string // the first segment of its paths when several roots are served
 	in     *lineQueue
 	done   chan struct{}
 	closed atomic.Bool // stopped by the front, not of itself
@@ -90,6 +100,7 @@ func (f *Front) Run(ctx context.Context) error {
 	}
 	f.out = &lineWriter{w: f.Out}
 	f.asks, f.fatal, f.answers = make(chan struct{}, 1), make(chan error, 1), map[string]chan []byte{}
+	f.calls = map[string]muxCall{}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
@@ -100,13 +111,20 @@ func (f *Front) Run(ctx context.Context) error {
 	select {
 	case err = <-read:
 		f.swap.Lock()
-		f.stop() // the root served ends its session with the owner
+		f.stop(f.served()...) // the roots served end their sessions with their owners
 		f.swap.Unlock()
 	case err = <-f.fatal:
 	}
 	cancel()
 	wg.Wait()
 	return err
+}
+
+// served is the roots served.
+func (f *Front) served() []*rootServed {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.mounts)
 }
 
 // read dispatches the client's messages until it closes its end.
@@ -138,7 +156,8 @@ type head struct {
 }
 
 // dispatch sends one client message where it belongs: to the root served, to the front
-// (the handshake, answers to its own requests), or into the wait for a root.
+// (the handshake, answers to its own requests, what spans several roots), or into the wait
+// for a root.
 func (f *Front) dispatch(ctx context.Context, msg []byte) {
 	var h head
 	if err := json.Unmarshal(msg, &h); err != nil {
@@ -147,6 +166,7 @@ func (f *Front) dispatch(ctx context.Context, msg []byte) {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	serving := len(f.mounts) > 0
 	switch h.Method {
 	case "":
 		var id string
@@ -160,13 +180,13 @@ func (f *Front) dispatch(ctx context.Context, msg []byte) {
 	case "initialize":
 		f.initReq, f.initNote, f.initID = msg, nil, h.ID
 		f.roots = h.Params.Capabilities.Roots != nil
-		if f.served == nil {
+		if !serving {
 			f.out.Send(f.Handshake.Answer(ctx, msg))
 			return
 		}
 	case "notifications/initialized":
 		f.initNote = msg
-		if f.served == nil {
+		if !serving {
 			if f.roots {
 				f.ask()
 			} else {
@@ -180,19 +200,21 @@ func (f *Front) dispatch(ctx context.Context, msg []byte) {
 	case "server/discover":
 		// The folder comes with the client's roots, which a server may ask for only after
 		// the initialize handshake: the client falls back to it.
-		if f.served == nil {
+		if !serving {
 			f.fail(h.ID, codeMethodNotFound, "guide-mcp without --root learns its folder from the client's roots: use the initialize handshake")
 			return
 		}
 	case "ping":
-		if f.served == nil {
+		if !serving {
 			f.out.Send(result(h.ID, struct{}{}))
 			return
 		}
 	}
 	switch {
-	case f.served != nil:
-		f.served.in.Push(msg)
+	case len(f.mounts) == 1:
+		f.mounts[0].in.Push(msg)
+	case serving:
+		f.muxDispatch(ctx, msg, h.ID, h.Method)
 	case f.noRoot != "":
 		f.answerWithoutRoot(ctx, msg, h.ID, h.Method)
 	default:
@@ -208,7 +230,7 @@ func (f *Front) ask() {
 	}
 }
 
-// resolve asks the client for its roots whenever told to, and serves the first folder.
+// resolve asks the client for its roots whenever told to, and serves their folders.
 func (f *Front) resolve(ctx context.Context) {
 	for {
 		select {
@@ -221,24 +243,22 @@ func (f *Front) resolve(ctx context.Context) {
 			return
 		}
 		var reason string
-		root, others := FirstFolder(roots)
+		folders := Folders(roots)
 		switch {
 		case err != nil:
 			reason = fmt.Sprintf("guide-mcp has no folder to serve: the client did not answer roots/list (%v); %s", err, RootsFix)
-		case root == "":
+		case len(folders) == 0:
 			reason = fmt.Sprintf("guide-mcp has no folder to serve: the client's roots name no local folder (%d roots); open a folder in the client, or %s", len(roots), RootsFix)
-		case len(others) > 0:
-			f.Logger.Warn("the client offers several roots; guide-mcp serves the first folder, the others are not served",
-				"served", root, "not_served", others)
 		}
 		f.swap.Lock()
 		if reason != "" {
-			f.stop()
+			f.stop(f.served()...)
 			f.mu.Lock()
+			f.mounts, f.primary = nil, nil
 			f.withoutRoot(reason)
 			f.mu.Unlock()
 		} else {
-			f.serve(ctx, root)
+			f.serve(ctx, folders)
 		}
 		f.swap.Unlock()
 	}
@@ -300,78 +320,166 @@ func FirstFolder(roots []Root) (root string, others []string) {
 			others = append(others, r.URI)
 			continue
 		}
-		u, err := url.Parse(r.URI)
-		if err != nil || u.Scheme != "file" || (u.Host != "" && u.Host != "localhost") || !filepath.IsAbs(u.Path) {
-			continue
-		}
-		real, err := filepath.EvalSymlinks(u.Path)
-		if err != nil {
-			continue
-		}
-		if st, err := os.Stat(real); err == nil && st.IsDir() {
-			root = real
-		}
+		root = localFolder(r)
 	}
 	return root, others
 }
 
-// serve serves root in place of the root served before, if another: that one's session
-// ends once its calls in flight are answered, and the client hears that the resources
-// changed. f.swap is held.
-func (f *Front) serve(ctx context.Context, root string) {
+// Folders returns the canonical paths of the roots that are local folders, in order, each
+// once.
+func Folders(roots []Root) []string {
+	var out []string
+	for _, r := range roots {
+		if p := localFolder(r); p != "" && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// localFolder is the canonical path of r if it is a local folder, else "".
+func localFolder(r Root) string {
+	u, err := url.Parse(r.URI)
+	if err != nil || u.Scheme != "file" || (u.Host != "" && u.Host != "localhost") || !filepath.IsAbs(u.Path) {
+		return ""
+	}
+	real, err := filepath.EvalSymlinks(u.Path)
+	if err != nil {
+		return ""
+	}
+	if st, err := os.Stat(real); err == nil && st.IsDir() {
+		return real
+	}
+	return ""
+}
+
+// rootName is the name of a root's folder as the first segment of its paths: its base
+// name, then -2, -3… when another root served has it, or when it would read as something
+// else (a session document, the status resource).
+func rootName(root string, taken func(string) bool) string {
+	base := filepath.Base(root)
+	if base == "/" || base == "." || base == "" || strings.HasPrefix(base, sessionPrefix) {
+		base = "root"
+	}
+	name := base
+	for i := 2; taken(name) || name == statusName; i++ {
+		name = fmt.Sprintf("%s-%d", base, i)
+	}
+	return name
+}
+
+// serve serves the folders, in this order: each already served keeps its session and its
+// name; each new one is started, with the client's handshake replayed to its owner; each
+// no longer among them ends its session once its calls in flight are answered. The
+// client hears that the resources changed. f.swap is held.
+func (f *Front) serve(ctx context.Context, folders []string) {
 	f.mu.Lock()
-	old := f.served
-	if old != nil && old.root == root {
-		f.mu.Unlock()
-		return
+	old := f.mounts
+	var gone []*rootServed
+	for _, s := range old {
+		if !slices.Contains(folders, s.root) {
+			gone = append(gone, s)
+		}
 	}
 	f.mu.Unlock()
-	if old != nil {
-		f.Logger.Info("the client's roots changed; serving the new first root", "root", root, "was", old.root)
-		f.stop()
+	if len(gone) > 0 {
+		f.Logger.Info("the client's roots changed; no longer serving some", "roots", len(folders), "dropped", len(gone))
+		f.stop(gone...)
 	}
-	s := &rootServed{root: root, in: newLineQueue(), done: make(chan struct{})}
 	f.mu.Lock()
-	out := &handshakeFilter{out: f.out, id: f.initID, logger: f.Logger}
-	// The handshake again, for the owner; then what the client sent meanwhile, in order.
-	s.in.Push(f.initReq)
-	if f.initNote != nil {
-		s.in.Push(f.initNote)
+	defer f.mu.Unlock()
+	byRoot := map[string]*rootServed{}
+	for _, s := range f.mounts {
+		byRoot[s.root] = s
 	}
-	for _, msg := range f.held {
-		s.in.Push(msg)
-	}
-	f.held, f.noRoot, f.served = nil, "", s
-	f.mu.Unlock()
-	f.Logger.Info("serving the client's root", "root", root)
-	go func() {
-		defer close(s.done)
-		err := f.Serve(ctx, root, s.in, out)
-		if !s.closed.Load() && ctx.Err() == nil {
-			if err == nil {
-				err = errors.New("stopped")
-			}
-			select {
-			case f.fatal <- fmt.Errorf("serving %s: %w", root, err):
-			default:
+	taken := func(name string) bool {
+		for _, s := range byRoot {
+			if s.name == name {
+				return true
 			}
 		}
-	}()
-	if old != nil {
+		return false
+	}
+	var mounts []*rootServed
+	var started []*rootServed
+	for _, root := range folders {
+		s := byRoot[root]
+		if s == nil {
+			s = &rootServed{root: root, in: newLineQueue(), done: make(chan struct{})}
+			s.name = rootName(root, taken)
+			byRoot[root] = s
+			// The handshake again, for the owner.
+			s.in.Push(f.initReq)
+			if f.initNote != nil {
+				s.in.Push(f.initNote)
+			}
+			started = append(started, s)
+		}
+		mounts = append(mounts, s)
+	}
+	changed := len(old) > 0 && (len(started) > 0 || len(gone) > 0)
+	f.mounts = mounts
+	if f.primary == nil || !slices.Contains(mounts, f.primary) {
+		f.primary = mounts[0]
+	}
+	if f.focus != "" && !slices.ContainsFunc(mounts, func(s *rootServed) bool { return s.name == f.focus }) {
+		f.focus = ""
+	}
+	f.noRoot = ""
+	for _, s := range started {
+		f.Logger.Info("serving the client's root", "root", s.root, "name", s.name)
+		out := &handshakeFilter{id: f.initID, logger: f.Logger, pass: func(line []byte) { f.fromRoot(s, line) }}
+		go func() {
+			defer close(s.done)
+			err := f.Serve(ctx, s.root, s.in, out)
+			if !s.closed.Load() && ctx.Err() == nil {
+				if err == nil {
+					err = errors.New("stopped")
+				}
+				select {
+				case f.fatal <- fmt.Errorf("serving %s: %w", s.root, err):
+				default:
+				}
+			}
+		}()
+	}
+	// What the client sent while no root was served, in order.
+	held := f.held
+	f.held = nil
+	for _, msg := range held {
+		if len(f.mounts) == 1 {
+			f.mounts[0].in.Push(msg)
+			continue
+		}
+		var h head
+		_ = json.Unmarshal(msg, &h)
+		f.muxDispatch(ctx, msg, h.ID, h.Method)
+	}
+	if changed {
 		f.out.Send([]byte(`{"jsonrpc":"2.0","method":"notifications/resources/list_changed"}`))
 	}
 }
 
-// stop ends the root served, if any, once its calls in flight are answered; what the
-// client sends meanwhile waits for the next root. f.swap is held.
-func (f *Front) stop() {
+// stop ends the roots served given, once their calls in flight are answered. f.swap is
+// held, f.mu not.
+func (f *Front) stop(gone ...*rootServed) {
+	if len(gone) == 0 {
+		return
+	}
 	f.mu.Lock()
-	s := f.served
-	f.served = nil
+	f.mounts = slices.DeleteFunc(slices.Clone(f.mounts), func(s *rootServed) bool { return slices.Contains(gone, s) })
+	if slices.Contains(gone, f.primary) {
+		f.primary = nil
+		if len(f.mounts) > 0 {
+			f.primary = f.mounts[0]
+		}
+	}
 	f.mu.Unlock()
-	if s != nil {
+	for _, s := range gone {
 		s.closed.Store(true)
 		s.in.Close() // read to its end, then the served root ends its session
+	}
+	for _, s := range gone {
 		<-s.done
 	}
 }
@@ -422,12 +530,12 @@ func (f *Front) fail(id json.RawMessage, code int, message string) {
 		"error": map[string]any{"code": code, "message": message}}))
 }
 
-// handshakeFilter passes what a served root writes to the client, but the owner's answer
-// to the replayed initialize: the client had its answer.
+// handshakeFilter passes on what a served root writes, line by line, but the owner's
+// answer to the replayed initialize: the client had its answer.
 type handshakeFilter struct {
-	out     *lineWriter
 	id      json.RawMessage
 	logger  *slog.Logger
+	pass    func(line []byte)
 	partial []byte
 	dropped bool
 }
@@ -451,6 +559,6 @@ func (h *handshakeFilter) Write(p []byte) (int, error) {
 			}
 			continue
 		}
-		h.out.Send(line)
+		h.pass(bytes.Clone(line))
 	}
 }
