@@ -137,4 +137,3 @@ func FuzzMatchSegsAgreesWithNaive(f *testing.F) {
 		}
 	})
 }
-
