@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -38,11 +39,14 @@ func (f *file) same(k knownDoc) bool {
 
 // walk lists every document below the folder dir (relative, "" for the root). It reads
 // through the content root: it never descends a symbolic link, and a folder swapped for
-// one while it walks is not read.
-func (x *Indexer) walk(dir string) ([]file, []error) {
+// one while it walks is not read. It stops when ctx ends, with what it found so far.
+func (x *Indexer) walk(ctx context.Context, dir string) ([]file, []error) {
 	var files []file
 	var errs []error
 	_ = x.tree.Walk(dir, func(rel string, d fs.DirEntry, err error) error {
+		if ctx.Err() != nil {
+			return fs.SkipAll
+		}
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
 				errs = append(errs, err)
