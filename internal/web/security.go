@@ -8,7 +8,9 @@ import (
 	"encoding/hex"
 	"net/http"
 	"net/url"
+	"path"
 	"strings"
+	"unicode"
 )
 
 // Cookie names. The session cookie names the browser's guide session (its focus and its
@@ -187,16 +189,40 @@ func wantsJSON(r *http.Request) bool {
 }
 
 // localPath returns next when it is a path of this site, "/" otherwise: a sign-in or a
-// form never sends the browser elsewhere.
+// form never sends the browser elsewhere. It judges the path as http.Redirect will send
+// it, after cleaning ("/./\evil.example" becomes "/\evil.example", which a browser reads
+// as "//evil.example"), and returns it so cleaned. A backslash in the path, or any control
+// character (a browser drops tabs and newlines from a URL), is refused.
 func localPath(next string) string {
-	if next == "" || next[0] != '/' || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") {
+	p := redirectPath(next)
+	pathPart, _, _ := strings.Cut(p, "?")
+	if p == "" || p[0] != '/' || strings.HasPrefix(p, "//") || strings.ContainsRune(pathPart, '\\') ||
+		strings.ContainsFunc(p, unicode.IsControl) {
 		return "/"
 	}
-	u, err := url.Parse(next)
-	if err != nil || u.Host != "" || u.Scheme != "" {
+	u, err := url.Parse(p)
+	if err != nil || u.Host != "" || u.Scheme != "" || u.Opaque != "" {
 		return "/"
 	}
-	return next
+	return p
+}
+
+// redirectPath is what http.Redirect sends for a path that starts with '/': the part
+// before any query cleaned as path.Clean does, a trailing slash kept.
+func redirectPath(next string) string {
+	if next == "" || next[0] != '/' {
+		return next
+	}
+	p, query, hasQuery := strings.Cut(next, "?")
+	trailing := strings.HasSuffix(p, "/")
+	p = path.Clean(p)
+	if trailing && !strings.HasSuffix(p, "/") {
+		p += "/"
+	}
+	if hasQuery {
+		p += "?" + query
+	}
+	return p
 }
 
 func (s *Server) signinForm(w http.ResponseWriter, r *http.Request) {

@@ -384,6 +384,9 @@ func TestSignIn(t *testing.T) {
 	res, body = b.get("/view/Characters")
 	testkit.Equal(t, res.StatusCode, 200, "signed in")
 	mustContain(t, body, "Elara.md", "Sign out")
+	res, _ = b.get("/signin?next=/./%5Cevil.example/phish")
+	testkit.Equal(t, res.StatusCode, http.StatusSeeOther, "signed in: the form sends on")
+	testkit.Equal(t, res.Header.Get("Location"), "/", "a next that cleans to /\\evil.example sends home")
 
 	req, _ := http.NewRequest("GET", s.URL+"/view/Characters", nil)
 	req.Header.Set("Authorization", "Bearer "+token)
@@ -444,8 +447,9 @@ func TestAttachments(t *testing.T) {
 		mustContain(t, testkit.Text(t, r), `"total":0`)
 	})
 	t.Run("Remove", func(t *testing.T) {
-		res, _ := a.post("/detach", url.Values{"name": {"todo.txt"}, "csrf": {a.csrf()}, "return": {"/"}}, nil)
+		res, _ := a.post("/detach", url.Values{"name": {"todo.txt"}, "csrf": {a.csrf()}, "return": {"/./\\evil.example/phish"}}, nil)
 		testkit.Equal(t, res.StatusCode, http.StatusSeeOther, "detach")
+		testkit.Equal(t, res.Header.Get("Location"), "/", "a hostile return sends the browser home")
 		_, body := a.get("/attachments")
 		testkit.Equal(t, len(decodeFiles(t, body).Files), 1, "after removing one: "+body)
 		res, _ = a.get("/session/todo.txt")
