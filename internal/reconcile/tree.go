@@ -114,7 +114,12 @@ func (x *Indexer) stat(rel string, info fs.FileInfo) (file, bool) {
 			f.target, f.size, f.mt, f.inode = target, ti.Size(), ti.ModTime().UTC(), inode(ti)
 		}
 	case !info.Mode().IsRegular():
-		return f, false // sockets, pipes, devices: not documents
+		// Sockets, pipes, devices: not documents, and never opened (a FIFO would block the
+		// read). Said once, so that a file that never shows up is explained.
+		if _, seen := x.notFiles.LoadOrStore(rel, true); !seen {
+			x.log.Info("not indexed: not a regular file", "path", rel, "type", fileType(info.Mode()))
+		}
+		return f, false
 	}
 	if key := x.key(rel); key != rel {
 		x.standIns.Store(key, rel)
@@ -200,4 +205,19 @@ func (x *Indexer) noteLink(rel string) {
 	} else {
 		x.linkTargets.Delete(rel)
 	}
+}
+
+// fileType names the kind of a file that is neither a regular file nor a folder.
+func fileType(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeCharDevice != 0:
+		return "character device"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	}
+	return m.Type().String()
 }
