@@ -599,3 +599,34 @@ func TestCrossSiteLink(t *testing.T) {
 	mustContain(t, body, `<meta http-equiv="refresh" content="0">`, `<a href="/view/Characters">Continue to guide</a>`)
 	mustLack(t, body, "Elara.md")
 }
+
+// TestFrontMatterIsShownAsFrontMatter: a document's front matter is shown as one block of
+// metadata, not read as Markdown (where "---" is a rule and "tags: x" over "---" a heading).
+func TestFrontMatterIsShownAsFrontMatter(t *testing.T) {
+	files := map[string]string{
+		"notes/front.md": "---\ntitle: <b>Voyage</b>\ntags: [sea, maps]\n---\n# Voyage\n\nThe text.\n",
+		"notes/crlf.md":  "---\r\ntitle: Tides\r\n---\r\nBody.\r\n",
+		"notes/empty.md": "---\n---\n# Empty\n",
+	}
+	c := testkit.Catalog(t, files)
+	reg := &session.Registry{Project: "p", Catalog: c, Logger: testkit.Logger()}
+	w := &web.Server{Project: "p", Catalog: c, Sessions: reg, Logger: testkit.Logger(),
+		Freshness: fixedStatus{Documents: len(files), CaughtUp: true, InitialScanDone: true}}
+	ts := httptest.NewServer(w.Handler())
+	t.Cleanup(ts.Close)
+	b := &browser{t: t, base: ts.URL, c: &http.Client{}}
+
+	_, body := b.get("/view/notes/front.md")
+	mustContain(t, body, `<pre class="front-matter" aria-label="Front matter"><code>title: &lt;b&gt;Voyage&lt;/b&gt;
+tags: [sea, maps]
+</code></pre>`, "<h1>Voyage</h1>", "<p>The text.</p>")
+	mustLack(t, body, "<hr>", "<h2>tags:", "<b>Voyage")
+
+	_, body = b.get("/view/notes/crlf.md")
+	mustContain(t, body, `<code>title: Tides`, "<p>Body.</p>")
+	mustLack(t, body, "<hr>", "<h2>")
+
+	_, body = b.get("/view/notes/empty.md")
+	mustContain(t, body, `<pre class="front-matter" aria-label="Front matter"><code></code></pre>`, "<h1>Empty</h1>")
+	mustLack(t, body, "<hr>")
+}
