@@ -6,9 +6,12 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
+	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"path"
+	"strconv"
 	"strings"
 	"unicode"
 )
@@ -244,7 +247,16 @@ func (s *Server) signin(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, next, http.StatusSeeOther)
 		return
 	}
+	client := clientAddress(r.RemoteAddr)
+	if ok, wait := s.limit.Allowed(client); !ok {
+		s.Logger.Warn("refused a sign-in: too many wrong tokens from this address", "remote", r.RemoteAddr)
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+		s.render(w, r, http.StatusTooManyRequests, "signin", &page{Title: "Sign in",
+			Body: signinBody{Next: next, Error: fmt.Sprintf("Too many wrong tokens from this address: try again in %d seconds.", int(math.Ceil(wait.Seconds())))}})
+		return
+	}
 	if !equalHashed(strings.TrimSpace(r.PostFormValue("token")), s.Token) {
+		s.limit.Failed(client)
 		s.Logger.Warn("refused a sign-in with a wrong token", "remote", r.RemoteAddr)
 		s.render(w, r, http.StatusUnauthorized, "signin", &page{Title: "Sign in",
 			Body: signinBody{Next: next, Error: "That token is not the one this server was given."}})

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -629,4 +630,37 @@ tags: [sea, maps]
 	_, body = b.get("/view/notes/empty.md")
 	mustContain(t, body, `<pre class="front-matter" aria-label="Front matter"><code></code></pre>`, "<h1>Empty</h1>")
 	mustLack(t, body, "<hr>")
+}
+
+// TestSignInIsRateLimited: after its allowance of wrong tokens an address is refused
+// every sign-in, the right token too, with 429 and when to try again; the allowance
+// comes back with time.
+func TestSignInIsRateLimited(t *testing.T) {
+	const token = "team-secret"
+	var now atomic.Int64 // the limit's clock, in Unix seconds: moved by the test, read by the server
+	now.Store(1700000000)
+	c := testkit.Catalog(t, map[string]string{"a.md": "# A\n"})
+	reg := &session.Registry{Project: "p", Catalog: c, Logger: testkit.Logger()}
+	w := &web.Server{Project: "p", Catalog: c, Sessions: reg, Logger: testkit.Logger(), Token: token,
+		SignInsPerMinute: 3, Now: func() time.Time { return time.Unix(now.Load(), 0) }}
+	ts := httptest.NewServer(w.Handler())
+	t.Cleanup(ts.Close)
+	jar, _ := cookiejar.New(nil)
+	b := &browser{t: t, base: ts.URL, c: &http.Client{Jar: jar,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+	_, body := b.get("/signin")
+	csrf := csrfField.FindStringSubmatch(body)[1]
+	try := func(tok string) *http.Response {
+		res, _ := b.post("/signin", url.Values{"token": {tok}, "csrf": {csrf}, "next": {"/"}}, nil)
+		return res
+	}
+	for i := range 3 {
+		testkit.Equal(t, try(fmt.Sprint("wrong-", i)).StatusCode, http.StatusUnauthorized, "a wrong token within the allowance")
+	}
+	res := try("wrong-3")
+	testkit.Equal(t, res.StatusCode, http.StatusTooManyRequests, "a wrong token over the allowance")
+	testkit.Equal(t, res.Header.Get("Retry-After"), "20", "Retry-After (3 a minute)")
+	testkit.Equal(t, try(token).StatusCode, http.StatusTooManyRequests, "the right token while refused")
+	now.Add(20)
+	testkit.Equal(t, try(token).StatusCode, http.StatusSeeOther, "the right token once the allowance came back")
 }
