@@ -41,7 +41,8 @@ func (m *Main) serveHTTP(ctx context.Context) error {
 		Metrics: met.Handler(),
 		Web: (&web.Server{Project: m.project, Catalog: m.catalog, Index: m.index, Sessions: m.sessions,
 			Limits: query.Limits{MaxChars: m.Config.MaxChars}, Freshness: m.srv.Freshness,
-			Token: token, Secure: m.Config.TLSCert != "", MaxBodyBytes: m.Config.MaxBody, Logger: m.Logger}).Handler(),
+			Token: token, Secure: m.Config.TLSCert != "", MaxBodyBytes: m.Config.MaxBody, Logger: m.Logger,
+			SignInsPerMinute: signInsPerMinute(m.Config.SignInsPerMin)}).Handler(),
 		Health: func(ctx context.Context) (bool, any) {
 			h := m.srv.Freshness.Health(ctx, m.Config.ReadyMaxLag)
 			return h.Ready, h
@@ -56,4 +57,13 @@ func (m *Main) serveHTTP(ctx context.Context) error {
 		"token", token != "", "tls", m.Config.TLSCert != "")
 	close(m.Ready)
 	return hs.Serve(ctx)
+}
+
+// signInsPerMinute maps --signin-limit to web.Server's setting, where 0 means the default
+// and a negative value no limit.
+func signInsPerMinute(flag int) int {
+	if flag <= 0 {
+		return -1
+	}
+	return flag
 }

@@ -45,6 +45,7 @@ import (
 	"github.com/guide/guide/internal/projection"
 	"github.com/guide/guide/internal/query"
 	"github.com/guide/guide/internal/session"
+	"github.com/guide/guide/internal/web"
 )
 
 // tokenEnv is the environment variable that holds the HTTP bearer token, when no
@@ -82,6 +83,7 @@ type Config struct {
 	ReadyMaxLag    uint64
 	ShutdownWait   time.Duration
 	PageSize       int
+	SignInsPerMin  int
 
 	// One owner per project: ServeOwner runs this process as the owner daemon that stdio
 	// bridges start; it exits after IdleTimeout without a client.
@@ -104,6 +106,7 @@ func DefaultConfig() Config {
 		PageSize:       mcpserver.DefaultPageSize,
 		MaxBody:        httpserve.DefaultMaxBodyBytes,
 		ShutdownWait:   httpserve.DefaultShutdownTimeout,
+		SignInsPerMin:  web.DefaultSignInsPerMinute,
 		IdleTimeout:    5 * time.Minute,
 		SyncWait:       mcpserver.DefaultSyncWait,
 	}
@@ -211,6 +214,7 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.Int64Var(&c.MaxBody, "max-body", d.MaxBody, "largest request body (HTTP) or message (stdio), in bytes")
 	fs.Uint64Var(&c.ReadyMaxLag, "ready-max-lag", 0, "HTTP: /healthz says ready while at most this many events are not yet applied")
 	fs.DurationVar(&c.ShutdownWait, "shutdown-wait", d.ShutdownWait, "HTTP: on SIGTERM, how long in-flight calls may take to finish")
+	fs.IntVar(&c.SignInsPerMin, "signin-limit", d.SignInsPerMin, "HTTP: wrong tokens the web page's sign-in takes from one address a minute; beyond, it refuses every sign-in from there for a while (0: no limit)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

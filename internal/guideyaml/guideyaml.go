@@ -25,6 +25,11 @@ import (
 // FileName is the configuration file looked for at the content root.
 const FileName = "guide.yaml"
 
+// MaxFileBytes bounds a configuration file. Its content travels in one event on the
+// stream, and every answer about the categories reads it: a larger file is refused, as an
+// invalid one is, and the documents are still indexed.
+const MaxFileBytes = 1 << 20
+
 // DefaultPattern is a category's pattern when it names none: every document below its folder.
 const DefaultPattern = "**/*"
 
@@ -65,6 +70,11 @@ func (e *Error) Error() string {
 		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Problem)
 	}
 	return e.File + ": " + e.Problem
+}
+
+// TooLarge is the error for a configuration file of size bytes, over MaxFileBytes.
+func TooLarge(file string, size int64) *Error {
+	return &Error{File: file, Problem: fmt.Sprintf("the file is %d bytes; the limit is %d bytes (%d KiB)", size, MaxFileBytes, MaxFileBytes>>10)}
 }
 
 // IsDefault reports whether c is the built-in default rather than a file's.
@@ -152,6 +162,9 @@ func CheckName(n string) error {
 // Parse reads and validates guide.yaml. file names the file in errors and becomes Source.
 // An empty file is a configuration without categories.
 func Parse(file string, data []byte) (*Config, error) {
+	if len(data) > MaxFileBytes {
+		return nil, TooLarge(file, int64(len(data)))
+	}
 	c := &Config{Source: file, Categories: map[string]*Category{}, Collections: map[string]*Collection{}}
 	fail := func(n *yaml.Node, format string, args ...any) error {
 		e := &Error{File: file, Problem: fmt.Sprintf(format, args...)}

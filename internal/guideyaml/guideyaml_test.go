@@ -106,3 +106,14 @@ func TestDefault(t *testing.T) {
 		t.Error("default is not default")
 	}
 }
+
+// TestParseRefusesAFileOverTheLimit: a valid file over MaxFileBytes is an error naming the
+// file and the limit, not a configuration.
+func TestParseRefusesAFileOverTheLimit(t *testing.T) {
+	data := []byte("categories:\n  a:\n    description: \"" + strings.Repeat("x", MaxFileBytes) + "\"\n")
+	_, err := Parse("guide.yaml", data)
+	var ge *Error
+	if !errors.As(err, &ge) || ge.File != "guide.yaml" || !strings.Contains(ge.Problem, "the limit is 1048576 bytes") {
+		t.Fatalf("Parse of %d bytes: %v; want an error naming guide.yaml and the limit", len(data), err)
+	}
+}

@@ -200,42 +200,92 @@ func compile(line string) (rule, bool, error) {
 				return rule{}, false, fmt.Errorf("bad pattern %q: %v", line, err)
 			}
 		}
+		if seg == "**" && len(r.segs) > 0 && r.segs[len(r.segs)-1].pat == "**" {
+			continue // "**/**" is "**"
+		}
 		r.segs = append(r.segs, newSegment(seg))
 	}
-	if !r.anchored {
+	if !r.anchored && (len(r.segs) == 0 || r.segs[0].pat != "**") {
 		r.segs = append([]segment{newSegment("**")}, r.segs...)
 	}
 	return r, true, nil
 }
 
-// matchSegs reports whether the rule's segments match all of parts.
+// matchSegs reports whether the rule's segments match all of parts. A "**" is zero or more
+// parts, except at the end, where it is one or more (everything inside, not the folder
+// itself). It runs in time proportional to len(segs) × len(parts) whatever the rule: a
+// line of many "**" must not try every way of placing them.
 func matchSegs(segs []segment, parts []string) bool {
-	for len(segs) > 0 {
-		if segs[0].pat == "**" {
-			rest := segs[1:]
-			if len(rest) == 0 {
-				// A trailing "**" matches everything inside, not the folder itself.
-				return len(parts) > 0
+	ok, _ := matchSegsSteps(segs, parts)
+	return ok
+}
+
+// matchSegsSteps is matchSegs, also counting the segments it matched against a part:
+// the work done, which tests bound.
+func matchSegsSteps(segs []segment, parts []string) (ok bool, steps int) {
+	if len(segs) > 0 && segs[0].pat == "**" && !slices.ContainsFunc(segs[1:], isGlobstar) {
+		// Without another "**", only one alignment can match: the last len(rest) parts.
+		// (Every unanchored rule is "**/…": this is the common case.)
+		rest := segs[1:]
+		if len(rest) == 0 {
+			return len(parts) > 0, 0
+		}
+		if len(parts) < len(rest) {
+			return false, 0
+		}
+		return matchFixed(rest, parts[len(parts)-len(rest):])
+	}
+	if !slices.ContainsFunc(segs, isGlobstar) {
+		if len(parts) != len(segs) {
+			return false, 0
+		}
+		return matchFixed(segs, parts)
+	}
+	// next[j]: segs[i+1:] matches parts[j:]; cur[j]: segs[i:] does. Filled from the last
+	// segment back, each row from the last part back.
+	m := len(parts)
+	next := make([]bool, m+1)
+	cur := make([]bool, m+1)
+	next[m] = true
+	for i := len(segs) - 1; i >= 0; i-- {
+		s := &segs[i]
+		switch {
+		case s.pat == "**" && i == len(segs)-1:
+			for j := 0; j <= m; j++ {
+				cur[j] = j < m
 			}
-			if !slices.ContainsFunc(rest, func(s segment) bool { return s.pat == "**" }) {
-				// Without another "**", only one alignment can match: the last len(rest)
-				// parts. (Every unanchored rule is "**/…": this is the common case.)
-				return len(parts) >= len(rest) && matchSegs(rest, parts[len(parts)-len(rest):])
+		case s.pat == "**":
+			cur[m] = next[m]
+			for j := m - 1; j >= 0; j-- {
+				cur[j] = next[j] || cur[j+1]
 			}
-			for i := 0; i <= len(parts); i++ {
-				if matchSegs(rest, parts[i:]) {
-					return true
+		default:
+			cur[m] = false
+			for j := m - 1; j >= 0; j-- {
+				cur[j] = false
+				if next[j+1] {
+					steps++
+					cur[j] = s.match(parts[j])
 				}
 			}
-			return false
 		}
-		if len(parts) == 0 || !segs[0].match(parts[0]) {
-			return false
-		}
-		segs, parts = segs[1:], parts[1:]
+		cur, next = next, cur
 	}
-	return len(parts) == 0
+	return next[0], steps
 }
+
+// matchFixed matches segments without "**" to as many parts, one by one.
+func matchFixed(segs []segment, parts []string) (ok bool, steps int) {
+	for i := range segs {
+		steps++
+		if !segs[i].match(parts[i]) {
+			return false, steps
+		}
+	}
+	return true, steps
+}
+
+func isGlobstar(s segment) bool { return s.pat == "**" }
 
 // segment is one segment of a pattern, compiled for the name it is matched against:
 // every path of a tree meets every rule, so the common shapes skip path.Match.

@@ -75,7 +75,7 @@ func (s *Server) Content(ctx context.Context, req query.ContentRequest) (*query.
 	var res *query.ContentResult
 	var qerr *query.Error
 	err := s.Catalog.Read(func(snap *projection.Snapshot) error {
-		res, qerr = query.Content(snap, req, s.Limits)
+		res, qerr = query.Content(ctx, snap, req, s.Limits)
 		return nil
 	})
 	if err != nil {

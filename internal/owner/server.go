@@ -39,12 +39,18 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		case <-ctx.Done():
 		}
 	})
-	hs := &http.Server{Handler: http.MaxBytesHandler(mux, s.MaxBody), ReadHeaderTimeout: 10 * time.Second}
+	// The calls' contexts end once the calls in flight have had ShutdownWait: a call that
+	// is still working then (a long match, a slow read) stops, rather than holding the
+	// process after it was told to stop.
+	calls, endCalls := context.WithCancel(context.Background())
+	hs := &http.Server{Handler: http.MaxBytesHandler(mux, s.MaxBody), ReadHeaderTimeout: 10 * time.Second,
+		BaseContext: func(net.Listener) context.Context { return calls }}
 	go func() {
 		<-ctx.Done()
 		sctx, cancel := context.WithTimeout(context.Background(), s.ShutdownWait)
 		defer cancel()
 		_ = hs.Shutdown(sctx)
+		endCalls()
 	}()
 	if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 		return err

@@ -68,3 +68,41 @@ func TestServerCountsAttachedBridges(t *testing.T) {
 	cancel()
 	testkit.NoErr(t, <-served, "serve ends with its context")
 }
+
+// TestServerEndsCallsAfterShutdownWait: a call still working when the shutdown wait is
+// over sees its context end, so that it stops rather than outliving the owner.
+func TestServerEndsCallsAfterShutdownWait(t *testing.T) {
+	dir, err := os.MkdirTemp("", "own")
+	testkit.NoErr(t, err, "temp dir")
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	l, err := Acquire(dir)
+	testkit.NoErr(t, err, "acquire")
+	t.Cleanup(func() { l.Release() })
+	ln, err := l.Listen()
+	testkit.NoErr(t, err, "listen")
+	started, ended := make(chan struct{}), make(chan struct{})
+	s := &Server{MaxBody: 1 << 10, ShutdownWait: 10 * time.Millisecond,
+		MCP: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_, _ = io.ReadAll(r.Body)
+			close(started)
+			<-r.Context().Done() // a call that works until told to stop
+			close(ended)
+		})}
+	ctx, cancel := context.WithCancel(testkit.Context(t))
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ctx, ln) }()
+	client := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "unix", Socket(dir))
+	}}}
+	go func() {
+		resp, err := client.Post("http://owner/mcp", "application/json", strings.NewReader("{}"))
+		if err == nil {
+			resp.Body.Close()
+		}
+	}()
+	<-started
+	cancel()
+	testkit.NoErr(t, <-served, "serve ends with its context")
+	<-ended
+}

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"context"
 	"fmt"
 	"path"
 	"slices"
@@ -61,7 +62,7 @@ type match struct {
 // matches their patterns (or the given one) over the folder tree, prefers a document to
 // its template, renders templates, and formats one document as is or several as MIME
 // multipart, within the response limits.
-func Content(s *projection.Snapshot, req ContentRequest, lim Limits) (*ContentResult, *Error) {
+func Content(ctx context.Context, s *projection.Snapshot, req ContentRequest, lim Limits) (*ContentResult, *Error) {
 	lim = lim.orDefault()
 	if req.Project == "" {
 		return nil, Errorf(ErrNoSession, "no active project session: this query process is not bound to a project (start guide-mcp with --root DIR or --project NAME)")
@@ -75,7 +76,10 @@ func Content(s *projection.Snapshot, req ContentRequest, lim Limits) (*ContentRe
 	if qerr != nil {
 		return nil, qerr
 	}
-	matches := selectDocuments(s, cfg, cats, patterns)
+	matches, err := selectDocuments(ctx, s, cfg, cats, patterns)
+	if err != nil {
+		return nil, Internal(ErrIO, err, "matching the pattern was interrupted")
+	}
 	if len(matches) == 0 {
 		return nil, noMatches(cfg, req, cats, collection)
 	}
@@ -111,8 +115,8 @@ func categoryPatterns(cfg *guideyaml.Config, cats []string, pattern string) (map
 
 // selectDocuments matches the patterns over each category's folder, in category order then
 // path order: a document once, never the configuration file, and a template only where its
-// basename's document is not selected.
-func selectDocuments(s *projection.Snapshot, cfg *guideyaml.Config, cats []string, patterns map[string][]*compiledPattern) []match {
+// basename's document is not selected. It stops with the context's error when ctx ends.
+func selectDocuments(ctx context.Context, s *projection.Snapshot, cfg *guideyaml.Config, cats []string, patterns map[string][]*compiledPattern) ([]match, error) {
 	var matches []match
 	seen := map[string]bool{}
 	for _, c := range cats {
@@ -129,7 +133,9 @@ func selectDocuments(s *projection.Snapshot, cfg *guideyaml.Config, cats []strin
 			}
 		}
 		for _, cp := range patterns[c] {
-			cp.walk(s, f, 0, emit)
+			if _, err := cp.match(ctx, s, f, emit); err != nil {
+				return nil, err
+			}
 		}
 		found = preferDocuments(found, seen)
 		slices.SortFunc(found, func(a, b *projection.Document) int { return strings.Compare(a.Path, b.Path) })
@@ -137,7 +143,7 @@ func selectDocuments(s *projection.Snapshot, cfg *guideyaml.Config, cats []strin
 			matches = append(matches, match{doc: d, category: c, dir: cat.Dir})
 		}
 	}
-	return matches
+	return matches, nil
 }
 
 // preferDocuments drops a template where its basename's document is also selected.

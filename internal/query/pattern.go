@@ -1,6 +1,7 @@
 package query
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -67,6 +68,9 @@ func compilePattern(p string) (*compiledPattern, *Error) {
 	extensionless := !strings.Contains(parts[len(parts)-1], ".")
 	for i, s := range parts {
 		if strings.Trim(s, "*") == "" && len(s) >= 2 {
+			if n := len(cp.segs); n > 0 && cp.segs[n-1].globstar {
+				continue // "**/**" is "**"
+			}
 			cp.segs = append(cp.segs, segment{globstar: true})
 			continue
 		}
@@ -102,50 +106,100 @@ func matchNames(m, alt *glob.Matcher, rel string, d *projection.Document) bool {
 	return d.Template() && try(strings.TrimSuffix(rel, projection.TemplateExt))
 }
 
+// checkEvery is how many steps a walk takes between looks at its context.
+const checkEvery = 256
+
+// walker matches one pattern over a folder tree. Each (segment, folder) pair is visited
+// at most once, so a walk costs at most the pattern's segments times the folders below,
+// whatever the pattern: "**/**/…" or "**/a*/**/a*/…" over a deep chain of folders would
+// otherwise reach the same pair along every way of placing the "**".
+type walker struct {
+	ctx   context.Context
+	s     *projection.Snapshot
+	cp    *compiledPattern
+	emit  func(*projection.Document)
+	seen  map[walkState]bool
+	steps int   // pairs visited and documents matched: the work done
+	err   error // the context's error once it ends
+}
+
+type walkState struct {
+	seg    int
+	folder *projection.Folder
+}
+
+// match emits the documents below f that match cp; it stops early with the context's
+// error when ctx ends. steps is the work done.
+func (cp *compiledPattern) match(ctx context.Context, s *projection.Snapshot, f *projection.Folder, emit func(*projection.Document)) (steps int, err error) {
+	w := &walker{ctx: ctx, s: s, cp: cp, emit: emit, seen: map[walkState]bool{}}
+	w.walk(f, 0)
+	return w.steps, w.err
+}
+
+// step counts one unit of work and reports whether to go on. The context is looked at
+// on the first step, so an ended call does no work at all, then every checkEvery.
+func (w *walker) step() bool {
+	w.steps++
+	if w.err == nil && w.steps%checkEvery == 1 {
+		w.err = w.ctx.Err()
+	}
+	return w.err == nil
+}
+
 // walk emits the documents below f that match the pattern from segment i on.
-func (cp *compiledPattern) walk(s *projection.Snapshot, f *projection.Folder, i int, emit func(*projection.Document)) {
+func (w *walker) walk(f *projection.Folder, i int) {
+	k := walkState{i, f}
+	if w.seen[k] || !w.step() {
+		return
+	}
+	w.seen[k] = true
+	cp, s := w.cp, w.s
 	seg := &cp.segs[i]
 	last := i == len(cp.segs)-1
 	switch {
 	case seg.globstar:
 		if last {
-			f.EachDoc(emit)
+			f.EachDoc(func(d *projection.Document) {
+				if w.step() {
+					w.emit(d)
+				}
+			})
 			return
 		}
-		cp.walk(s, f, i+1, emit)
+		w.walk(f, i+1)
 		for _, sub := range f.Folders() {
-			cp.walk(s, sub, i, emit)
+			w.walk(sub, i)
 		}
 	case seg.rest != nil:
 		f.EachDoc(func(d *projection.Document) {
-			if matchNames(seg.rest, seg.restAlt, relTo(f.Path, d.Path), d) {
-				emit(d)
+			if w.step() && matchNames(seg.rest, seg.restAlt, relTo(f.Path, d.Path), d) {
+				w.emit(d)
 			}
 		})
 	case last:
 		if lit, ok := seg.m.Literal(); ok && seg.alt == nil {
 			for _, name := range []string{lit, lit + projection.TemplateExt} {
 				if d, ok := s.Document(joinPath(f.Path, name)); ok {
-					emit(d)
+					w.emit(d)
 				}
 			}
 			return
 		}
 		for _, d := range f.Docs() {
-			if matchNames(seg.m, seg.alt, d.Name(), d) {
-				emit(d)
+			if w.step() && matchNames(seg.m, seg.alt, d.Name(), d) {
+				w.emit(d)
 			}
 		}
 	default:
 		if lit, ok := seg.m.Literal(); ok {
 			if sub, ok := s.Folder(joinPath(f.Path, lit)); ok {
-				cp.walk(s, sub, i+1, emit)
+				w.walk(sub, i+1)
 			}
 			return
 		}
 		for _, sub := range f.Folders() {
 			if seg.m.Match(sub.Name()) {
-				cp.walk(s, sub, i+1, emit)
+				w.walk(sub, i+1)
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package query
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/guide/guide/internal/events"
@@ -32,12 +33,19 @@ func CheckSessionName(name string) (string, *Error) {
 	case strings.ContainsAny(name, "/\\\x00"):
 		return "", Errorf(ErrInvalidPath, "%q is not a plain file name: session documents live in no folder", name)
 	}
-	for _, r := range name {
-		if r < 0x20 || r == 0x7f {
-			return "", Errorf(ErrInvalidPath, "file name %q contains a control character", name)
-		}
+	if strings.ContainsFunc(name, hiddenRune) {
+		return "", Errorf(ErrInvalidPath, "file name %q contains a control character", name)
 	}
 	return name, nil
+}
+
+// hiddenRune reports the characters a name shown to a person must not hold: controls (C0,
+// DEL, C1), format characters (U+202E and the other bidirectional overrides and isolates,
+// zero-width characters, U+FEFF), and the line and paragraph separators. Each changes
+// how the rest of the name reads, or hides part of it: "invoice\u202Efdp.md" shows as
+// "invoicedm.pdf".
+func hiddenRune(r rune) bool {
+	return unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
 }
 
 // ResolveDocument finds the document a path argument names for a session: "session:<name>"

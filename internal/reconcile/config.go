@@ -3,6 +3,8 @@ package reconcile
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -39,18 +41,31 @@ func (x *Indexer) LoadConfig() (*guideyaml.Config, error) {
 		}
 	}
 	file, source, explicit := x.configFile()
-	var b []byte
+	var f *os.File
 	var err error
 	if explicit {
-		b, err = os.ReadFile(file) // named by the operator: it may live anywhere
+		f, err = os.Open(file) // named by the operator: it may live anywhere
 	} else {
-		b, err = x.tree.ReadFile(guideyaml.FileName) // the root's: never a link out of it
+		f, err = x.tree.Open(guideyaml.FileName) // the root's: never a link out of it
 	}
 	if errors.Is(err, fs.ErrNotExist) && !explicit {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, &guideyaml.Error{File: source, Problem: err.Error()}
+	}
+	defer f.Close()
+	// Read no more than the limit and a byte: a huge file is refused, not held.
+	b, err := io.ReadAll(io.LimitReader(f, guideyaml.MaxFileBytes+1))
+	if err != nil {
+		return nil, &guideyaml.Error{File: source, Problem: err.Error()}
+	}
+	if len(b) > guideyaml.MaxFileBytes {
+		size := int64(len(b))
+		if st, err := f.Stat(); err == nil {
+			size = st.Size()
+		}
+		return nil, guideyaml.TooLarge(source, size)
 	}
 	return guideyaml.Parse(source, b)
 }
@@ -59,6 +74,16 @@ func (x *Indexer) LoadConfig() (*guideyaml.Config, error) {
 // An invalid file publishes nothing, so that the last good configuration stays in force.
 func (x *Indexer) reconcileConfig(ctx context.Context, pub *events.Publisher, sum *Summary) error {
 	cfg, err := x.LoadConfig()
+	var body []byte
+	if err == nil && cfg != nil {
+		// The canonical form is what one event carries: it must fit, or the stream refuses
+		// the event and, with it, every document published after it.
+		if body = cfg.Canonical(); int64(len(body)) > x.maxSize {
+			err = &guideyaml.Error{File: cfg.Source, Problem: fmt.Sprintf(
+				"the configuration is %d bytes once encoded; one event carries at most %d bytes (the NATS server's max_payload less room for the envelope)",
+				len(body), x.maxSize)}
+		}
+	}
 	if err != nil {
 		sum.Config, sum.ConfigError = "invalid", err.Error()
 		if err.Error() != x.lastConfigErr {
@@ -78,8 +103,8 @@ func (x *Indexer) reconcileConfig(ctx context.Context, pub *events.Publisher, su
 			return nil
 		}
 		cfg = &guideyaml.Config{Categories: map[string]*guideyaml.Category{}, Collections: map[string]*guideyaml.Collection{}}
+		body = cfg.Canonical()
 	}
-	body := cfg.Canonical()
 	if found && latest.Hash == events.HashContent(body) {
 		sum.Config = "unchanged"
 		return nil

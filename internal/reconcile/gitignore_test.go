@@ -2,7 +2,10 @@ package reconcile_test
 
 import (
 	"context"
+	"fmt"
+	"path"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -118,4 +121,22 @@ func TestWatchGitignore(t *testing.T) {
 
 	testkit.WriteFile(t, root, "Worldbuilding/.gitignore", "Creatures/\n")
 	waitFor("a new .gitignore", append(without(base, "Characters/Kael Stormborn.md", "Worldbuilding/Creatures/Dragons.md"), "Plot/Outlines/act-two.md"))
+}
+
+// TestGitignoreOfManyGlobstarsOverADeepTree: a .gitignore line of many "**" does not stall
+// the first scan of a deep tree; the document at the bottom is published, and the one the
+// line names is left out.
+func TestGitignoreOfManyGlobstarsOverADeepTree(t *testing.T) {
+	root := t.TempDir()
+	dir := ""
+	for i := 1; i <= 30; i++ {
+		dir = path.Join(dir, fmt.Sprintf("d%02d", i))
+	}
+	testkit.WriteFile(t, root, ".gitignore", strings.Repeat("**/", 11)+"nomatch\n"+strings.Repeat("**/d*/", 10)+"**/skip.md\n")
+	testkit.WriteFile(t, root, dir+"/bottom.md", "# Bottom\n")
+	testkit.WriteFile(t, root, dir+"/skip.md", "# Skip\n")
+	x, s := newIndexer(t, root)
+	_, err := x.Reconcile(testkit.Context(t))
+	testkit.NoErr(t, err, "reconcile")
+	testkit.Equal(t, documents(t, s), []string{dir + "/bottom.md"}, "documents")
 }

@@ -70,6 +70,9 @@ type Indexer struct {
 	// standIns maps the stand-in path of each document too long for a subject to its real
 	// path, as scans find them, so that moving its folder away deletes it too.
 	standIns sync.Map
+	// notFiles holds the paths of the FIFOs, sockets and devices already logged as left
+	// out, so that each is logged once, not on every scan.
+	notFiles sync.Map
 	// linkTargets maps each symbolic link that is a document to the path, relative to the
 	// root, of the file it shows: a change to that file is a change to the link's document.
 	linkTargets sync.Map

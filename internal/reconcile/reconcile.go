@@ -100,10 +100,13 @@ func (x *Indexer) Reconcile(ctx context.Context) (Summary, error) {
 	walked := make(chan struct{})
 	go func() {
 		defer close(walked)
-		files, walkErrs = x.walk("")
+		files, walkErrs = x.walk(ctx, "")
 	}()
 	known, setAside, err := x.refresh(ctx)
 	<-walked
+	if err == nil {
+		err = ctx.Err() // a walk cut short lists too little: nothing may be deleted from it
+	}
 	if err != nil {
 		return Summary{StateFile: setAside}, err
 	}
@@ -134,7 +137,10 @@ func (x *Indexer) ReconcilePaths(ctx context.Context, paths []string) (Summary, 
 	if err != nil {
 		return Summary{StateFile: setAside}, err
 	}
-	files, deleted := x.compare(x.withLinks(paths))
+	files, deleted := x.compare(ctx, x.withLinks(paths))
+	if err := ctx.Err(); err != nil {
+		return Summary{StateFile: setAside}, err
+	}
 	sum, err := x.publish(ctx, files, deleted, false)
 	sum.Known, sum.StateFile = known, setAside
 	sum.Duration = time.Since(start)
@@ -160,7 +166,7 @@ func (x *Indexer) gone(files []file) []string {
 
 // compare returns the documents found at or below the given paths, and the known
 // documents that are gone from there.
-func (x *Indexer) compare(paths []string) (files []file, deleted []string) {
+func (x *Indexer) compare(ctx context.Context, paths []string) (files []file, deleted []string) {
 	sort.Strings(paths)
 	seen := map[string]bool{}
 	for i, p := range paths {
@@ -177,7 +183,7 @@ func (x *Indexer) compare(paths []string) (files []file, deleted []string) {
 			// Left out; a bad name is reported by the full scan.
 		case st.IsDir():
 			seen["dir:"+p] = true
-			found, _ = x.walk(p)
+			found, _ = x.walk(ctx, p)
 		default:
 			if f, ok := x.stat(p, st); ok {
 				found = []file{f}

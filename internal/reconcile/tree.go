@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -39,11 +40,14 @@ func (f *file) same(k knownDoc) bool {
 
 // walk lists every document below the folder dir (relative, "" for the root). It reads
 // through the content root: it never descends a symbolic link, and a folder swapped for
-// one while it walks is not read.
-func (x *Indexer) walk(dir string) ([]file, []error) {
+// one while it walks is not read. It stops when ctx ends, with what it found so far.
+func (x *Indexer) walk(ctx context.Context, dir string) ([]file, []error) {
 	var files []file
 	var errs []error
 	_ = x.tree.Walk(dir, func(rel string, d fs.DirEntry, err error) error {
+		if ctx.Err() != nil {
+			return fs.SkipAll
+		}
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
 				errs = append(errs, err)
@@ -111,7 +115,12 @@ func (x *Indexer) stat(rel string, info fs.FileInfo) (file, bool) {
 			f.target, f.size, f.mt, f.inode = target, ti.Size(), ti.ModTime().UTC(), inode(ti)
 		}
 	case !info.Mode().IsRegular():
-		return f, false // sockets, pipes, devices: not documents
+		// Sockets, pipes, devices: not documents, and never opened (a FIFO would block the
+		// read). Said once, so that a file that never shows up is explained.
+		if _, seen := x.notFiles.LoadOrStore(rel, true); !seen {
+			x.log.Info("not indexed: not a regular file", "path", rel, "type", fileType(info.Mode()))
+		}
+		return f, false
 	}
 	if key := x.key(rel); key != rel {
 		x.standIns.Store(key, rel)
@@ -197,4 +206,19 @@ func (x *Indexer) noteLink(rel string) {
 	} else {
 		x.linkTargets.Delete(rel)
 	}
+}
+
+// fileType names the kind of a file that is neither a regular file nor a folder.
+func fileType(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeCharDevice != 0:
+		return "character device"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	}
+	return m.Type().String()
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/yuin/goldmark/util"
 
 	"github.com/guide/guide/internal/query"
+	mdtext "github.com/guide/guide/internal/text"
 )
 
 // newMarkdown is goldmark with GitHub's extensions, raw HTML shown as text (the
@@ -134,11 +135,30 @@ func (s *Server) renderContent(v *query.DocumentView) template.HTML {
 		dir = parentDir(v.Path)
 	}
 	pc.Set(docDirKey, dir)
-	if err := s.md.Convert([]byte(v.Content), &b, parser.WithContext(pc)); err != nil {
+	src := []byte(v.Content)
+	// Front matter is the document's metadata, not its text: shown as the block it is,
+	// where goldmark would read "---" as a rule and its last line as a heading.
+	if body := mdtext.ParseMarkdown(src).Body; body > 0 {
+		b.WriteString(`<pre class="front-matter" aria-label="Front matter"><code>`)
+		b.WriteString(html.EscapeString(frontMatterText(v.Content[:body])))
+		b.WriteString("</code></pre>\n")
+		src = src[body:]
+	}
+	if err := s.md.Convert(src, &b, parser.WithContext(pc)); err != nil {
 		s.Logger.Warn("rendering Markdown; showing the text", "path", v.Path, "err", err)
 		return template.HTML(`<pre class="text">` + html.EscapeString(v.Content) + `</pre>`)
 	}
 	return template.HTML(b.String()) // goldmark escapes text and omits or escapes raw HTML
+}
+
+// frontMatterText is a front matter block without its delimiter lines.
+func frontMatterText(block string) string {
+	_, inner, _ := strings.Cut(block, "\n")  // the opening "---"
+	inner = strings.TrimRight(inner, "\r\n") // the closing line's end
+	if i := strings.LastIndexByte(inner, '\n'); i >= 0 {
+		return inner[:i+1]
+	}
+	return "" // nothing between the delimiters
 }
 
 // snippetHTML turns a search snippet's **marks** into <mark> elements, escaping the rest.

@@ -6,9 +6,14 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
+	"fmt"
+	"math"
 	"net/http"
 	"net/url"
+	"path"
+	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Cookie names. The session cookie names the browser's guide session (its focus and its
@@ -187,16 +192,40 @@ func wantsJSON(r *http.Request) bool {
 }
 
 // localPath returns next when it is a path of this site, "/" otherwise: a sign-in or a
-// form never sends the browser elsewhere.
+// form never sends the browser elsewhere. It judges the path as http.Redirect will send
+// it, after cleaning ("/./\evil.example" becomes "/\evil.example", which a browser reads
+// as "//evil.example"), and returns it so cleaned. A backslash in the path, or any control
+// character (a browser drops tabs and newlines from a URL), is refused.
 func localPath(next string) string {
-	if next == "" || next[0] != '/' || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") {
+	p := redirectPath(next)
+	pathPart, _, _ := strings.Cut(p, "?")
+	if p == "" || p[0] != '/' || strings.HasPrefix(p, "//") || strings.ContainsRune(pathPart, '\\') ||
+		strings.ContainsFunc(p, unicode.IsControl) {
 		return "/"
 	}
-	u, err := url.Parse(next)
-	if err != nil || u.Host != "" || u.Scheme != "" {
+	u, err := url.Parse(p)
+	if err != nil || u.Host != "" || u.Scheme != "" || u.Opaque != "" {
 		return "/"
 	}
-	return next
+	return p
+}
+
+// redirectPath is what http.Redirect sends for a path that starts with '/': the part
+// before any query cleaned as path.Clean does, a trailing slash kept.
+func redirectPath(next string) string {
+	if next == "" || next[0] != '/' {
+		return next
+	}
+	p, query, hasQuery := strings.Cut(next, "?")
+	trailing := strings.HasSuffix(p, "/")
+	p = path.Clean(p)
+	if trailing && !strings.HasSuffix(p, "/") {
+		p += "/"
+	}
+	if hasQuery {
+		p += "?" + query
+	}
+	return p
 }
 
 func (s *Server) signinForm(w http.ResponseWriter, r *http.Request) {
@@ -218,7 +247,16 @@ func (s *Server) signin(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, next, http.StatusSeeOther)
 		return
 	}
+	client := clientAddress(r.RemoteAddr)
+	if ok, wait := s.limit.Allowed(client); !ok {
+		s.Logger.Warn("refused a sign-in: too many wrong tokens from this address", "remote", r.RemoteAddr)
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+		s.render(w, r, http.StatusTooManyRequests, "signin", &page{Title: "Sign in",
+			Body: signinBody{Next: next, Error: fmt.Sprintf("Too many wrong tokens from this address: try again in %d seconds.", int(math.Ceil(wait.Seconds())))}})
+		return
+	}
 	if !equalHashed(strings.TrimSpace(r.PostFormValue("token")), s.Token) {
+		s.limit.Failed(client)
 		s.Logger.Warn("refused a sign-in with a wrong token", "remote", r.RemoteAddr)
 		s.render(w, r, http.StatusUnauthorized, "signin", &page{Title: "Sign in",
 			Body: signinBody{Next: next, Error: "That token is not the one this server was given."}})

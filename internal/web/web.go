@@ -47,6 +47,13 @@ type Server struct {
 	Token string
 	// Secure marks the cookies Secure: the page is served over HTTPS.
 	Secure bool
+	// SignInsPerMinute is how many wrong tokens one client address may send the sign-in
+	// form a minute (after a burst of as many); beyond it, every sign-in from there is
+	// refused (429) until the allowance comes back. 0 means DefaultSignInsPerMinute; a
+	// negative value, no limit.
+	SignInsPerMinute int
+	// Now is the clock of the sign-in limit; nil means time.Now.
+	Now func() time.Time
 	// InitialWait bounds how long a page waits for a catalog that has never held a
 	// complete scan (a new query process), rather than answer from a partial one.
 	InitialWait time.Duration // default 5s
@@ -60,6 +67,7 @@ type Server struct {
 	pages  map[string]*template.Template
 	md     goldmark.Markdown
 	assets map[string]asset
+	limit  *signInLimit
 }
 
 // Handler builds the routes. Host and Origin checks are the caller's (httpserve wraps it
@@ -77,6 +85,10 @@ func (s *Server) Handler() http.Handler {
 	if s.StatusEvery <= 0 {
 		s.StatusEvery = time.Second
 	}
+	if s.SignInsPerMinute == 0 {
+		s.SignInsPerMinute = DefaultSignInsPerMinute
+	}
+	s.limit = newSignInLimit(s.SignInsPerMinute, s.Now)
 	s.secret = make([]byte, 32)
 	_, _ = rand.Read(s.secret)
 	s.pages = parsePages()

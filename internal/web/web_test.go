@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -384,6 +385,9 @@ func TestSignIn(t *testing.T) {
 	res, body = b.get("/view/Characters")
 	testkit.Equal(t, res.StatusCode, 200, "signed in")
 	mustContain(t, body, "Elara.md", "Sign out")
+	res, _ = b.get("/signin?next=/./%5Cevil.example/phish")
+	testkit.Equal(t, res.StatusCode, http.StatusSeeOther, "signed in: the form sends on")
+	testkit.Equal(t, res.Header.Get("Location"), "/", "a next that cleans to /\\evil.example sends home")
 
 	req, _ := http.NewRequest("GET", s.URL+"/view/Characters", nil)
 	req.Header.Set("Authorization", "Bearer "+token)
@@ -444,8 +448,9 @@ func TestAttachments(t *testing.T) {
 		mustContain(t, testkit.Text(t, r), `"total":0`)
 	})
 	t.Run("Remove", func(t *testing.T) {
-		res, _ := a.post("/detach", url.Values{"name": {"todo.txt"}, "csrf": {a.csrf()}, "return": {"/"}}, nil)
+		res, _ := a.post("/detach", url.Values{"name": {"todo.txt"}, "csrf": {a.csrf()}, "return": {"/./\\evil.example/phish"}}, nil)
 		testkit.Equal(t, res.StatusCode, http.StatusSeeOther, "detach")
+		testkit.Equal(t, res.Header.Get("Location"), "/", "a hostile return sends the browser home")
 		_, body := a.get("/attachments")
 		testkit.Equal(t, len(decodeFiles(t, body).Files), 1, "after removing one: "+body)
 		res, _ = a.get("/session/todo.txt")
@@ -594,4 +599,68 @@ func TestCrossSiteLink(t *testing.T) {
 	testkit.Equal(t, len(res.Cookies()), 0, "cookies set")
 	mustContain(t, body, `<meta http-equiv="refresh" content="0">`, `<a href="/view/Characters">Continue to guide</a>`)
 	mustLack(t, body, "Elara.md")
+}
+
+// TestFrontMatterIsShownAsFrontMatter: a document's front matter is shown as one block of
+// metadata, not read as Markdown (where "---" is a rule and "tags: x" over "---" a heading).
+func TestFrontMatterIsShownAsFrontMatter(t *testing.T) {
+	files := map[string]string{
+		"notes/front.md": "---\ntitle: <b>Voyage</b>\ntags: [sea, maps]\n---\n# Voyage\n\nThe text.\n",
+		"notes/crlf.md":  "---\r\ntitle: Tides\r\n---\r\nBody.\r\n",
+		"notes/empty.md": "---\n---\n# Empty\n",
+	}
+	c := testkit.Catalog(t, files)
+	reg := &session.Registry{Project: "p", Catalog: c, Logger: testkit.Logger()}
+	w := &web.Server{Project: "p", Catalog: c, Sessions: reg, Logger: testkit.Logger(),
+		Freshness: fixedStatus{Documents: len(files), CaughtUp: true, InitialScanDone: true}}
+	ts := httptest.NewServer(w.Handler())
+	t.Cleanup(ts.Close)
+	b := &browser{t: t, base: ts.URL, c: &http.Client{}}
+
+	_, body := b.get("/view/notes/front.md")
+	mustContain(t, body, `<pre class="front-matter" aria-label="Front matter"><code>title: &lt;b&gt;Voyage&lt;/b&gt;
+tags: [sea, maps]
+</code></pre>`, "<h1>Voyage</h1>", "<p>The text.</p>")
+	mustLack(t, body, "<hr>", "<h2>tags:", "<b>Voyage")
+
+	_, body = b.get("/view/notes/crlf.md")
+	mustContain(t, body, `<code>title: Tides`, "<p>Body.</p>")
+	mustLack(t, body, "<hr>", "<h2>")
+
+	_, body = b.get("/view/notes/empty.md")
+	mustContain(t, body, `<pre class="front-matter" aria-label="Front matter"><code></code></pre>`, "<h1>Empty</h1>")
+	mustLack(t, body, "<hr>")
+}
+
+// TestSignInIsRateLimited: after its allowance of wrong tokens an address is refused
+// every sign-in, the right token too, with 429 and when to try again; the allowance
+// comes back with time.
+func TestSignInIsRateLimited(t *testing.T) {
+	const token = "team-secret"
+	var now atomic.Int64 // the limit's clock, in Unix seconds: moved by the test, read by the server
+	now.Store(1700000000)
+	c := testkit.Catalog(t, map[string]string{"a.md": "# A\n"})
+	reg := &session.Registry{Project: "p", Catalog: c, Logger: testkit.Logger()}
+	w := &web.Server{Project: "p", Catalog: c, Sessions: reg, Logger: testkit.Logger(), Token: token,
+		SignInsPerMinute: 3, Now: func() time.Time { return time.Unix(now.Load(), 0) }}
+	ts := httptest.NewServer(w.Handler())
+	t.Cleanup(ts.Close)
+	jar, _ := cookiejar.New(nil)
+	b := &browser{t: t, base: ts.URL, c: &http.Client{Jar: jar,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+	_, body := b.get("/signin")
+	csrf := csrfField.FindStringSubmatch(body)[1]
+	try := func(tok string) *http.Response {
+		res, _ := b.post("/signin", url.Values{"token": {tok}, "csrf": {csrf}, "next": {"/"}}, nil)
+		return res
+	}
+	for i := range 3 {
+		testkit.Equal(t, try(fmt.Sprint("wrong-", i)).StatusCode, http.StatusUnauthorized, "a wrong token within the allowance")
+	}
+	res := try("wrong-3")
+	testkit.Equal(t, res.StatusCode, http.StatusTooManyRequests, "a wrong token over the allowance")
+	testkit.Equal(t, res.Header.Get("Retry-After"), "20", "Retry-After (3 a minute)")
+	testkit.Equal(t, try(token).StatusCode, http.StatusTooManyRequests, "the right token while refused")
+	now.Add(20)
+	testkit.Equal(t, try(token).StatusCode, http.StatusSeeOther, "the right token once the allowance came back")
 }
