@@ -31,6 +31,7 @@ func TestManyGlobstarsStayLinear(t *testing.T) {
 			t.Fatalf("compile %q: %v", line, err)
 		}
 		got, steps := matchSegsSteps(r.segs, parts)
+		t.Logf("%q: %d segment matches", line, steps)
 		if want := strings.HasSuffix(line, "bottom.md"); got != want {
 			t.Errorf("%q: matched %v, want %v", line, got, want)
 		}
