@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -91,10 +92,11 @@ func (j *Jar) Is(abs string) (string, bool) {
 	return name, strings.HasPrefix(name, j.prefix)
 }
 
-// Stray reports whether rel (a slash path from a root) is a cookie written at a root: a
-// file the indexer never reads, whoever wrote it.
+// Stray reports whether rel (a slash path from a root) is a cookie written at a root — of
+// this tree, or of a folder inside it that another process serves: a file the indexer
+// never reads, whoever wrote it.
 func Stray(rel string) bool {
-	return strings.HasPrefix(rel, RootPrefix) && !strings.Contains(rel, "/")
+	return strings.HasPrefix(path.Base(rel), RootPrefix)
 }
 
 // Watching tells the jar that the watcher watches Dir: cookies written from now on are

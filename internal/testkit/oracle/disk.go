@@ -48,7 +48,7 @@ type Options struct {
 //   - what the ignore rules leave out is not there: the built-in ones, the repository's
 //     (every .gitignore, .git/info/exclude, the user's global excludes file) and the
 //     root's .guideignore; nor are the files of rules themselves, nor guide.yaml, nor a
-//     sync cookie left at the root (cookie.Stray);
+//     sync cookie (cookie.Stray);
 //   - a file or folder whose name is not valid UTF-8 (or holds U+FFFD) is not there;
 //   - sockets, pipes and devices are not documents;
 //   - a symbolic link is a document when it leads to a file inside the root (with that
