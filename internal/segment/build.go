@@ -160,7 +160,7 @@ func (b *builder) posting(fb *fieldBuilder, term string, doc uint32, freq int, l
 		}
 		at := len(b.slab)
 		b.slab = b.slab[:at+firstSize]
-		fb.post = append(fb.post, termPostings{buf: b.slab[at:at:at+firstSize]})
+		fb.post = append(fb.post, termPostings{buf: b.slab[at : at : at+firstSize]})
 	}
 	p := &fb.post[id]
 	if freq <= 0 {

@@ -18,7 +18,7 @@ import (
 
 // norms reads a field's lengths.
 type norms struct {
-	width int    // bytes per document; 0: every document has length constant
+	width    int // bytes per document; 0: every document has length constant
 	constant uint32
 	b        []byte
 }

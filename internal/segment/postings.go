@@ -247,9 +247,9 @@ type PostingsIterator struct {
 	locs   bool // read the positions
 	except *roaring.Bitmap
 
-	actual   *roaring.Bitmap    // ReplaceActual's: the documents to return
+	actual   *roaring.Bitmap     // ReplaceActual's: the documents to return
 	actualIt roaring.IntPeekable // over actual
-	actualBM *roaring.Bitmap    // ActualBitmap's answer, once made
+	actualBM *roaring.Bitmap     // ActualBitmap's answer, once made
 
 	all     roaring.IntPeekable // the documents of a long list
 	nChunks int

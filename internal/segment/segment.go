@@ -48,13 +48,13 @@ type field struct {
 }
 
 var (
-	_ api.Segment             = (*Segment)(nil)
-	_ api.PersistedSegment    = (*Segment)(nil)
-	_ api.UnpersistedSegment  = (*Segment)(nil)
-	_ api.DiskStatsReporter   = (*Segment)(nil)
-	_ api.TermDictionary      = (*Dictionary)(nil)
-	_ api.PostingsList        = (*PostingsList)(nil)
-	_ api.PostingsIterator    = (*PostingsIterator)(nil)
+	_ api.Segment                     = (*Segment)(nil)
+	_ api.PersistedSegment            = (*Segment)(nil)
+	_ api.UnpersistedSegment          = (*Segment)(nil)
+	_ api.DiskStatsReporter           = (*Segment)(nil)
+	_ api.TermDictionary              = (*Dictionary)(nil)
+	_ api.PostingsList                = (*PostingsList)(nil)
+	_ api.PostingsIterator            = (*PostingsIterator)(nil)
 	_ api.OptimizablePostingsIterator = (*PostingsIterator)(nil)
 )
 
