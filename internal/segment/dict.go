@@ -45,7 +45,8 @@ func (d *Dictionary) Contains(term []byte) (bool, error) {
 	if d.f == nil || d.f.fst == nil {
 		return false, nil
 	}
-	return d.f.fst.Contains(term)
+	_, ok, err := fstGet(d.f.fst, term)
+	return ok, err
 }
 
 // PostingsList returns term's postings, less the documents of except.
@@ -69,7 +70,7 @@ func (d *Dictionary) postingsList(term []byte, except *roaring.Bitmap, pl *Posti
 		}
 		d.reader = r
 	}
-	v, ok, err := d.reader.Get(term)
+	v, ok, err := fstGet(d.reader, term)
 	if err != nil {
 		return nil, fmt.Errorf("segment: field %q: %w", d.f.name, err)
 	}
@@ -104,7 +105,7 @@ func (d *Dictionary) iterator(a api.Automaton, start, end []byte, omitCount bool
 	if a != nil {
 		aut = a
 	}
-	fi, err := d.f.fst.Search(aut, start, end)
+	fi, err := fstSearch(d.f.fst, aut, start, end)
 	switch {
 	case err == nil:
 		it.it = fi
@@ -131,7 +132,11 @@ func (i *DictionaryIterator) Next() (*index.DictEntry, error) {
 	if i.it == nil {
 		return nil, nil
 	}
-	term, v := i.it.Current()
+	term, v, err := fstCurrent(i.it)
+	if err != nil {
+		i.err = err
+		return nil, err
+	}
 	i.entry.Term = string(term)
 	i.entry.EditDistance = i.it.EditDistance()
 	i.entry.Count = 0
@@ -143,7 +148,7 @@ func (i *DictionaryIterator) Next() (*index.DictEntry, error) {
 		}
 		i.entry.Count = n
 	}
-	if err := i.it.Next(); err != nil {
+	if err := fstNext(i.it); err != nil {
 		i.it = nil
 		if !errors.Is(err, vellum.ErrIteratorDone) {
 			i.err = err
@@ -165,4 +170,41 @@ func (f *field) count(v uint64, docs uint64) (uint64, error) {
 		return 0, damaged("postings count %d", n)
 	}
 	return n, nil
+}
+
+// vellum panics on some malformed dictionaries rather than failing: checked by their
+// checksums, they are what was written, but a panic is an error here all the same.
+
+func recovered(err *error) {
+	if r := recover(); r != nil {
+		*err = damaged("dictionary: %v", r)
+	}
+}
+
+func fstNext(it *vellum.FSTIterator) (err error) {
+	defer recovered(&err)
+	return it.Next()
+}
+
+func fstSearch(f *vellum.FST, a vellum.Automaton, start, end []byte) (it *vellum.FSTIterator, err error) {
+	defer recovered(&err)
+	return f.Search(a, start, end)
+}
+
+func fstGet(r interface {
+	Get([]byte) (uint64, bool, error)
+}, term []byte) (v uint64, ok bool, err error) {
+	defer recovered(&err)
+	return r.Get(term)
+}
+
+func fstCurrent(it *vellum.FSTIterator) (term []byte, v uint64, err error) {
+	defer recovered(&err)
+	term, v = it.Current()
+	return term, v, nil
+}
+
+func fstIterator(f *vellum.FST) (it *vellum.FSTIterator, err error) {
+	defer recovered(&err)
+	return f.Iterator(nil, nil)
 }

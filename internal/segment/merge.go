@@ -179,7 +179,7 @@ func (m *merger) field(fi int, name string) error {
 		if f.fst == nil {
 			continue
 		}
-		it, err := f.fst.Iterator(nil, nil)
+		it, err := fstIterator(f.fst)
 		if errors.Is(err, vellum.ErrIteratorDone) {
 			continue
 		}
@@ -187,7 +187,9 @@ func (m *merger) field(fi int, name string) error {
 			return err
 		}
 		src := &source{seg: i, f: f, it: it}
-		src.term, src.v = it.Current()
+		if src.term, src.v, err = fstCurrent(it); err != nil {
+			return err
+		}
 		srcs = append(srcs, src)
 	}
 	var flags byte
@@ -232,13 +234,13 @@ func (m *merger) field(fi int, name string) error {
 			if n, last, err = m.gather(s, positions, n, last); err != nil {
 				return fmt.Errorf("segment: merging field %q, term %q: %w", name, term, err)
 			}
-			if err := s.it.Next(); err != nil {
+			if err := fstNext(s.it); err != nil {
 				if !errors.Is(err, vellum.ErrIteratorDone) {
 					return err
 				}
 				s.done = true
-			} else {
-				s.term, s.v = s.it.Current()
+			} else if s.term, s.v, err = fstCurrent(s.it); err != nil {
+				return err
 			}
 		}
 		if n == 0 {

@@ -23,7 +23,8 @@ type PostingsList struct {
 	f      *field
 	except *roaring.Bitmap
 	form   int
-	n      int // postings, deleted ones included
+	n      int    // postings, deleted ones included
+	docs   uint64 // the segment's documents
 
 	doc  uint32 // formInline
 	pos1 uint64 // formInline: its position plus one, in a field of positions
@@ -55,6 +56,7 @@ func (f *field) tableEntry() int {
 // read decodes the dictionary value v of a segment of docs documents.
 func (pl *PostingsList) read(v uint64, docs uint64) error {
 	f := pl.f
+	pl.docs = docs
 	if v&inlineFlag != 0 {
 		doc, pos1 := inlined(v)
 		if uint64(doc) >= docs || f.positions != (pos1 > 0) {
@@ -132,6 +134,9 @@ func (pl *PostingsList) shortDocs(dst []uint32) ([]uint32, error) {
 			doc = d
 		} else {
 			doc += d
+		}
+		if doc >= pl.docs || k > 0 && d == 0 {
+			return dst, damaged("short postings")
 		}
 		dst = append(dst, uint32(doc))
 	}
@@ -286,7 +291,7 @@ func (it *PostingsIterator) load(c int) error {
 			} else {
 				doc += d
 			}
-			if r.err != nil || f == 0 || f > 1<<31 || k > 0 && d == 0 || doc > 1<<32-1 {
+			if r.err != nil || f == 0 || f > 1<<31 || k > 0 && d == 0 || doc >= pl.docs {
 				return damaged("short postings")
 			}
 			it.docs[k], it.fr[k] = uint32(doc), uint32(f)

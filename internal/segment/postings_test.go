@@ -108,8 +108,11 @@ func comparePostings(t *testing.T, ours *Segment, theirs api.Segment) {
 				}
 				break
 			}
-			if *eo != *ez {
-				t.Fatalf("field %s: term %v, zap %v", field, *eo, *ez)
+			// zap's dictionary counts a merged segment's terms wrong (see
+			// compareDicts): the count is held to its postings list.
+			zc, _ := dz.PostingsList([]byte(ez.Term), nil, nil)
+			if eo.Term != ez.Term || eo.Count != zc.Count() {
+				t.Fatalf("field %s: term %v, zap %v of %d documents", field, *eo, *ez, zc.Count())
 			}
 			terms++
 			if eo.Count > chunkPostings {
