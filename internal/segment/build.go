@@ -172,21 +172,19 @@ func (b *builder) posting(fb *fieldBuilder, term string, doc uint32, freq int, l
 		if len(locs) != freq {
 			return fmt.Errorf("segment: term %q of field %q occurs %d times at %d positions", term, fb.name, freq, len(locs))
 		}
-		sorted, prev := true, 0
+		// The positions as they come, if they come in order (they do but in a field
+		// given twice); else again, in order.
+		at, prev := len(p.buf), 0
 		for _, l := range locs {
 			if l.Position < prev {
-				sorted = false
+				prev = -1
 				break
 			}
+			p.buf = binary.AppendUvarint(p.buf, uint64(l.Position-prev))
 			prev = l.Position
 		}
-		if sorted {
-			prev = 0
-			for _, l := range locs {
-				p.buf = binary.AppendUvarint(p.buf, uint64(l.Position-prev))
-				prev = l.Position
-			}
-		} else {
+		if prev < 0 {
+			p.buf = p.buf[:at]
 			b.pos = b.pos[:0]
 			for _, l := range locs {
 				if l.Position < 0 {
@@ -200,6 +198,18 @@ func (b *builder) posting(fb *fieldBuilder, term string, doc uint32, freq int, l
 	p.last = doc
 	p.n++
 	return nil
+}
+
+// size estimates the bytes of the segment file, a little over.
+func (b *builder) size() int {
+	n := len(b.ids) + 4*b.docs + 1024
+	for _, fb := range b.fields {
+		n += 4*b.docs + 16*len(fb.post)
+		for i := range fb.post {
+			n += len(fb.post[i].buf)
+		}
+	}
+	return n + n/8
 }
 
 // write writes the segment to w.

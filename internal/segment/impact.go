@@ -1,6 +1,9 @@
 package segment
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"slices"
+)
 
 // Impacts. Postings lists are cut into chunks of chunkPostings postings, and each chunk
 // of a long list begins with the pairs of frequency and length (norm) that no other
@@ -25,30 +28,47 @@ type Impact struct {
 	Freq, Norm uint64
 }
 
-// frontier returns into dst the pairs of ps that no other dominates, by rising frequency
-// (and so rising length), at most maxImpacts of them; ps is reordered.
-func frontier(ps []Impact, dst []Impact) []Impact {
-	// By falling frequency, and of equal frequencies the shortest first: a pair is on
-	// the frontier when it is shorter than every pair before it.
-	for i := 1; i < len(ps); i++ {
-		for j := i; j > 0 && (ps[j].Freq > ps[j-1].Freq || ps[j].Freq == ps[j-1].Freq && ps[j].Norm < ps[j-1].Norm); j-- {
-			ps[j], ps[j-1] = ps[j-1], ps[j]
-		}
+// addImpact adds the pair p to front, the frontier of the pairs added before it by
+// rising frequency (and so rising length), and returns it: p is left out when a pair of
+// front dominates it, and the pairs it dominates give way to it. A chunk's impacts are its
+// postings' pairs added one by one, the frontier cut to maxImpacts pairs by capImpacts.
+func addImpact(front []Impact, p Impact) []Impact {
+	// Pairs of a lower frequency come first: the first of a frequency as high or
+	// higher is the shortest of them, and dominates p if it is as short.
+	hi := 0
+	for hi < len(front) && front[hi].Freq < p.Freq {
+		hi++
 	}
-	dst = dst[:0]
-	for i, p := range ps {
-		if i == 0 || p.Norm < dst[len(dst)-1].Norm {
-			dst = append(dst, p)
-		}
+	if hi < len(front) && front[hi].Norm <= p.Norm {
+		return front
 	}
-	for i, j := 0, len(dst)-1; i < j; i, j = i+1, j-1 {
-		dst[i], dst[j] = dst[j], dst[i]
+	// p dominates the pairs before hi as long or longer (the last ones), and a pair of
+	// its frequency (longer, or it would have dominated p).
+	lo := hi
+	for lo > 0 && front[lo-1].Norm >= p.Norm {
+		lo--
 	}
-	for len(dst) > maxImpacts {
-		dst[1].Norm = dst[0].Norm
-		dst = append(dst[:0], dst[1:]...)
+	if hi < len(front) && front[hi].Freq == p.Freq {
+		hi++
 	}
-	return dst
+	switch {
+	case lo == hi:
+		front = slices.Insert(front, lo, p)
+	default:
+		front[lo] = p
+		front = slices.Delete(front, lo+1, hi)
+	}
+	return front
+}
+
+// capImpacts cuts a frontier to maxImpacts pairs: the two of lowest frequency give way
+// to one of the higher frequency and the shorter length, which dominates both.
+func capImpacts(front []Impact) []Impact {
+	for len(front) > maxImpacts {
+		front[1].Norm = front[0].Norm
+		front = slices.Delete(front, 0, 1)
+	}
+	return front
 }
 
 // appendImpacts encodes pairs of rising frequency and length: how many, then each

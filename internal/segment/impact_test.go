@@ -11,6 +11,32 @@ import (
 	api "github.com/blevesearch/scorch_segment_api/v2"
 )
 
+// frontier returns into dst the pairs of ps, computed the slow way (sorted), that no other dominates, by rising frequency
+// (and so rising length), at most maxImpacts of them; ps is reordered.
+func frontier(ps []Impact, dst []Impact) []Impact {
+	// By falling frequency, and of equal frequencies the shortest first: a pair is on
+	// the frontier when it is shorter than every pair before it.
+	for i := 1; i < len(ps); i++ {
+		for j := i; j > 0 && (ps[j].Freq > ps[j-1].Freq || ps[j].Freq == ps[j-1].Freq && ps[j].Norm < ps[j-1].Norm); j-- {
+			ps[j], ps[j-1] = ps[j-1], ps[j]
+		}
+	}
+	dst = dst[:0]
+	for i, p := range ps {
+		if i == 0 || p.Norm < dst[len(dst)-1].Norm {
+			dst = append(dst, p)
+		}
+	}
+	for i, j := 0, len(dst)-1; i < j; i, j = i+1, j-1 {
+		dst[i], dst[j] = dst[j], dst[i]
+	}
+	for len(dst) > maxImpacts {
+		dst[1].Norm = dst[0].Norm
+		dst = append(dst[:0], dst[1:]...)
+	}
+	return dst
+}
+
 // bounds reports whether some pair of ps dominates p: a frequency as high or higher, a
 // length as short or shorter.
 func bounds(ps []Impact, p Impact) bool {
@@ -24,7 +50,7 @@ func bounds(ps []Impact, p Impact) bool {
 
 // TestFrontierKeepsTheUndominated: the pairs kept are those no other dominates, computed
 // the slow way, by rising frequency and length; past maxImpacts, fewer pairs that still
-// bound every one.
+// bound every one; and added one by one as a segment adds them, the same.
 func TestFrontierKeepsTheUndominated(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	for n := range 2000 {
@@ -48,6 +74,13 @@ func TestFrontierKeepsTheUndominated(t *testing.T) {
 		}
 		slices.SortFunc(want, func(a, b Impact) int { return int(a.Freq) - int(b.Freq) })
 		got := frontier(ps, nil)
+		var added []Impact
+		for _, p := range all {
+			added = addImpact(added, p)
+		}
+		if added = capImpacts(added); fmt.Sprint(added) != fmt.Sprint(got) {
+			t.Fatalf("case %d: %v: added one by one %v, sorted %v", n, all, added, got)
+		}
 		if len(want) <= maxImpacts {
 			if fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Fatalf("case %d: %v: %v, want %v", n, all, got, want)

@@ -57,6 +57,7 @@ func merge(in []api.Segment, drops []*roaring.Bitmap, path string, closeCh chan 
 	}
 	bw := bufio.NewWriterSize(f, 1<<20)
 	m := merger{segs: segs, nums: nums, docs: docs, closeCh: closeCh, w: newFileWriter(bw, docs)}
+	defer m.w.release()
 	err = m.write()
 	if err == nil {
 		err = bw.Flush()

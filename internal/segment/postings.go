@@ -269,7 +269,6 @@ type PostingsIterator struct {
 	p         Posting
 	locBuf    []Location
 	locIfaces []api.Location
-	pairs     [chunkPostings]Impact
 	raw       []byte
 }
 
@@ -554,10 +553,11 @@ func (it *PostingsIterator) Impacts(docNum uint64, dst []Impact) (out []Impact, 
 		if d > it.lastDoc || it.chunk != 0 {
 			return dst[:0], 0, false
 		}
+		dst = dst[:0]
 		for j := range it.m {
-			it.pairs[j] = Impact{uint64(it.fr[j]), uint64(pl.f.norms.length(it.docs[j]))}
+			dst = addImpact(dst, Impact{uint64(it.fr[j]), uint64(pl.f.norms.length(it.docs[j]))})
 		}
-		return frontier(it.pairs[:it.m], dst), uint64(it.lastDoc) + 1, true
+		return capImpacts(dst), uint64(it.lastDoc) + 1, true
 	case formLong:
 		c := it.chunkOf(d, 0)
 		if c >= it.nChunks {

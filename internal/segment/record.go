@@ -72,7 +72,6 @@ type recordWriter struct {
 	docs    []uint32
 	freqs   []uint32
 	posAt   []int // where each posting's positions begin in the postings read, and end: 2k, 2k+1
-	impacts []Impact
 	front   []Impact
 	bm      *roaring.Bitmap
 	freqBuf []byte
@@ -177,11 +176,11 @@ func (w *recordWriter) encode(rec []byte, offset uint64, p []byte, n int) ([]byt
 	w.freqBuf, w.posBuf, w.table = w.freqBuf[:0], w.posBuf[:0], w.table[:0]
 	for start := 0; start < n; start += chunkPostings {
 		end := min(start+chunkPostings, n)
-		w.impacts = w.impacts[:0]
+		w.front = w.front[:0]
 		for k := start; k < end; k++ {
-			w.impacts = append(w.impacts, Impact{uint64(w.freqs[k]), uint64(w.lengths[w.docs[k]])})
+			w.front = addImpact(w.front, Impact{uint64(w.freqs[k]), uint64(w.lengths[w.docs[k]])})
 		}
-		w.front = frontier(w.impacts, w.front)
+		w.front = capImpacts(w.front)
 		w.freqBuf = appendImpacts(w.freqBuf, w.front)
 		for k := start; k < end; k++ {
 			w.freqBuf = binary.AppendUvarint(w.freqBuf, uint64(w.freqs[k]))

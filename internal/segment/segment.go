@@ -208,8 +208,9 @@ func build(results []index.Document) (*Segment, error) {
 			return nil, err
 		}
 	}
-	var w appendWriter
+	w := appendWriter{make([]byte, 0, b.size())}
 	fw := newFileWriter(&w, uint64(len(results)))
+	defer fw.release()
 	if err := b.write(fw); err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"hash/crc32"
 	"io"
 	"slices"
+	"sync"
 
 	"github.com/blevesearch/vellum"
 )
@@ -20,14 +21,36 @@ type fileWriter struct {
 	toc   toc
 	err   error
 
-	dict    bytes.Buffer // a field's dictionary, built before it is written
-	builder *vellum.Builder
+	*dictBuilder // a field's dictionary, built before it is written
 }
 
 func newFileWriter(w io.Writer, docs uint64) *fileWriter {
 	f := &fileWriter{w: w, toc: toc{docs: docs}}
+	if d, ok := dictBuilders.Get().(*dictBuilder); ok {
+		f.dictBuilder = d
+	} else {
+		f.dictBuilder = &dictBuilder{}
+	}
 	f.write(magic[:])
 	return f
+}
+
+// dictBuilder builds a field's dictionary: a vellum builder keeps the nodes it has made
+// for the next dictionary, and the builders are kept for the next segment.
+type dictBuilder struct {
+	dict    bytes.Buffer
+	builder *vellum.Builder
+}
+
+var dictBuilders sync.Pool
+
+// release hands the writer's dictionary builder over to the next.
+func (f *fileWriter) release() {
+	if f.dictBuilder != nil && f.dict.Cap() <= 64<<20 {
+		f.dict.Reset()
+		dictBuilders.Put(f.dictBuilder)
+	}
+	f.dictBuilder = nil
 }
 
 func (f *fileWriter) write(p []byte) {
