@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+	"unsafe"
 
 	index "github.com/blevesearch/bleve_index_api"
 )
@@ -258,7 +259,8 @@ func (b *builder) write(f *fileWriter) error {
 			}
 			f.write(rec)
 			off += uint64(len(rec))
-			if err := f.builder.Insert([]byte(t), v); err != nil {
+			// vellum copies the key: the term's bytes are only read.
+			if err := f.builder.Insert(unsafe.Slice(unsafe.StringData(t), len(t)), v); err != nil {
 				return err
 			}
 		}

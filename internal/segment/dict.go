@@ -13,8 +13,8 @@ import (
 // Dictionary is a field's terms in a segment.
 type Dictionary struct {
 	seg    *Segment
-	f      *field // nil: a field the segment does not have
-	reader *vellum.Reader
+	f      *field         // nil: a field the segment does not have
+	reader *vellum.Reader // looks terms up, one at a time
 }
 
 // Dictionary returns the terms of the field called name (none, if the segment has no
@@ -27,6 +27,13 @@ func (s *Segment) dictionary(name string) (*Dictionary, error) {
 	d := &Dictionary{seg: s}
 	if i, ok := s.byName[name]; ok {
 		d.f = s.fields[i]
+		if d.f.fst != nil {
+			r, err := d.f.fst.Reader()
+			if err != nil {
+				return nil, err
+			}
+			d.reader = r
+		}
 	}
 	return d, nil
 }
@@ -62,13 +69,6 @@ func (d *Dictionary) postingsList(term []byte, except *roaring.Bitmap, pl *Posti
 	pl.reset(d.f, except)
 	if d.f == nil || d.f.fst == nil {
 		return pl, nil
-	}
-	if d.reader == nil {
-		r, err := d.f.fst.Reader()
-		if err != nil {
-			return nil, err
-		}
-		d.reader = r
 	}
 	v, ok, err := fstGet(d.reader, term)
 	if err != nil {

@@ -181,3 +181,98 @@ func TestImpactsBoundEveryPosting(t *testing.T) {
 		}
 	}
 }
+
+// TestBlockMaxFindsTheBest: the best documents for a term, found passing over every chunk
+// whose impacts cannot beat the worst kept (as guide's searches do), are those a scan of
+// every posting finds, and whole chunks are passed over; in a segment as built and with
+// deleted documents.
+func TestBlockMaxFindsTheBest(t *testing.T) {
+	s, err := build(analyzedDocs(t, 13, 3000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	d, _ := s.dictionary("content")
+	score := func(f, n uint64) float64 { // rises with the frequency, falls with the length
+		return float64(f) / (float64(f) + 1.2*(0.25+0.75*float64(n)/300))
+	}
+	deleted := roaring.New()
+	for i := uint32(0); i < 3000; i += 3 {
+		deleted.Add(i)
+	}
+	var terms []string // of long lists
+	di := d.AutomatonIterator(nil, nil, nil)
+	for e, _ := di.Next(); e != nil && len(terms) < 12; e, _ = di.Next() {
+		if e.Count > 3*chunkPostings {
+			terms = append(terms, e.Term)
+		}
+	}
+	passed := 0
+	for _, except := range []*roaring.Bitmap{nil, deleted} {
+		for _, term := range terms {
+			type hit struct {
+				doc   uint64
+				score float64
+			}
+			best := func(hs []hit) []hit {
+				slices.SortStableFunc(hs, func(a, b hit) int {
+					switch {
+					case a.score > b.score:
+						return -1
+					case a.score < b.score:
+						return 1
+					}
+					return int(a.doc) - int(b.doc)
+				})
+				return hs[:min(10, len(hs))]
+			}
+			pl, err := d.postingsList([]byte(term), except, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var all []hit
+			it := pl.iterator(true, false, nil)
+			for p, _ := it.next(); p != nil; p, _ = it.next() {
+				all = append(all, hit{p.doc, score(p.freq, p.NormUint64())})
+			}
+			want := best(all)
+
+			var kept []hit
+			theta := -1.0
+			it = pl.iterator(true, false, nil)
+			p, _ := it.next()
+			var end uint64
+			for p != nil {
+				if p.doc >= end {
+					imps, e, ok := it.Impacts(p.doc, nil)
+					if !ok {
+						t.Fatalf("%s: no impacts at %d", term, p.doc)
+					}
+					peak := 0.0
+					for _, i := range imps {
+						peak = max(peak, score(i.Freq, i.Norm))
+					}
+					end = e
+					if len(kept) >= 10 && peak < theta {
+						passed++
+						if p, err = it.advance(end); err != nil {
+							t.Fatal(err)
+						}
+						continue
+					}
+				}
+				kept = best(append(kept, hit{p.doc, score(p.freq, p.NormUint64())}))
+				if len(kept) == 10 {
+					theta = kept[9].score
+				}
+				p, _ = it.next()
+			}
+			if fmt.Sprint(kept) != fmt.Sprint(want) {
+				t.Fatalf("%s, deleted %v: %v, want %v", term, except != nil, kept, want)
+			}
+		}
+	}
+	if passed == 0 {
+		t.Fatal("no chunk passed over")
+	}
+}

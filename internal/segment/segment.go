@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	index "github.com/blevesearch/bleve_index_api"
@@ -293,7 +294,7 @@ func (s *Segment) DocNumbers(ids []string) (*roaring.Bitmap, error) {
 	}
 	var pl *PostingsList
 	for _, id := range ids {
-		pl, err = d.postingsList([]byte(id), nil, pl)
+		pl, err = d.postingsList(unsafe.Slice(unsafe.StringData(id), len(id)), nil, pl)
 		if err != nil {
 			return nil, err
 		}
