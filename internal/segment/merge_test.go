@@ -100,3 +100,39 @@ func TestMergeStopsWhenClosed(t *testing.T) {
 		t.Fatalf("file left: %v", err)
 	}
 }
+
+// TestMergeOfNothingLeft: a merge that drops every document writes a segment of none,
+// which opens and has no terms.
+func TestMergeOfNothingLeft(t *testing.T) {
+	s, err := build(analyzedDocs(t, 7, 20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	all := roaring.New()
+	all.AddRange(0, 20)
+	path := filepath.Join(t.TempDir(), "merged")
+	nums, _, err := (&Plugin{}).Merge([]api.Segment{s}, []*roaring.Bitmap{all}, path, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range nums[0] {
+		if n != dropped {
+			t.Fatalf("new numbers %v", nums)
+		}
+	}
+	m, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if m.Count() != 0 {
+		t.Fatalf("%d documents", m.Count())
+	}
+	for _, f := range m.Fields() {
+		d, _ := m.Dictionary(f)
+		if d.Cardinality() != 0 {
+			t.Fatalf("field %s: %d terms", f, d.Cardinality())
+		}
+	}
+}

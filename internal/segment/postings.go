@@ -3,6 +3,7 @@ package segment
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"reflect"
 	"sort"
 
@@ -252,6 +253,9 @@ type PostingsIterator struct {
 	locs   bool // read the positions
 	except *roaring.Bitmap
 
+	exceptIt   roaring.IntPeekable // over except, at or after the last document asked about
+	nextExcept uint64              // the first document of except at or after it
+
 	actual   *roaring.Bitmap     // ReplaceActual's: the documents to return
 	actualIt roaring.IntPeekable // over actual
 	actualBM *roaring.Bitmap     // ActualBitmap's answer, once made
@@ -491,7 +495,7 @@ func (it *PostingsIterator) next() (*Posting, error) {
 		if !ok || err != nil {
 			return nil, err
 		}
-		if it.except != nil && it.except.Contains(it.docs[it.k]) {
+		if it.except != nil && it.excepted(it.docs[it.k]) {
 			if err := it.skip(); err != nil {
 				return nil, err
 			}
@@ -499,6 +503,24 @@ func (it *PostingsIterator) next() (*Posting, error) {
 		}
 		return it.take()
 	}
+}
+
+// excepted reports whether document d, at or after the one asked about before, is one
+// of except's: by a cursor on except rather than a search in it for every posting.
+func (it *PostingsIterator) excepted(d uint32) bool {
+	if uint64(d) < it.nextExcept {
+		return false
+	}
+	if it.exceptIt == nil {
+		it.exceptIt = it.except.Iterator()
+	}
+	it.exceptIt.AdvanceIfNeeded(d)
+	if !it.exceptIt.HasNext() {
+		it.nextExcept = math.MaxUint64
+		return false
+	}
+	it.nextExcept = uint64(it.exceptIt.PeekNext())
+	return it.nextExcept == uint64(d)
 }
 
 // Advance returns the first posting at or after document num, nil when there is none.

@@ -280,8 +280,12 @@ func (r *report) throughScorch(m *mapping.IndexMappingImpl, p scorch.SegmentPlug
 		return err
 	}
 	mt.add(&r.MergeSec, &r.MergeAllocs, &r.MergeAllocMB)
+	if err := idx.Close(); err != nil {
+		return err
+	}
+	// Closed, the index has removed the files of the segments merged.
 	r.MergedBytes = treeSize(filepath.Join(dir, "index"))
-	return idx.Close()
+	return nil
 }
 
 func segments(idx bleve.Index) int {
