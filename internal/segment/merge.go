@@ -24,11 +24,16 @@ const dropped = math.MaxUint64
 func merge(in []api.Segment, drops []*roaring.Bitmap, path string, closeCh chan struct{}, sr api.StatsReporter) ([][]uint64, uint64, error) {
 	segs := make([]*Segment, len(in))
 	for i, s := range in {
-		g, ok := s.(*Segment)
-		if !ok {
+		switch g := s.(type) {
+		case *Segment:
+			segs[i] = g
+		case inMemory:
+			segs[i] = g.Segment
+		case inFile:
+			segs[i] = g.Segment
+		default:
 			return nil, 0, fmt.Errorf("segment: cannot merge a segment of type %T", s)
 		}
-		segs[i] = g
 	}
 	nums := make([][]uint64, len(segs))
 	var docs uint64

@@ -26,7 +26,7 @@ func TestMergeAsZap(t *testing.T) {
 		o, z := buildBoth(t, docs[part[0]:part[1]])
 		// Persisted and opened, as scorch merges them.
 		po, pz := filepath.Join(dir, fmt.Sprintf("o%d", i)), filepath.Join(dir, fmt.Sprintf("z%d", i))
-		if err := o.Persist(po); err != nil {
+		if err := o.persist(po); err != nil {
 			t.Fatal(err)
 		}
 		if err := z.(api.UnpersistedSegment).Persist(pz); err != nil {

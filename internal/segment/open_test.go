@@ -19,7 +19,7 @@ func segmentFile(t testing.TB, n int) []byte {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "seg")
-	if err := s.Persist(path); err != nil {
+	if err := s.persist(path); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(path)

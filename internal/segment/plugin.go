@@ -53,7 +53,7 @@ func (*Plugin) New(results []index.Document) (api.Segment, uint64, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	return s, uint64(len(s.data)), nil
+	return inMemory{s}, uint64(len(s.data)), nil
 }
 
 // NewUsing is New; the format has no settings.
@@ -67,7 +67,7 @@ func (*Plugin) Open(path string) (api.Segment, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s, nil
+	return inFile{s}, nil
 }
 
 // OpenUsing is Open; the format has no settings.

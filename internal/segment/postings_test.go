@@ -56,7 +56,7 @@ func buildBoth(t testing.TB, docs []index.Document) (*Segment, api.Segment) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = ours.Close(); _ = theirs.Close() })
-	return ours.(*Segment), theirs
+	return ours.(inMemory).Segment, theirs
 }
 
 // TestPostingsReadAsZaps: every term of every field of a segment built of random

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/blevesearch/bleve/v2"
@@ -79,6 +80,25 @@ func TestSameAsZap(t *testing.T) {
 	compareIndexes(t, "changed after a merge", ours, zap, qs)
 	forceMerge(t, ours, zap)
 	compareIndexes(t, "merged again", ours, zap, qs)
+	for range 2 {
+		batch()
+	}
+	ours, zap = reopen(t, ours), reopen(t, zap)
+	compareIndexes(t, "reopened", ours, zap, qs)
+}
+
+// reopen closes idx and opens it again, its segments read from their files.
+func reopen(t *testing.T, idx bleve.Index) bleve.Index {
+	t.Helper()
+	path := idx.Name()
+	if err := idx.Close(); err != nil {
+		t.Fatal(err)
+	}
+	idx, err := bleve.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return closedAtCleanup(t, idx)
 }
 
 func openTestIndex(t *testing.T, typ string, version int) bleve.Index {
@@ -88,7 +108,8 @@ func openTestIndex(t *testing.T, typ string, version int) bleve.Index {
 	if err != nil {
 		t.Fatal(err)
 	}
-	idx, err := bleve.NewUsing(t.TempDir(), m, bleve.Config.DefaultIndexType, bleve.Config.DefaultKVStore, map[string]any{
+	dir := t.TempDir()
+	idx, err := bleve.NewUsing(dir, m, bleve.Config.DefaultIndexType, bleve.Config.DefaultKVStore, map[string]any{
 		"forceSegmentType":    typ,
 		"forceSegmentVersion": version,
 		// No merges but those the test asks for: both indexes keep the same segments,
@@ -98,8 +119,27 @@ func openTestIndex(t *testing.T, typ string, version int) bleve.Index {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = idx.Close() })
-	return idx
+	idx.SetName(dir)
+	return closedAtCleanup(t, idx)
+}
+
+// onceClosed is an index closed once, by whoever closes it first.
+type onceClosed struct {
+	bleveIndex
+	once *sync.Once
+}
+
+type bleveIndex = bleve.Index
+
+func (i onceClosed) Close() (err error) {
+	i.once.Do(func() { err = i.bleveIndex.Close() })
+	return err
+}
+
+func closedAtCleanup(t *testing.T, idx bleve.Index) bleve.Index {
+	c := onceClosed{bleveIndex: idx, once: &sync.Once{}}
+	t.Cleanup(func() { _ = c.Close() })
+	return c
 }
 
 func forceMerge(t *testing.T, idxs ...bleve.Index) {

@@ -48,10 +48,25 @@ type field struct {
 	fst       *vellum.FST // nil when the field has no terms
 }
 
+// Scorch tells a segment in memory from one in a file by the interfaces it implements (a
+// segment with a Path is in a file), so each is a type of its own around Segment.
+type (
+	// inMemory is a segment built by New, which scorch persists.
+	inMemory struct{ *Segment }
+	// inFile is a segment opened from its file.
+	inFile struct{ *Segment }
+)
+
+// Persist writes the segment to a file at path, and syncs it.
+func (s inMemory) Persist(path string) error { return s.persist(path) }
+
+// Path is the segment's file.
+func (s inFile) Path() string { return s.path }
+
 var (
 	_ api.Segment                     = (*Segment)(nil)
-	_ api.PersistedSegment            = (*Segment)(nil)
-	_ api.UnpersistedSegment          = (*Segment)(nil)
+	_ api.UnpersistedSegment          = inMemory{}
+	_ api.PersistedSegment            = inFile{}
 	_ api.DiskStatsReporter           = (*Segment)(nil)
 	_ api.TermDictionary              = (*Dictionary)(nil)
 	_ api.PostingsList                = (*PostingsList)(nil)
@@ -219,8 +234,8 @@ func build(results []index.Document) (*Segment, error) {
 	return load(w.b, &t)
 }
 
-// Persist writes the segment to a file at path, and syncs it.
-func (s *Segment) Persist(path string) error {
+// persist writes the segment to a file at path, and syncs it.
+func (s *Segment) persist(path string) error {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return err
@@ -241,9 +256,6 @@ func (s *Segment) Persist(path string) error {
 	}
 	return err
 }
-
-// Path is the segment's file, "" when it is in memory alone.
-func (s *Segment) Path() string { return s.path }
 
 // Count is how many documents the segment holds, deleted ones included.
 func (s *Segment) Count() uint64 { return s.docs }
