@@ -375,3 +375,89 @@ func compareDicts(t *testing.T, phase, field string, ours, zap bleve.Index) {
 		}
 	}
 }
+
+// TestSameDocumentsAsZapUnsafe: batches that return before they are persisted (as
+// guide's index applies them), persisted and merged by scorch in the background,
+// segments in memory merged too, then the index closed and reopened: each query finds
+// the same documents as zap's index of the same batches does.
+func TestSameDocumentsAsZapUnsafe(t *testing.T) {
+	Register()
+	m, err := testMapping()
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := func(typ string, version int) bleve.Index {
+		dir := t.TempDir()
+		idx, err := bleve.NewUsing(dir, m, bleve.Config.DefaultIndexType, bleve.Config.DefaultKVStore, map[string]any{
+			"forceSegmentType": typ, "forceSegmentVersion": version, "unsafe_batch": true,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		idx.SetName(dir)
+		return closedAtCleanup(t, idx)
+	}
+	ours, zap := open(Type, int(Version)), open("zap", 16)
+	v := newVocabulary(17, 2000)
+	rng := rand.New(rand.NewPCG(17, 18))
+	var live []string
+	persisted := make(chan struct{}, 2)
+	for b := range 30 {
+		bo, bz := ours.NewBatch(), zap.NewBatch()
+		for i := range 40 {
+			id, d := v.doc()
+			id = docID(b*100+i, id)
+			if len(live) > 0 && rng.IntN(5) == 0 {
+				id = live[rng.IntN(len(live))]
+				bo.Delete(id)
+				bz.Delete(id)
+				continue
+			}
+			live = append(live, id)
+			_ = bo.Index(id, d)
+			_ = bz.Index(id, d)
+		}
+		if b == 29 { // the last batch: persisted, with every one before it
+			bo.SetPersistedCallback(func(error) { persisted <- struct{}{} })
+			bz.SetPersistedCallback(func(error) { persisted <- struct{}{} })
+		}
+		if b == 29 { // the last batch: persisted, with every one before it
+			bo.SetPersistedCallback(func(error) { persisted <- struct{}{} })
+			bz.SetPersistedCallback(func(error) { persisted <- struct{}{} })
+		}
+		if err := ours.Batch(bo); err != nil {
+			t.Fatal(err)
+		}
+		if err := zap.Batch(bz); err != nil {
+			t.Fatal(err)
+		}
+	}
+	qs := testQueries(v, rng, live)
+	same := func(phase string) {
+		t.Helper()
+		for _, nq := range qs {
+			ids := func(idx bleve.Index) []string {
+				req := bleve.NewSearchRequestOptions(nq.q, 10000, 0, false)
+				res, err := idx.Search(req)
+				if err != nil {
+					t.Fatalf("%s: %s: %v", phase, nq.name, err)
+				}
+				var out []string
+				for _, h := range res.Hits {
+					out = append(out, h.ID)
+				}
+				slices.Sort(out)
+				return out
+			}
+			if a, b := ids(ours), ids(zap); !slices.Equal(a, b) {
+				t.Fatalf("%s: %s: %d documents, zap %d", phase, nq.name, len(a), len(b))
+			}
+		}
+	}
+	same("as applied")
+	// Persisted, then closed and opened again.
+	<-persisted
+	<-persisted
+	ours, zap = reopen(t, ours), reopen(t, zap)
+	same("reopened")
+}
