@@ -4,6 +4,16 @@
 // of each chunk of postings (for block-max), and each document's identifier — and
 // nothing else. It plugs into Bleve's scorch as a segment plugin (Register), chosen by
 // an index's runtime configuration (RuntimeConfig). toc.go lists a file's sections.
+//
+// What it leaves out, for guide does not use it: a field stored other than _id (building
+// such a segment is an error); doc values (scorch reads a field's terms from its postings
+// when a search sorts or facets by it); a token's byte offsets and array positions (its
+// position alone is kept: Location.Start and End are 0); the field a location of a
+// composite field came from (the composite's name is given); vectors and synonyms.
+//
+// A postings iterator reads the impacts of its chunks (PostingsIterator.Impacts) for
+// searches that pass over whole chunks of postings (block-max), and a posting gives the
+// field's length in its document as NormUint64.
 package segment
 
 import (
