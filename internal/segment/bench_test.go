@@ -15,8 +15,7 @@ import (
 	zapv17 "github.com/blevesearch/zapx/v17"
 )
 
-// The formats measured: this one, upstream's zap v16, and zap v17 as the build has it
-// (while go.mod replaces it, guide's fork of it).
+// The formats measured: this one and upstream's zap v16 and v17.
 var benchPlugins = []struct {
 	name   string
 	plugin scorch.SegmentPlugin

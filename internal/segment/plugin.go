@@ -97,3 +97,13 @@ func (*Plugin) Merge(segments []api.Segment, drops []*roaring.Bitmap, path strin
 func (p *Plugin) MergeUsing(segments []api.Segment, drops []*roaring.Bitmap, path string, closeCh chan struct{}, s api.StatsReporter, _ map[string]any) ([][]uint64, uint64, error) {
 	return p.Merge(segments, drops, path, closeCh, s)
 }
+
+// Written reports whether s is a segment of this format (as scorch holds it): an index
+// whose segments are not was written in another format.
+func Written(s api.Segment) bool {
+	switch s.(type) {
+	case inMemory, inFile, *Segment:
+		return true
+	}
+	return false
+}

@@ -18,18 +18,30 @@ import (
 
 // TestSameAsZap indexes the same random documents, in the same batches (new documents,
 // replaced ones, deleted ones), into two scorch indexes of the same mapping, one in this
-// format and one in upstream's zap v16, and asks both the same queries — terms, words,
+// format and one in upstream's zap (v17, the go.mod dependency, and v16, Bleve's
+// default), and asks both the same queries — terms, words,
 // phrases, prefixes, fuzzy terms, regular expressions, conjunctions, disjunctions,
 // Boolean queries, folder scopes, pages — with the index in several segments, merged
 // into one, changed again and merged again: the hits, their order and their scores (to
 // 1e-9) are the same, and so are the fields' dictionaries.
 func TestSameAsZap(t *testing.T) {
+	for _, version := range []int{17, 16} {
+		t.Run(fmt.Sprintf("zap%d", version), func(t *testing.T) {
+			if version != 17 && testing.Short() {
+				t.Skip("-short: zap v17 only")
+			}
+			sameAsZap(t, version)
+		})
+	}
+}
+
+func sameAsZap(t *testing.T, version int) {
 	docsPerBatch := 300
 	if testing.Short() {
 		docsPerBatch = 120
 	}
 	ours := openTestIndex(t, Type, int(Version))
-	zap := openTestIndex(t, "zap", 16)
+	zap := openTestIndex(t, "zap", version)
 	v := newVocabulary(7, 3000)
 	rng := rand.New(rand.NewPCG(7, 8))
 	var live []string

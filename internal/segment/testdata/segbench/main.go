@@ -1,7 +1,6 @@
 // Command segbench measures building and merging segments of a tree of Markdown files
-// (tools/cmd/corpus makes one) in guide's segment format, upstream's zap v16 and zap v17
-// as the build has it (guide's fork while go.mod replaces it): time, allocations, peak
-// memory (VmHWM) and bytes on disk. Each run measures one format, in a process of its
+// (tools/cmd/corpus makes one) in guide's segment format and upstream's zap v16 and
+// v17: time, allocations, peak memory (VmHWM) and bytes on disk. Each run measures one format, in a process of its
 // own, so that its peak is its own:
 //
 //	go run ./internal/segment/testdata/segbench -corpus /tmp/corpus10k -format guide
