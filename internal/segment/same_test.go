@@ -27,8 +27,8 @@ import (
 func TestSameAsZap(t *testing.T) {
 	for _, version := range []int{17, 16} {
 		t.Run(fmt.Sprintf("zap%d", version), func(t *testing.T) {
-			if version != 17 && testing.Short() {
-				t.Skip("-short: zap v17 only")
+			if version != 17 && (testing.Short() || raceEnabled) {
+				t.Skip("-short or -race: zap v17 only")
 			}
 			sameAsZap(t, version)
 		})
