@@ -80,7 +80,10 @@ func peakOf(cmd *exec.Cmd) int64 {
 // index and reads its resident set two seconds after it is ready, as guide's is read two
 // seconds after it caught up.
 func zoektBaseline(ctx context.Context, z zoekt, c *report.Corpus, dir string) report.IndexRun {
-	r := report.IndexRun{Kind: report.RunZoekt, What: "baseline: zoekt-index (sourcegraph/zoekt " + shortCommit(z.commit) + "), spawn to exit", Bytes: c.Bytes}
+	r := report.IndexRun{Kind: report.RunZoekt, What: "baseline: zoekt-index (sourcegraph/zoekt), spawn to exit", Bytes: c.Bytes}
+	if z.commit != "" {
+		r.What = "baseline: zoekt-index (sourcegraph/zoekt " + shortCommit(z.commit) + "), spawn to exit"
+	}
 	if z.missing != "" {
 		r.Err = z.missing
 		return r
