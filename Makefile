@@ -33,7 +33,6 @@ run: build
 # test's (or testsummary's when go test passed).
 test: vet
 	$(GO) build -o $(BIN)/testsummary ./tools/cmd/testsummary
-	cd third_party/zapx && $(GO) test -count=1 .
 	bash -o pipefail -c '$(GO) test -race -count=1 -timeout 20m -json ./... | $(BIN)/testsummary'
 
 # The official MCP TypeScript SDK client and conformance suite against the built binaries

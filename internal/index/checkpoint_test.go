@@ -1,12 +1,14 @@
 package index_test
 
 import (
+	"encoding/binary"
 	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
+	bolt "go.etcd.io/bbolt"
 
 	"github.com/guide/guide/internal/index"
 	"github.com/guide/guide/internal/testkit"
@@ -137,15 +139,61 @@ func TestCrashRightAfterCreate(t *testing.T) {
 	testkit.Equal(t, [2]any{x.Checkpoint(), x.State().Documents}, [2]any{uint64(0), uint64(0)}, "checkpoint and documents")
 }
 
-// TestIndexOfAnotherSegmentFormatRebuilds: an index written before the segments' location
-// encoding changed (testdata/index-zap17: one document, checkpoint 1, written by zap's
-// upstream format 17) is not read with the new one but rebuilt from the stream.
+// TestIndexOfAnotherSegmentFormatRebuilds: an index written in another segment format
+// (testdata/index-zap17: one document, checkpoint 1, written by upstream zap's format 17)
+// is not kept but rebuilt from the stream — even when its mapping version is the current
+// one, so that the format alone decides — and so is one whose segments are of a format
+// no build registers any more (guide's former zap fork, 1017 and 1018).
 func TestIndexOfAnotherSegmentFormatRebuilds(t *testing.T) {
-	dir := testkit.CopyTree(t, "testdata/index-zap17")
-	x := &index.Index{Dir: dir, Logger: testkit.Logger()}
-	testkit.NoErr(t, x.Open(), "open")
-	defer x.Close()
-	sid, _ := x.Identity()
-	testkit.Equal(t, [3]any{x.Checkpoint(), sid, x.State().Documents}, [3]any{uint64(0), "", uint64(0)},
-		"checkpoint, identity and documents")
+	for _, tc := range []struct {
+		name    string
+		version uint32 // the segments' recorded zap version
+	}{{"upstream zap 17", 17}, {"zap fork 1017", 1017}, {"zap fork 1018", 1018}} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := testkit.CopyTree(t, "testdata/index-zap17")
+			// Upstream's zap opens it: the current mapping version written into it.
+			b, err := bleve.OpenUsing(dir, map[string]any{"unsafe_batch": false})
+			testkit.NoErr(t, err, "bleve open")
+			testkit.NoErr(t, b.SetInternal([]byte("guide.mapping"), []byte(index.MappingVersion)), "set mapping version")
+			testkit.NoErr(t, b.Close(), "bleve close")
+			if tc.version != 17 {
+				recordSegmentVersion(t, dir, tc.version)
+			}
+
+			x := &index.Index{Dir: dir, Logger: testkit.Logger()}
+			testkit.NoErr(t, x.Open(), "open")
+			defer x.Close()
+			sid, _ := x.Identity()
+			testkit.Equal(t, [3]any{x.Checkpoint(), sid, x.State().Documents}, [3]any{uint64(0), "", uint64(0)},
+				"checkpoint, identity and documents")
+		})
+	}
+}
+
+// recordSegmentVersion rewrites the segment version scorch recorded with every snapshot
+// of the index in dir.
+func recordSegmentVersion(t *testing.T, dir string, version uint32) {
+	t.Helper()
+	db, err := bolt.Open(filepath.Join(dir, "store", "root.bolt"), 0o600, nil)
+	testkit.NoErr(t, err, "bolt open")
+	defer db.Close()
+	n := 0
+	err = db.Update(func(tx *bolt.Tx) error {
+		snaps := tx.Bucket([]byte{'s'})
+		if snaps == nil {
+			return fmt.Errorf("no snapshots bucket")
+		}
+		return snaps.ForEachBucket(func(k []byte) error {
+			meta := snaps.Bucket(k).Bucket([]byte{'m'})
+			if meta == nil {
+				return nil
+			}
+			n++
+			return meta.Put([]byte("version"), binary.BigEndian.AppendUint32(nil, version))
+		})
+	})
+	testkit.NoErr(t, err, "rewrite the segment version")
+	if n == 0 {
+		t.Fatal("no snapshot's segment version rewritten")
+	}
 }

@@ -10,23 +10,26 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
 	bolterrors "go.etcd.io/bbolt/errors"
 
 	"github.com/guide/guide/internal/index/search"
 	"github.com/guide/guide/internal/projection"
+	"github.com/guide/guide/internal/segment"
 )
 
-// MappingVersion changes whenever the mapping, an analyzer or the derivation of a field
-// changes. An index of another version is deleted and rebuilt from the stream rather than
+// MappingVersion changes whenever the mapping, an analyzer, the derivation of a field or
+// the segment format changes. An index of another version is deleted and rebuilt from the stream rather than
 // searched with terms it was not built with.
-const MappingVersion = "index/8"
+const MappingVersion = "index/9"
 
 // Internal keys, written in the same batch as the documents they describe.
 var (
@@ -88,18 +91,22 @@ func (x *Index) Open() error {
 	switch {
 	case err == nil:
 		v, gerr := idx.GetInternal(keyMapping)
-		if gerr == nil && string(v) == MappingVersion {
+		format := ownFormat(idx)
+		if gerr == nil && string(v) == MappingVersion && format {
 			x.idx = idx
 			return x.load()
 		}
 		n, _ := idx.DocCount()
 		_ = idx.Close()
-		if gerr == nil && len(v) == 0 && n == 0 {
+		switch {
+		case gerr == nil && len(v) == 0 && n == 0:
 			// Created, then killed before its first batch was persisted: new and empty,
 			// not another mapping.
-			break
+		case !format:
+			x.Logger.Info("index written in another segment format; rebuilding it from the stream", "dir", x.Dir, "mapping", string(v))
+		default:
+			x.Logger.Info("index mapping changed; rebuilding it from the stream", "dir", x.Dir, "was", string(v), "now", MappingVersion)
 		}
-		x.Logger.Info("index mapping changed; rebuilding it from the stream", "dir", x.Dir, "was", string(v), "now", MappingVersion)
 	case errors.Is(err, bleve.ErrorIndexPathDoesNotExist) || errors.Is(err, bleve.ErrorIndexMetaMissing):
 	case errors.Is(err, bolterrors.ErrTimeout):
 		return fmt.Errorf("%w: %s", ErrLocked, x.Dir)
@@ -110,7 +117,7 @@ func (x *Index) Open() error {
 }
 
 func (x *Index) runtimeConfig() map[string]any {
-	return map[string]any{
+	cfg := map[string]any{
 		// A batch returns once it is searchable, before scorch has written it to disk:
 		// waiting for every batch's fsync held indexing to ~500 documents/s. It is safe
 		// because the checkpoint is in the same batch as its documents, so scorch
@@ -121,6 +128,25 @@ func (x *Index) runtimeConfig() map[string]any {
 		// Another process holding the index makes Open fail, rather than wait forever.
 		"bolt_timeout": "500ms",
 	}
+	// Segments in guide's own format (package segment): scorch writes new segments and
+	// merges in it, and opens an older index's segments with the format they were
+	// written in — which MappingVersion's rebuild then replaces.
+	maps.Copy(cfg, segment.RuntimeConfig())
+	return cfg
+}
+
+// ownFormat reports whether every segment of idx is in guide's segment format. Scorch
+// opens an index's segments in the format recorded with them — upstream zap's included —
+// so an index written before, by a build of another format, opens; it is rebuilt rather
+// than kept in a format whose postings lack the impacts searches read.
+func ownFormat(idx bleve.Index) bool {
+	own := true
+	withSnapshot(idx, func(snap *scorch.IndexSnapshot) {
+		for _, s := range snap.Segments() {
+			own = own && segment.Written(s.Segment())
+		}
+	})
+	return own
 }
 
 // create deletes whatever is in Dir and makes an empty index for st.

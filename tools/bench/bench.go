@@ -37,6 +37,10 @@ type Config struct {
 	InProcess  bool
 	CPUProfile string
 	Log        io.Writer // progress
+	// ZoektSrc is a checkout of sourcegraph/zoekt, built into Dir as a baseline of the
+	// cold scenario (default $ZOEKT_SRC, else Dir/zoekt); ZoektCommit names its commit
+	// when the checkout is not a git repository.
+	ZoektSrc, ZoektCommit string
 
 	// Scenarios to run (see AllScenarios); empty is every one.
 	Scenarios []string
@@ -160,6 +164,16 @@ func Run(ctx context.Context, cfg Config) (*report.Result, error) {
 		}
 	}
 
+	var zk zoekt
+	if cfg.has(ScenarioCold) {
+		src := zoektSource(cfg.ZoektSrc, cfg.Dir)
+		cfg.logf("building zoekt from %s", src)
+		zk = buildZoekt(ctx, src, cfg.Dir, cfg.ZoektCommit)
+		if zk.missing != "" {
+			cfg.logf("  zoekt: %s", zk.missing)
+		}
+	}
+
 	var corpora []*report.Corpus
 	sizes := cfg.Sizes
 	if !cfg.has(ScenarioCold, ScenarioLatency, ScenarioRestart) {
@@ -199,7 +213,7 @@ func Run(ctx context.Context, cfg Config) (*report.Result, error) {
 		if c.Name == largest {
 			prof = cfg.CPUProfile
 		}
-		cr, err := measure(ctx, cfg, bin, fsScript, c, fmt.Sprintf("c%d", i), prof)
+		cr, err := measure(ctx, cfg, bin, fsScript, zk, c, fmt.Sprintf("c%d", i), prof)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", c.Name, err)
 		}

@@ -137,14 +137,16 @@ func caughtUp(ctx context.Context, s *server, c *report.Corpus, data string) rep
 		r.Err = err.Error()
 		return r
 	}
-	rss, _, _ := s.memory()
+	rss, peak, _ := s.memory()
 	size := dirSize(data)
 	// What the process keeps once it has settled (it hands back the garbage of the catch-up).
 	time.Sleep(2 * time.Second)
 	settled, _, _ := s.memory()
-	r.RSS, r.Settled, r.Disk = rss, settled, size
-	r.Note = fmt.Sprintf("RSS then %.0f MB, %.0f MB two seconds later; data directory %.0f MB (%.2f× the text)",
-		float64(rss)/1e6, float64(settled)/1e6, float64(size)/1e6, float64(size)/float64(max(c.Bytes, 1)))
+	r.RSS, r.Settled, r.Peak, r.Disk = rss, settled, peak, size
+	r.IndexDisk = dirSize(filepath.Join(data, "query", "index"))
+	r.Note = fmt.Sprintf("peak RSS (VmHWM) %.0f MB; RSS then %.0f MB, %.0f MB two seconds later; data directory %.0f MB (%.2f× the text), of it the search index %.0f MB (%.2f×)",
+		float64(peak)/1e6, float64(rss)/1e6, float64(settled)/1e6, float64(size)/1e6, float64(size)/float64(max(c.Bytes, 1)),
+		float64(r.IndexDisk)/1e6, float64(r.IndexDisk)/float64(max(c.Bytes, 1)))
 	return r
 }
 

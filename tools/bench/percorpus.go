@@ -17,7 +17,7 @@ import (
 
 // measure runs the scenarios that take every corpus — cold index, latency, restart — on
 // one corpus, reusing the server the cold index left running for the other two.
-func measure(ctx context.Context, cfg Config, bin, fsScript string, c *report.Corpus, id, cpuprofile string) (report.CorpusResult, error) {
+func measure(ctx context.Context, cfg Config, bin, fsScript string, zk zoekt, c *report.Corpus, id, cpuprofile string) (report.CorpusResult, error) {
 	cr := report.CorpusResult{Corpus: c}
 	data := filepath.Join(cfg.Dir, "data", id)
 	logPath := filepath.Join(cfg.Dir, "logs", id+"-guide.log")
@@ -58,6 +58,16 @@ func measure(ctx context.Context, cfg Config, bin, fsScript string, c *report.Co
 		}
 		cfg.logf("    %d documents in %s; %s", bl.Docs, report.FormatDuration(bl.Duration), bl.Note)
 		cr.Index = append(cr.Index, bl)
+		cfg.logf("  baseline: zoekt-index, then zoekt-webserver serving its index")
+		settle()
+		zr := zoektBaseline(ctx, zk, c, filepath.Join(data, "zoekt"))
+		cfg.logf("    %d documents in %s; %s%s", zr.Docs, report.FormatDuration(zr.Duration), zr.Note, zr.Err)
+		cr.Index = append(cr.Index, zr)
+		cfg.logf("  baseline: the floor (guide-floor)")
+		settle()
+		fl := floorBaseline(ctx, c, filepath.Join(data, "floor"))
+		cfg.logf("    %d documents in %s; %s%s", fl.Docs, report.FormatDuration(fl.Duration), fl.Note, fl.Err)
+		cr.Index = append(cr.Index, fl)
 	} else {
 		repeat = 1 // only to have an indexed server for the latency and restart steps
 	}

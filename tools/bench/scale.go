@@ -76,7 +76,7 @@ func scaleRun(ctx context.Context, cfg Config, bin string, c *report.Corpus, dat
 		run.Err = err.Error()
 		return run
 	}
-	run.RSS, _, _ = s.memory()
+	run.RSS, run.Peak, _ = s.memory()
 	run.Disk = dirSize(data)
 	wait, segments, merged := s.waitMerged(ctx) // search is timed on the settled index
 	if merged {

@@ -2,12 +2,11 @@ package relevance
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 )
 
 // Evaluate scores guide on a set in projections under dir, and FTS5 beside it when fts5
@@ -49,76 +48,44 @@ func Evaluate(ctx context.Context, s *Set, dir string, fts5 bool) (SetFigures, [
 	return f, ranked, nil
 }
 
-// fixtureQueries is the queries file of a set written as a fixture.
-type fixtureQueries struct {
-	Name    string  `json:"name"`
-	About   string  `json:"about"`
-	Queries []Query `json:"queries"`
+// The fixture `make test` checks (TestKnownItem): the Go sets of FixtureMaxFunc function
+// queries, every FixtureEvery-th package of them, rendered from the sources of the
+// toolchain on the machine — no copy of that text is committed — with the figures
+// committed by the toolchain's version (FixtureFile), for another version's sources
+// render other pages.
+const (
+	FixtureEvery   = 5
+	FixtureMaxFunc = 400
+)
+
+// FixtureFigures are the fixture's figures by the Go version whose sources rendered it.
+type FixtureFigures map[string]Figures
+
+// GoFixture renders the fixture from goroot's sources, its sets in the order of their
+// names, and returns it with goroot's Go version (its VERSION file's first line).
+func GoFixture(goroot string) (version string, sets []*Set, err error) {
+	version, err = GoVersion(goroot)
+	if err != nil {
+		return "", nil, err
+	}
+	syn, fn, err := GoDoc(goroot, FixtureMaxFunc)
+	if err != nil {
+		return "", nil, err
+	}
+	return version, []*Set{fn.Subset(FixtureEvery), syn.Subset(FixtureEvery)}, nil
 }
 
-// WriteFixture writes sets that share their documents under dir: the documents in
-// dir/docs, each set's queries in dir/NAME.queries.json.
-func WriteFixture(dir string, sets ...*Set) error {
-	if err := os.RemoveAll(dir); err != nil {
-		return err
-	}
-	for _, s := range sets {
-		for p, c := range s.Docs {
-			f := filepath.Join(dir, "docs", filepath.FromSlash(p))
-			if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
-				return err
-			}
-			if err := os.WriteFile(f, []byte(c), 0o644); err != nil {
-				return err
-			}
-		}
-		b, err := json.MarshalIndent(fixtureQueries{Name: s.Name, About: s.About, Queries: s.Queries}, "", " ")
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(dir, s.Name+".queries.json"), append(b, '\n'), 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// ReadFixture reads the sets WriteFixture wrote, in the order of their names.
-func ReadFixture(dir string) ([]*Set, error) {
-	docs := map[string]string{}
-	root := filepath.Join(dir, "docs")
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		c, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		docs[filepath.ToSlash(rel)] = string(c)
-		return nil
-	})
+// GoVersion is the Go version of the toolchain in goroot, as its VERSION file names it.
+func GoVersion(goroot string) (string, error) {
+	b, err := os.ReadFile(filepath.Join(goroot, "VERSION"))
 	if err != nil {
-		return nil, err
+		return "", fmt.Errorf("go version of %s: %w", goroot, err)
 	}
-	files, err := filepath.Glob(filepath.Join(dir, "*.queries.json"))
-	if err != nil {
-		return nil, err
+	v, _, _ := strings.Cut(string(b), "\n")
+	if v = strings.TrimSpace(v); v == "" {
+		return "", fmt.Errorf("go version of %s: empty VERSION file", goroot)
 	}
-	var sets []*Set
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return nil, err
-		}
-		var fq fixtureQueries
-		if err := json.Unmarshal(b, &fq); err != nil {
-			return nil, fmt.Errorf("%s: %w", f, err)
-		}
-		sets = append(sets, &Set{Name: fq.Name, About: fq.About, Queries: fq.Queries, Docs: docs})
-	}
-	return sets, nil
+	return v, nil
 }
 
 // Subset keeps every n-th document (by path) and the queries they answer, for a fixture

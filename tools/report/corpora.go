@@ -40,10 +40,12 @@ type IndexRun struct {
 	Bytes    int64
 	Duration time.Duration
 	// Disk is what the run left on disk (an index, a database, a data directory); RSS the
-	// process's resident set when it ended and Settled two seconds later, when measured.
-	Disk, RSS, Settled int64
-	Note               string
-	Err                string
+	// process's resident set when it ended and Settled two seconds later, Peak its peak
+	// resident set (VmHWM, or the child's maximum RSS), when measured.
+	Disk, RSS, Settled, Peak int64
+	IndexDisk                int64 // guide's search index alone, of Disk
+	Note                     string
+	Err                      string
 }
 
 // The kinds of index runs of the cold scenario.
@@ -52,6 +54,8 @@ const (
 	RunRipgrep   = "rg"        // rg over the tree
 	RunFTS5      = "fts5"      // SQLite FTS5 builds an index
 	RunBleve     = "bleve"     // Bleve alone builds an index
+	RunZoekt     = "zoekt"     // zoekt-index builds its index (and zoekt-webserver serves it)
+	RunFloor     = "floor"     // guide-floor: the least work of an index of positions
 	RunCatalog   = "catalog"   // guide until the catalog holds the first scan
 	RunAll       = "all"       // guide until every projection caught up
 	RunInProcess = "inprocess" // guide's pieces in the harness's process
@@ -106,7 +110,7 @@ func (r *Result) coldRecord() Record {
 		byKind := map[string]IndexRun{}
 		for _, run := range cr.Index {
 			if run.Err != "" {
-				t.Add(run.What, "", "", "", "", "failed: "+run.Err)
+				t.Add(run.What, "", "", "", "", failure(run.Err))
 			} else {
 				mbs := "—"
 				if run.Bytes > 0 {
@@ -131,7 +135,7 @@ func (r *Result) coldRecord() Record {
 				return false
 			}
 			if run.Err != "" {
-				rec.Metrics[key] = Metric{Unit: UnitSeconds, What: what, Err: "failed: " + run.Err}
+				rec.Metrics[key] = Metric{Unit: UnitSeconds, What: what, Err: failure(run.Err)}
 				return false
 			}
 			rec.Metrics[key] = Metric{Value: run.Duration.Seconds(), Unit: UnitSeconds, What: what}
@@ -159,6 +163,46 @@ func (r *Result) coldRecord() Record {
 				rec.Metrics["cold.data/text@"+k] = Metric{Value: float64(all.Disk) / float64(c.Bytes), Unit: UnitTimes,
 					What: "guide's data directory against the text", Note: FormatMB(all.Disk)}
 			}
+		}
+		all := byKind[RunAll]
+		allOK := all.Kind != "" && all.Err == "" && all.Duration > 0
+		if z := byKind[RunZoekt]; z.Err != "" && allOK {
+			// The targets against zoekt say why they are not measured.
+			for key, what := range map[string]string{"cold.all/zoekt@" + k: "guide's time against zoekt-index's",
+				"cold.rss-settled/zoekt-web@" + k: "guide's VmRSS after catching up against zoekt-webserver's"} {
+				rec.Metrics[key] = Metric{Unit: UnitTimes, What: what, Err: failure(z.Err)}
+			}
+		}
+		if put("cold.zoekt@"+k, byKind[RunZoekt], "zoekt-index") {
+			z := byKind[RunZoekt]
+			if allOK {
+				rec.Metrics["cold.all/zoekt@"+k] = Metric{Value: all.Duration.Seconds() / z.Duration.Seconds(), Unit: UnitTimes,
+					What: "guide's time against zoekt-index's", Note: FormatDuration(all.Duration) + " against " + FormatDuration(z.Duration)}
+			}
+			if z.Peak > 0 {
+				rec.Metrics["cold.zoekt-peak@"+k] = Metric{Value: float64(z.Peak), Unit: UnitBytes, What: "zoekt-index's peak resident set"}
+			}
+			if z.Settled > 0 {
+				rec.Metrics["cold.zoekt-web-rss@"+k] = Metric{Value: float64(z.Settled), Unit: UnitBytes, What: "zoekt-webserver's VmRSS two seconds after ready"}
+				if allOK && all.Settled > 0 {
+					rec.Metrics["cold.rss-settled/zoekt-web@"+k] = Metric{Value: float64(all.Settled) / float64(z.Settled), Unit: UnitTimes,
+						What: "guide's VmRSS two seconds after catching up against zoekt-webserver's serving the same corpus", Note: FormatMB(all.Settled) + " against " + FormatMB(z.Settled)}
+				}
+			}
+			if z.Disk > 0 && c.Bytes > 0 {
+				rec.Metrics["cold.zoekt-index/text@"+k] = Metric{Value: float64(z.Disk) / float64(c.Bytes), Unit: UnitTimes, What: "zoekt's index against the text", Note: FormatMB(z.Disk)}
+			}
+		}
+		if put("cold.floor@"+k, byKind[RunFloor], "the floor (guide-floor)") && allOK {
+			rec.Metrics["cold.all/floor@"+k] = Metric{Value: all.Duration.Seconds() / byKind[RunFloor].Duration.Seconds(), Unit: UnitTimes,
+				What: "guide's time against the floor's", Note: FormatDuration(all.Duration) + " against " + FormatDuration(byKind[RunFloor].Duration)}
+		}
+		if allOK && all.Peak > 0 {
+			rec.Metrics["cold.peak@"+k] = Metric{Value: float64(all.Peak), Unit: UnitBytes, What: "guide's peak resident set (VmHWM) until every projection caught up"}
+		}
+		if allOK && all.IndexDisk > 0 && c.Bytes > 0 {
+			rec.Metrics["cold.index/text@"+k] = Metric{Value: float64(all.IndexDisk) / float64(c.Bytes), Unit: UnitTimes,
+				What: "guide's search index against the text", Note: FormatMB(all.IndexDisk)}
 		}
 		if fts := byKind[RunFTS5]; fts.Err == "" && fts.Disk > 0 && c.Bytes > 0 {
 			rec.Metrics["cold.fts5-db/text@"+k] = Metric{Value: float64(fts.Disk) / float64(c.Bytes), Unit: UnitTimes,
@@ -270,4 +314,13 @@ func corpusAbout(c *Corpus) string {
 		}
 	}
 	return s + "."
+}
+
+// failure is how a run that failed is shown: its error, after "failed: " unless it says
+// the baseline is not on this machine.
+func failure(err string) string {
+	if strings.HasPrefix(err, "not on this machine") {
+		return err
+	}
+	return "failed: " + err
 }

@@ -21,6 +21,7 @@ type ScaleRun struct {
 	// Catalog until the catalog had.
 	Searchable, Catalog time.Duration
 	RSS                 int64 // the process's resident memory then, in bytes
+	Peak                int64 // its peak resident memory (VmHWM) then, in bytes
 	// Settled is its resident memory once the idle index has merged, before the searches:
 	// what the process keeps after the catch-up (it hands back the catch-up's garbage).
 	Settled int64
@@ -74,6 +75,9 @@ func (r *Result) scaleRecord() Record {
 			m.Note = FormatMB(run.Settled) + " once the index has merged"
 		}
 		rec.Metrics["scale.rss@"+k] = m
+		if run.Peak > 0 {
+			rec.Metrics["scale.peak@"+k] = Metric{Value: float64(run.Peak), Unit: UnitBytes, What: "guide, peak VmHWM until searchable"}
+		}
 		rec.putLatency("scale.search", k, run.Search, "guide")
 		if run.Bleve.Err == "" && run.Bleve.Duration > 0 {
 			rec.Metrics["scale.bleve@"+k] = Metric{Value: run.Bleve.Duration.Seconds(), Unit: UnitSeconds, What: "Bleve alone"}

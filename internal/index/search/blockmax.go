@@ -5,7 +5,8 @@ import (
 	"sort"
 
 	"github.com/RoaringBitmap/roaring/v2"
-	zap "github.com/blevesearch/zapx/v17"
+
+	"github.com/guide/guide/internal/segment"
 )
 
 // ceilings are the terms of a searcher by the ceiling of their scores, for MaxScore
@@ -58,7 +59,7 @@ func (c *ceilings) lift(theta float64) {
 // terms hold. A common word's content postings are then mostly skipped when the best
 // documents also hold it in their titles or names. The terms left are read a chunk at a
 // time (block-max, as Lucene's block-max MaxScore): each chunk of a postings list is
-// headed by its impacts (zapx's impact.go), the pairs of frequency and length that bound
+// headed by its impacts (package segment's impact.go), the pairs of frequency and length that bound
 // what its postings score, and while no document before the first of the terms' chunk
 // ends can beat the worst kept, the terms pass over it without reading a posting. A word
 // found only in the content, where MaxScore has no term to leave out, is then mostly
@@ -180,9 +181,10 @@ func (s *termsSearcher) topAbove(n int, floor float64, stop func() error) ([]sco
 	return h.best(), total, nil
 }
 
-// impactReader is a postings iterator that reads the impacts of its chunks (zapx's).
+// impactReader is a postings iterator that reads the impacts of its chunks (guide's
+// segment format): those of the chunk holding docNum, and one past its last document.
 type impactReader interface {
-	Impacts(docNum uint64, dst []zap.Impact) ([]zap.Impact, uint64, bool)
+	Impacts(docNum uint64, dst []segment.Impact) ([]segment.Impact, uint64, bool)
 }
 
 // chunkPeaks returns where the first of the chunks of terms' current documents ends (a

@@ -13,7 +13,8 @@ import (
 	bq "github.com/blevesearch/bleve/v2/search/query"
 	bindex "github.com/blevesearch/bleve_index_api"
 	segment "github.com/blevesearch/scorch_segment_api/v2"
-	zap "github.com/blevesearch/zapx/v17"
+
+	gseg "github.com/guide/guide/internal/segment"
 )
 
 // termClause is one term a word is looked for as: in a field, with a weight.
@@ -175,7 +176,7 @@ type termsSearcher struct {
 	// none of its postings scores above peaks[i]; impacts is a buffer.
 	ends    []uint64
 	peaks   []float64
-	impacts []zap.Impact
+	impacts []gseg.Impact
 	counts  *counts // the Engine's, for the windows of chunks passed over; nil: none
 }
 

@@ -66,6 +66,8 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.IntVar(&c.Repeat, "repeat", 3, "cold index runs of guide per corpus of up to 10k documents (the median is reported); larger ones (GOROOT, 100k) get one")
 	fs.BoolVar(&c.FSServer, "fs-server", true, "also measure @modelcontextprotocol/server-filesystem (installed with npm under --dir)")
 	fs.BoolVar(&c.InProcess, "inprocess", true, "also time the cold index with the pieces in this process")
+	fs.StringVar(&c.ZoektSrc, "zoekt-src", "", "a checkout of sourcegraph/zoekt, built into --dir as a baseline of the cold scenario (default $ZOEKT_SRC, else DIR/zoekt; absent: the table says so)")
+	fs.StringVar(&c.ZoektCommit, "zoekt-commit", "", "the commit of --zoekt-src, when it is not a git repository")
 	fs.StringVar(&c.CPUProfile, "cpuprofile", "", "write a CPU profile of the in-process cold index of the largest generated corpus")
 	scenarios := fs.String("scenarios", strings.Join(bench.AllScenarios, ","), "scenarios to run, comma-separated: "+strings.Join(bench.AllScenarios, ", ")+", or all; opt-in, only when named: "+strings.Join(bench.OptInScenarios, ", "))
 	quick := fs.Bool("quick", false, "a quick run (a few minutes): 1k corpus for cold/latency/restart, 10k for search/content/web/once/clients, 1k for fresh/churn, fewer calls, 10 s of churn; explicit flags still win; writes no file unless --out is given")

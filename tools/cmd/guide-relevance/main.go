@@ -3,7 +3,7 @@
 // ci from the pinned list in tools/relevance/npm) and the Go toolchain's package
 // documentation. It prints the figures, puts them into BENCHMARKS.json as the relevance
 // area's record and renders BENCHMARKS.md from that file; with -fixture it also rewrites
-// the small committed set that `make test` checks.
+// the figures of the small set `make test` renders and checks (TestKnownItem).
 package main
 
 import (
@@ -36,7 +36,7 @@ func run(args []string) error {
 	goroot := fs.String("goroot", "", "Go root whose package docs make the Go sets (default: go env GOROOT; \"-\" for none)")
 	maxFunc := fs.Int("max-func", 400, "function queries of the go-func set")
 	out := fs.String("out", "", "also write the figures to this JSON file (\"\" for none)")
-	fixture := fs.String("fixture", "", "also write the small fixture of the Go sets under this folder (testdata/relevance/known-item)")
+	fixture := fs.String("fixture", "", "also measure the small fixture `make test` renders from the Go sets and write its figures, under the toolchain's Go version, to FOLDER/figures.json (testdata/relevance/known-item)")
 	misses := fs.Int("misses", 0, "print this many queries per set whose answer guide ranked below first")
 	only := fs.String("set", "", "only the sets of these names, comma-separated")
 	results := fs.String("results", report.ResultsFile, "put the relevance record into this results file (\"\" for none)")
@@ -78,25 +78,7 @@ func run(args []string) error {
 		sets = slices.DeleteFunc(sets, func(s *relevance.Set) bool { return !slices.Contains(names, s.Name) })
 	}
 	if *fixture != "" {
-		// The Go sets share their documents: every fifth package.
-		var small []*relevance.Set
-		for _, s := range sets {
-			if strings.HasPrefix(s.Name, "go-") {
-				small = append(small, s.Subset(5))
-			}
-		}
-		if err := relevance.WriteFixture(filepath.Join(*fixture, "go"), small...); err != nil {
-			return err
-		}
-		var figs relevance.Figures
-		for _, s := range small {
-			f, _, err := relevance.Evaluate(ctx, s, filepath.Join(*dir, "data", "fixture-"+s.Name), relevance.HasFTS5())
-			if err != nil {
-				return err
-			}
-			figs.Sets = append(figs.Sets, f)
-		}
-		if err := write(filepath.Join(*fixture, "figures.json"), figs); err != nil {
+		if err := writeFixtureFigures(ctx, *fixture, *goroot, *dir); err != nil {
 			return err
 		}
 	}
@@ -167,4 +149,33 @@ func write(file string, v any) error {
 		return err
 	}
 	return os.WriteFile(file, append(b, '\n'), 0o644)
+}
+
+// writeFixtureFigures measures the fixture TestKnownItem renders from goroot's sources and
+// puts its figures, under goroot's Go version, into dir/figures.json.
+func writeFixtureFigures(ctx context.Context, dir, goroot, work string) error {
+	if goroot == "-" {
+		return fmt.Errorf("-fixture needs the Go sets (-goroot)")
+	}
+	version, sets, err := relevance.GoFixture(goroot)
+	if err != nil {
+		return err
+	}
+	file := filepath.Join(dir, "figures.json")
+	committed := relevance.FixtureFigures{}
+	if b, err := os.ReadFile(file); err == nil {
+		if err := json.Unmarshal(b, &committed); err != nil {
+			return fmt.Errorf("%s: %w", file, err)
+		}
+	}
+	var figs relevance.Figures
+	for _, s := range sets {
+		f, _, err := relevance.Evaluate(ctx, s, filepath.Join(work, "data", "fixture-"+s.Name), relevance.HasFTS5())
+		if err != nil {
+			return err
+		}
+		figs.Sets = append(figs.Sets, f)
+	}
+	committed[version] = figs
+	return write(file, committed)
 }

@@ -1,0 +1,138 @@
+package segment
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	api "github.com/blevesearch/scorch_segment_api/v2"
+	zapv16 "github.com/blevesearch/zapx/v16"
+)
+
+// TestMergeAsZap: segments merged with documents dropped hold what zap's merge of zap's
+// segments of the same documents holds, and number the documents as it does; merging
+// the merged segments again too.
+func TestMergeAsZap(t *testing.T) {
+	docs := analyzedDocs(t, 5, 1200)
+	dir := t.TempDir()
+	var ours, theirs []api.Segment
+	var drops []*roaring.Bitmap
+	rng := rand.New(rand.NewPCG(5, 6))
+	for i, part := range [][2]int{{0, 300}, {300, 310}, {310, 800}, {800, 1200}} {
+		o, z := buildBoth(t, docs[part[0]:part[1]])
+		// Persisted and opened, as scorch merges them.
+		po, pz := filepath.Join(dir, fmt.Sprintf("o%d", i)), filepath.Join(dir, fmt.Sprintf("z%d", i))
+		if err := o.persist(po); err != nil {
+			t.Fatal(err)
+		}
+		if err := z.(api.UnpersistedSegment).Persist(pz); err != nil {
+			t.Fatal(err)
+		}
+		so, err := Open(po)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sz, err := (&zapv16.ZapPlugin{}).Open(pz)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = so.Close(); _ = sz.Close() })
+		ours, theirs = append(ours, so), append(theirs, sz)
+		d := roaring.New()
+		for range (part[1] - part[0]) / 4 {
+			d.Add(uint32(rng.IntN(part[1] - part[0])))
+		}
+		if i == 1 {
+			d = nil // a segment with nothing dropped
+		}
+		drops = append(drops, d)
+	}
+	merged := func(name string, ours, theirs []api.Segment, drops []*roaring.Bitmap) (*Segment, api.Segment) {
+		po, pz := filepath.Join(dir, name+".o"), filepath.Join(dir, name+".z")
+		no, _, err := (&Plugin{}).Merge(ours, drops, po, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nz, _, err := (&zapv16.ZapPlugin{}).Merge(theirs, drops, pz, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(no) != fmt.Sprint(nz) {
+			t.Fatalf("%s: new numbers %v, zap %v", name, no, nz)
+		}
+		so, err := Open(po)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sz, err := (&zapv16.ZapPlugin{}).Open(pz)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = so.Close(); _ = sz.Close() })
+		return so, sz
+	}
+	mo, mz := merged("first", ours, theirs, drops)
+	comparePostings(t, mo, mz)
+
+	// Merged with a built segment, dropping some of the merged one's documents.
+	o, z := buildBoth(t, docs[:50])
+	d := roaring.BitmapOf(1, 2, 3, 500, 600)
+	mo2, mz2 := merged("second", []api.Segment{mo, o}, []api.Segment{mz, z}, []*roaring.Bitmap{d, nil})
+	comparePostings(t, mo2, mz2)
+}
+
+// TestMergeStopsWhenClosed: a merge whose close channel is closed returns
+// api.ErrClosed and leaves no file.
+func TestMergeStopsWhenClosed(t *testing.T) {
+	o, _ := buildBoth(t, analyzedDocs(t, 6, 100))
+	path := filepath.Join(t.TempDir(), "merged")
+	closeCh := make(chan struct{})
+	close(closeCh)
+	_, _, err := (&Plugin{}).Merge([]api.Segment{o}, []*roaring.Bitmap{nil}, path, closeCh, nil)
+	if !errors.Is(err, api.ErrClosed) {
+		t.Fatalf("merge: %v, want %v", err, api.ErrClosed)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("file left: %v", err)
+	}
+}
+
+// TestMergeOfNothingLeft: a merge that drops every document writes a segment of none,
+// which opens and has no terms.
+func TestMergeOfNothingLeft(t *testing.T) {
+	s, err := build(analyzedDocs(t, 7, 20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	all := roaring.New()
+	all.AddRange(0, 20)
+	path := filepath.Join(t.TempDir(), "merged")
+	nums, _, err := (&Plugin{}).Merge([]api.Segment{s}, []*roaring.Bitmap{all}, path, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range nums[0] {
+		if n != dropped {
+			t.Fatalf("new numbers %v", nums)
+		}
+	}
+	m, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if m.Count() != 0 {
+		t.Fatalf("%d documents", m.Count())
+	}
+	for _, f := range m.Fields() {
+		d, _ := m.Dictionary(f)
+		if d.Cardinality() != 0 {
+			t.Fatalf("field %s: %d terms", f, d.Cardinality())
+		}
+	}
+}

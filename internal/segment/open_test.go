@@ -1,0 +1,138 @@
+package segment
+
+import (
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"testing"
+
+	api "github.com/blevesearch/scorch_segment_api/v2"
+)
+
+// segmentFile returns the bytes of a segment file of n random documents.
+func segmentFile(t testing.TB, n int) []byte {
+	t.Helper()
+	s, err := build(analyzedDocs(t, 11, n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "seg")
+	if err := s.persist(path); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// openBytes writes b to a file and opens it; a segment opened is read through.
+func openBytes(t testing.TB, b []byte) error {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "seg")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(path)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	return readAll(s)
+}
+
+// readAll reads every term's postings of every field, and every identifier.
+func readAll(s *Segment) error {
+	for d := range s.Count() {
+		if _, err := s.DocID(d); err != nil {
+			return err
+		}
+	}
+	for _, f := range s.Fields() {
+		d, _ := s.dictionary(f)
+		it := d.AutomatonIterator(nil, nil, nil)
+		for {
+			e, err := it.Next()
+			if err != nil {
+				return err
+			}
+			if e == nil {
+				break
+			}
+			pl, err := d.postingsList([]byte(e.Term), nil, nil)
+			if err != nil {
+				return err
+			}
+			pi := pl.iterator(true, true, nil)
+			for {
+				p, err := pi.next()
+				if err != nil {
+					return err
+				}
+				if p == nil {
+					break
+				}
+				_, _, _ = pi.Impacts(p.doc, nil)
+			}
+		}
+	}
+	return nil
+}
+
+// TestOpenRefusesDamage: a segment file cut short anywhere, or with any byte changed, is
+// refused when opened, with ErrDamaged.
+func TestOpenRefusesDamage(t *testing.T) {
+	b := segmentFile(t, 60)
+	if err := openBytes(t, b); err != nil {
+		t.Fatalf("intact: %v", err)
+	}
+	step := max(1, len(b)/400)
+	for n := 0; n < len(b); n += step {
+		if err := openBytes(t, b[:n]); !errors.Is(err, ErrDamaged) {
+			t.Fatalf("cut to %d of %d bytes: %v", n, len(b), err)
+		}
+	}
+	for i := 0; i < len(b); i += step {
+		c := append([]byte(nil), b...)
+		c[i] ^= 0x5a
+		if err := openBytes(t, c); !errors.Is(err, ErrDamaged) && !errors.Is(err, ErrVersion) {
+			t.Fatalf("byte %d of %d changed: %v", i, len(b), err)
+		}
+	}
+}
+
+// TestOpenRefusesOtherVersions: a file of another format version is refused with
+// ErrVersion, and a file of zap's with ErrDamaged.
+func TestOpenRefusesOtherVersions(t *testing.T) {
+	b := segmentFile(t, 10)
+	f := b[len(b)-footerSize:]
+	binary.LittleEndian.PutUint32(f[16:], FormatVersion+1)
+	binary.LittleEndian.PutUint32(f[20:], crc32.Checksum(f[:20], castagnoli))
+	if err := openBytes(t, b); !errors.Is(err, ErrVersion) {
+		t.Fatalf("version %d: %v", FormatVersion+1, err)
+	}
+
+	_, z := buildBoth(t, analyzedDocs(t, 12, 10))
+	path := filepath.Join(t.TempDir(), "zap")
+	if err := z.(api.UnpersistedSegment).Persist(path); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (&Plugin{}).Open(path); !errors.Is(err, ErrDamaged) {
+		t.Fatalf("zap's file: %v", err)
+	}
+}
+
+// FuzzOpen: whatever the bytes, Open returns an error or a segment that reads through,
+// and never panics.
+func FuzzOpen(f *testing.F) {
+	b := segmentFile(f, 20)
+	f.Add(b)
+	f.Add(b[:len(b)/2])
+	f.Add(b[len(b)/3:])
+	f.Fuzz(func(t *testing.T, b []byte) {
+		_ = openBytes(t, b)
+	})
+}
