@@ -362,3 +362,28 @@ func TestBridgedSubscriptions(t *testing.T) {
 		return n.count("notifications/resources/updated", uri) > 0, fmt.Sprintf("no update through the bridge (%d notifications)", got)
 	})
 }
+
+// TestDeletedDataDirStopsOwner: rm -rf of a running owner's data directory; the owner
+// stops rather than serve deleted files beside the second owner the next client starts,
+// and the client is answered by that one owner, rebuilt from the disk.
+func TestDeletedDataDirStopsOwner(t *testing.T) {
+	root := testkit.CopyTree(t, "../../testdata/sample")
+	data := filepath.Join(t.TempDir(), "data")
+	c := bridgedClient(t, root, data)
+	testkit.WaitCaughtUp(t, c)
+	pid := oneOwner(t, data)
+
+	testkit.Eventually(t, 10*time.Second, func() (bool, string) {
+		err := os.RemoveAll(data) // the owner may write into it meanwhile: again until gone
+		return err == nil, fmt.Sprintf("rm -rf %s: %v", data, err)
+	})
+	testkit.Eventually(t, 20*time.Second, func() (bool, string) {
+		return !slices.Contains(owners(t, data), pid), fmt.Sprintf("the owner %d still runs on its deleted data directory", pid)
+	})
+	c2 := bridgedClient(t, root, data)
+	testkit.EventuallyMatchesDisk(t, c2, root, 30*time.Second)
+	testkit.EventuallyMatchesDisk(t, c, root, 30*time.Second)
+	if next := oneOwner(t, data); next == pid {
+		t.Fatalf("the owner of the deleted directory %d still serves", pid)
+	}
+}
