@@ -168,7 +168,7 @@ func (m *Main) follow(ctx context.Context) error {
 	if err := <-connected; err != nil {
 		return err
 	}
-	m.srv.ConnectSessions(m.stream) // the index may take seconds to open
+	m.srv.ConnectSessions(ctx, m.stream) // the index may take seconds to open
 	if err := <-m.indexOpen; err != nil {
 		return err
 	}
@@ -177,7 +177,7 @@ func (m *Main) follow(ctx context.Context) error {
 	m.mu.Lock()
 	m.runner = runner
 	m.mu.Unlock()
-	m.srv.Connect(m.stream, runner) // and the session registry with it
+	m.srv.Connect(ctx, m.stream, runner) // and the session registry with it
 	var wg sync.WaitGroup
 	wg.Go(func() { m.sessions.Run(ctx, runner.CaughtUp()) })
 	wg.Go(func() { releaseAfterCatchUp(ctx, runner) })

@@ -18,7 +18,7 @@ func TestSessionsRestoredBeforeProjectionsFollow(t *testing.T) {
 	stream := testkit.Stream(t, b)
 	ctx := testkit.Context(t)
 	before := &session.Registry{Project: "test", Catalog: testkit.Catalog(t, nil), Logger: testkit.Logger()}
-	before.Connect(stream, nil)
+	testkit.NoErr(t, before.Connect(testkit.Context(t), stream, nil), "connect")
 	const id = "mcp-session-of-a-bridge"
 	testkit.NoErr(t, before.Issue(ctx, id), "issue")
 	if _, qerr := before.SetFocus(ctx, id, "a"); qerr != nil {
@@ -27,7 +27,7 @@ func TestSessionsRestoredBeforeProjectionsFollow(t *testing.T) {
 
 	sessions := &session.Registry{Project: "test", Catalog: testkit.Catalog(t, nil), Logger: testkit.Logger()}
 	srv := &mcpserver.Server{Project: "test", Catalog: sessions.Catalog, Sessions: sessions, Logger: testkit.Logger()}
-	srv.ConnectSessions(stream) // no Connect: no runner yet
+	srv.ConnectSessions(testkit.Context(t), stream) // no Connect: no runner yet
 	rctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
 	c, err := sessions.Restore(rctx, id)

@@ -77,15 +77,16 @@ func (r *Registry) Attach(ctx context.Context, id, rawName, content string) (*At
 	}
 	token := Token(id)
 	var prev *projection.Document
-	count := 0
-	_ = r.Catalog.Read(func(s *projection.Snapshot) error {
-		docs := s.SessionDocuments(token)
-		count = len(docs)
-		if d, ok := s.SessionDocument(token, name); ok {
-			prev = d
+	held := map[string]bool{}
+	if err := r.Catalog.Read(func(s *projection.Snapshot) error {
+		for _, d := range s.SessionDocuments(token) {
+			held[d.Path] = true
 		}
+		prev, _ = s.SessionDocument(token, name)
 		return nil
-	})
+	}); err != nil {
+		return nil, query.Internal(query.ErrIO, err, "attaching %q", name)
+	}
 	r.mu.Lock()
 	st := r.get(token)
 	if st.ended {
@@ -96,9 +97,18 @@ func (r *Registry) Attach(ctx context.Context, id, rawName, content string) (*At
 		r.mu.Unlock()
 		return nil, query.Errorf(query.ErrInvalidArgument, "%q is being attached already", name)
 	}
-	if prev == nil && count+len(st.uploading) >= r.MaxDocs {
+	// The session's documents are those the catalog holds, and those published here that
+	// it may not hold yet, and those being published: counted under mu, with this one
+	// reserved below, concurrent attaches cannot pass the limit together.
+	for n := range st.published {
+		held[n] = true
+	}
+	for n := range st.uploading {
+		held[n] = true
+	}
+	if !held[name] && len(held) >= r.MaxDocs {
 		r.mu.Unlock()
-		return nil, query.Errorf(query.ErrTooLarge, "this session has %d documents attached; the limit is %d", count, r.MaxDocs).
+		return nil, query.Errorf(query.ErrTooLarge, "this session has %d documents attached; the limit is %d", len(held), r.MaxDocs).
 			WithInstruction("Tell the user to detach a document before attaching another.")
 	}
 	st.uploading[name] = true

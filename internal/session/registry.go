@@ -72,9 +72,10 @@ type Registry struct {
 
 // Connect hands the registry the stream and, when not nil, the tracker of the projections'
 // freshness (see Freshness) once the query process has reached NATS; until then attach and
-// detach say it is not connected. It opens the session store on the stream's JetStream
-// (or leaves it to the first call that needs it, when NATS does not answer now).
-func (r *Registry) Connect(stream *events.Stream, fresh *freshness.Tracker) {
+// detach say it is not connected. It opens the session store on the stream's JetStream as
+// long as ctx allows, and returns why it could not: the first call that needs the store
+// opens it then.
+func (r *Registry) Connect(ctx context.Context, stream *events.Stream, fresh *freshness.Tracker) error {
 	r.init()
 	r.connMu.Lock()
 	r.Stream = stream
@@ -85,11 +86,11 @@ func (r *Registry) Connect(stream *events.Stream, fresh *freshness.Tracker) {
 	if stream != nil {
 		r.connOnce.Do(func() { close(r.connected) })
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
 	if _, err := r.store(ctx); err != nil && !errors.Is(err, errNotConnected) {
 		r.Logger.Warn("session store not open yet; issued sessions are checked once it is", "err", err)
+		return err
 	}
+	return nil
 }
 
 // store returns the session store, opening it on the stream's JetStream the first time.
