@@ -74,7 +74,8 @@ func (m *Main) openServer() {
 	// session document on the stream of no recorded live session is one of a session that
 	// did not survive the restart (stdio).
 	m.sessions = &session.Registry{Project: m.project, Catalog: m.catalog,
-		TTL: m.Config.SessionTTL, MaxDocBytes: m.Config.SessionMaxSize, Exclusive: m.Config.Root != "", Logger: m.Logger}
+		TTL: m.Config.SessionTTL, MaxDocBytes: m.Config.SessionMaxSize, Exclusive: m.Config.Root != "", Logger: m.Logger,
+		MaxSessions: m.Config.MaxSessions, MaxClientSessions: m.Config.MaxClientSessions, MaxAttachedBytes: m.Config.MaxAttachedBytes}
 	m.srv = &mcpserver.Server{Project: m.project, Catalog: m.catalog, Index: m.index, Sessions: m.sessions,
 		Limits: query.Limits{MaxChars: m.Config.MaxChars}, Logger: m.Logger, ToolPrefix: m.Config.ToolPrefix, PageSize: m.Config.PageSize}
 	m.mcp = m.srv.New()

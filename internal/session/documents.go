@@ -111,6 +111,12 @@ func (r *Registry) Attach(ctx context.Context, id, rawName, content string) (*At
 		return nil, query.Errorf(query.ErrTooLarge, "this session has %d documents attached; the limit is %d", len(held), r.MaxDocs).
 			WithInstruction("Tell the user to detach a document before attaching another.")
 	}
+	size := int64(len(content))
+	if ok, held := r.reserveBytes(size); !ok {
+		r.mu.Unlock()
+		return nil, query.Errorf(query.ErrTooLarge, "the server holds %d bytes of session documents, of every session; %q (%d bytes) would pass its limit of %d", held, name, size, r.MaxAttachedBytes).
+			WithInstruction("Tell the user the server has no room for more attached documents now: detaching documents, or ending sessions no longer in use, makes room.")
+	}
 	st.uploading[name] = true
 	r.mu.Unlock()
 	res := &AttachResult{Path: query.SessionPrefix + name, Filename: name, Size: int64(len(content)),
@@ -137,6 +143,9 @@ func (r *Registry) Attach(ctx context.Context, id, rawName, content string) (*At
 	delete(st.uploading, name)
 	if err == nil {
 		st.published[name] = seq
+		r.publishedBytes(size, seq)
+	} else {
+		r.unreserveBytes(size)
 	}
 	ended := st.ended
 	r.mu.Unlock()

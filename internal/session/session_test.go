@@ -285,3 +285,95 @@ func TestConnectHonoursContext(t *testing.T) {
 		t.Fatalf("Connect: %v, want the caller's context.Canceled", err)
 	}
 }
+
+// TestSessionLimits: a process holds at most MaxSessions sessions and MaxClientSessions of
+// one client; past either, a new session ends the one unused longest, once unused for
+// PressureIdle, or is refused with ErrTooManySessions; a reservation not issued is given back.
+func TestSessionLimits(t *testing.T) {
+	stream := testkit.Stream(t, testkit.NATS(t))
+	var clock atomic.Int64
+	clock.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
+	advance := func(d time.Duration) { clock.Add(int64(d)) }
+	r := &session.Registry{Project: "test", Catalog: testkit.Catalog(t, nil), Logger: testkit.Logger(),
+		MaxSessions: 3, MaxClientSessions: 2, PressureIdle: time.Minute,
+		Now: func() time.Time { return time.Unix(0, clock.Load()) }}
+	ctx := testkit.Context(t)
+	testkit.NoErr(t, r.Connect(ctx, stream, nil), "connect")
+	open := func(client string) (string, []string, error) {
+		id, evict, err := r.Admit(client)
+		for _, v := range evict {
+			r.End(ctx, v)
+		}
+		if err == nil {
+			testkit.NoErr(t, r.Issue(ctx, id), "issue")
+		}
+		return id, evict, err
+	}
+
+	a1, _, err := open("10.0.0.1")
+	testkit.NoErr(t, err, "first session of a client")
+	advance(time.Second)
+	_, _, err = open("10.0.0.1")
+	testkit.NoErr(t, err, "second session of a client")
+	t.Run("ErrTooManySessionsOfClient", func(t *testing.T) {
+		_, _, err := open("10.0.0.1")
+		if !errors.Is(err, session.ErrTooManySessions) || !strings.Contains(err.Error(), "10.0.0.1 has 2 sessions open") {
+			t.Fatalf("a third session of one client: %v", err)
+		}
+	})
+	b1, _, err := open("10.0.0.2")
+	testkit.NoErr(t, err, "another client's session")
+	t.Run("ErrTooManySessions", func(t *testing.T) {
+		_, _, err := open("")
+		if !errors.Is(err, session.ErrTooManySessions) || !strings.Contains(err.Error(), "holds 3 sessions") {
+			t.Fatalf("a fourth session: %v", err)
+		}
+	})
+	t.Run("OldestIdleEnded", func(t *testing.T) {
+		advance(2 * time.Minute)
+		_, err := r.Restore(ctx, b1) // in use: not the one to go
+		testkit.NoErr(t, err, "restore")
+		_, evict, err := open("10.0.0.1")
+		testkit.NoErr(t, err, "a new session once the others are idle")
+		testkit.Equal(t, evict, []string{a1}, "sessions ended to make room")
+		_, err = r.Restore(ctx, a1)
+		testkit.Equal(t, errors.Is(err, session.ErrEnded), true, "the session ended to make room is ended")
+	})
+	t.Run("Unadmit", func(t *testing.T) {
+		advance(2 * time.Minute)
+		_, err := r.Restore(ctx, b1)
+		testkit.NoErr(t, err, "restore")
+		id, evict, err := r.Admit("10.0.0.3") // the process's limit: one idle session goes
+		testkit.NoErr(t, err, "admit")
+		testkit.Equal(t, len(evict), 1, "sessions ended to make room")
+		r.Unadmit(id)
+		_, evict, err = r.Admit("10.0.0.3")
+		testkit.NoErr(t, err, "admit again")
+		testkit.Equal(t, len(evict), 0, "room given back by the reservation not issued")
+	})
+}
+
+// TestAttachedBytesLimit: the session documents of every session together stay within
+// MaxAttachedBytes; detaching makes room again.
+func TestAttachedBytesLimit(t *testing.T) {
+	p := testkit.NewPipeline(t, nil, testkit.CopyTree(t, "../../testdata/sample"), "")
+	r := &session.Registry{Project: p.Project, Catalog: p.Catalog, Logger: testkit.Logger(), MaxAttachedBytes: 100}
+	ctx := testkit.Context(t)
+	testkit.NoErr(t, r.Connect(ctx, p.Stream, p.Server.Freshness), "connect")
+	body := "# Notes\n\n" + strings.Repeat("x", 51)
+	res, qerr := r.Attach(ctx, "one", "a.md", body)
+	if qerr != nil {
+		t.Fatal(qerr)
+	}
+	testkit.Equal(t, res.Status, query.StatusReady, "attach status")
+	_, qerr = r.Attach(ctx, "two", "b.md", body)
+	if qerr == nil || qerr.Type != query.ErrTooLarge || !strings.Contains(qerr.Message, "limit of 100") {
+		t.Fatalf("a second session's attach past the process's limit: %v", qerr)
+	}
+	if _, qerr := r.Detach(ctx, "one", "a.md"); qerr != nil {
+		t.Fatal(qerr)
+	}
+	if _, qerr := r.Attach(ctx, "two", "b.md", body); qerr != nil {
+		t.Fatalf("attach once the first was detached: %v", qerr)
+	}
+}
