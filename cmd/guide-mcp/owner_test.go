@@ -387,3 +387,29 @@ func TestDeletedDataDirStopsOwner(t *testing.T) {
 		t.Fatalf("the owner of the deleted directory %d still serves", pid)
 	}
 }
+
+// TestIndexerWithOwnersDataDir: indexer --once --data names the data directory guide-mcp
+// was given (not the store inside it): it finds the owner all the same, and publishes
+// through it rather than open a second store that nobody reads.
+func TestIndexerWithOwnersDataDir(t *testing.T) {
+	root := testkit.CopyTree(t, "../../testdata/sample")
+	data := t.TempDir()
+	c := bridgedClient(t, root, data)
+	testkit.WaitCaughtUp(t, c)
+	pid := oneOwner(t, data)
+
+	testkit.WriteFile(t, root, "Characters/Indexed.md", "# Indexed\n\nby indexer --once --data\n")
+	cmd := exec.Command(filepath.Join(binDir, "indexer"), "--once", "--root", root, "--data", data)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	testkit.NoErr(t, cmd.Run(), "indexer --once: "+stderr.String())
+	if !strings.Contains(stderr.String(), fmt.Sprintf("pid=%d", pid)) {
+		t.Fatalf("indexer --once --data %s did not publish through the owner %d:\n%s", data, pid, stderr.String())
+	}
+	testkit.EventuallyMatchesDisk(t, c, root, 20*time.Second)
+	stores, err := filepath.Glob(filepath.Join(data, "*", "jetstream"))
+	testkit.NoErr(t, err, "glob")
+	more, err := filepath.Glob(filepath.Join(data, "jetstream"))
+	testkit.NoErr(t, err, "glob")
+	testkit.Equal(t, len(stores)+len(more), 1, "JetStream stores in the data directory")
+}

@@ -251,6 +251,13 @@ func Socket(dir string) string {
 	return filepath.Join(os.TempDir(), "guide-"+hex.EncodeToString(sum[:8])+".sock")
 }
 
+// IsDataDir reports whether dir is a project's data directory, as guide-mcp's --data
+// names it: one an owner has locked, now or before.
+func IsDataDir(dir string) bool {
+	st, err := os.Stat(filepath.Join(dir, lockFile))
+	return err == nil && st.Mode().IsRegular()
+}
+
 // Log is the file the owner's daemon writes its log to.
 func Log(dir string) string { return filepath.Join(dir, logFile) }
 
