@@ -100,12 +100,23 @@ func AcquireWait(ctx context.Context, dir string, wait time.Duration) (*Lock, er
 
 // Held reports whether a live process owns dir, without taking it.
 func Held(dir string) bool {
+	held, _ := Probe(dir)
+	return held
+}
+
+// Probe reports whether a live process owns dir, without taking it, and why nothing can
+// own it: dir or its lock file cannot be created or opened (permission denied, a file in
+// the way).
+func Probe(dir string) (held bool, err error) {
 	l, err := Acquire(dir)
-	if err != nil {
-		return errors.Is(err, ErrHeld)
+	switch {
+	case errors.Is(err, ErrHeld):
+		return true, nil
+	case err != nil:
+		return false, err
 	}
 	l.Release()
-	return false
+	return false, nil
 }
 
 // Publish writes the owner's record, atomically and readable by this user only.
