@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -38,6 +39,9 @@ type admittedKey struct{}
 // it holds of them too), and a client that finds no room is answered a JSON-RPC error that
 // says why.
 func (s *Server) admit(next, transport http.Handler) http.Handler {
+	var refused atomic.Int64     // refusals since the last logged
+	var logged atomic.Int64      // when one was last logged, in unix nanoseconds
+	const logEvery = time.Minute // a flood of refusals logs one line a minute
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || r.Header.Get(server.HeaderKeySessionID) != "" || r.Body == nil {
 			next.ServeHTTP(w, r)
@@ -59,11 +63,20 @@ func (s *Server) admit(next, transport http.Handler) http.Handler {
 			return
 		}
 		id, evict, err := s.Sessions.Admit(clientAddr(r))
-		for _, v := range evict {
-			s.endSession(r.Context(), transport, v)
+		if len(evict) > 0 {
+			// Ended whether or not this client waits for its answer: they count no more.
+			ectx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 30*time.Second)
+			for _, v := range evict {
+				s.endSession(ectx, transport, v)
+			}
+			cancel()
 		}
 		if err != nil {
-			s.Logger.Warn("refused a new MCP session", "client", clientAddr(r), "err", err)
+			n, now := refused.Add(1), time.Now().UnixNano()
+			if last := logged.Load(); now-last >= int64(logEvery) && logged.CompareAndSwap(last, now) {
+				refused.Add(-n)
+				s.Logger.Warn("refused new MCP sessions", "refused", n, "client", clientAddr(r), "err", err)
+			}
 			w.Header().Set("Content-Type", "application/json")
 			w.Header().Set("Retry-After", "60")
 			// An answer, not a status: clients show a JSON-RPC error's message, and some
