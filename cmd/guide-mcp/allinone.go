@@ -24,6 +24,16 @@ func (m *Main) runAllInOne(ctx context.Context, cancel context.CancelFunc) error
 	if m.lock == nil {
 		return nil // another owner won the race to start
 	}
+	// An owner whose data directory was deleted would serve deleted files while the next
+	// client starts a second owner on a new one: it stops instead.
+	lost := make(chan error, 1)
+	m.wg.Go(func() {
+		if err := m.lock.Watch(ctx, owner.LostCheck); err != nil {
+			m.Logger.Error("this owner stops: its data directory is no longer its own", "data", m.dataDir(), "err", err)
+			lost <- err
+			cancel()
+		}
+	})
 	// The owner's NATS server recovers its stream while the catalog loads: a new owner
 	// restores its bridges' sessions from the stream, and answers them once both are done.
 	m.connecting = make(chan error, 1)
@@ -50,7 +60,13 @@ func (m *Main) runAllInOne(ctx context.Context, cancel context.CancelFunc) error
 	if m.Config.HTTPAddr != "" {
 		go func() { served <- m.serveHTTP(ctx) }()
 	}
-	return wait(fatal, served)
+	err := wait(fatal, served)
+	select {
+	case l := <-lost:
+		return l
+	default:
+		return err
+	}
 }
 
 // connectOwner starts the project's NATS server, embedded, publishes the owner's record

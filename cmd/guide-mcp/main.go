@@ -71,6 +71,11 @@ type Config struct {
 	// session document.
 	SessionTTL     time.Duration
 	SessionMaxSize int64
+	// MaxSessions bounds the MCP sessions the process holds, MaxClientSessions those of one
+	// client address; MaxAttachedBytes the session documents of every session together.
+	MaxSessions       int
+	MaxClientSessions int
+	MaxAttachedBytes  int64
 
 	// Scaled out: how to reach the NATS cluster, and how to serve HTTP to a team.
 	NATS           broker.Security
@@ -98,17 +103,20 @@ type Config struct {
 // DefaultConfig returns the settings of a command line that gives none.
 func DefaultConfig() Config {
 	return Config{
-		ToolPrefix:     os.Getenv("MCP_TOOL_PREFIX"),
-		MaxChars:       query.DefaultLimits.MaxChars,
-		LogLevel:       "info",
-		SessionTTL:     session.DefaultTTL,
-		SessionMaxSize: session.DefaultMaxDocBytes,
-		PageSize:       mcpserver.DefaultPageSize,
-		MaxBody:        httpserve.DefaultMaxBodyBytes,
-		ShutdownWait:   httpserve.DefaultShutdownTimeout,
-		SignInsPerMin:  web.DefaultSignInsPerMinute,
-		IdleTimeout:    5 * time.Minute,
-		SyncWait:       mcpserver.DefaultSyncWait,
+		ToolPrefix:        os.Getenv("MCP_TOOL_PREFIX"),
+		MaxChars:          query.DefaultLimits.MaxChars,
+		LogLevel:          "info",
+		SessionTTL:        session.DefaultTTL,
+		SessionMaxSize:    session.DefaultMaxDocBytes,
+		MaxSessions:       session.DefaultMaxSessions,
+		MaxClientSessions: session.DefaultMaxClientSessions,
+		MaxAttachedBytes:  session.DefaultMaxAttachedBytes,
+		PageSize:          mcpserver.DefaultPageSize,
+		MaxBody:           httpserve.DefaultMaxBodyBytes,
+		ShutdownWait:      httpserve.DefaultShutdownTimeout,
+		SignInsPerMin:     web.DefaultSignInsPerMinute,
+		IdleTimeout:       5 * time.Minute,
+		SyncWait:          mcpserver.DefaultSyncWait,
 	}
 }
 
@@ -196,6 +204,9 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.StringVar(&c.LogLevel, "log-level", d.LogLevel, "debug, info, warn or error")
 	fs.DurationVar(&c.SessionTTL, "session-ttl", d.SessionTTL, "how long an idle MCP session keeps its attached documents")
 	fs.Int64Var(&c.SessionMaxSize, "session-max-size", d.SessionMaxSize, "largest document a session may attach, in bytes")
+	fs.IntVar(&c.MaxSessions, "max-sessions", d.MaxSessions, "most MCP sessions held at once; past it, a new session ends the one unused longest (if unused for a minute), or is refused")
+	fs.IntVar(&c.MaxClientSessions, "max-client-sessions", d.MaxClientSessions, "HTTP: most MCP sessions of one client address, as --max-sessions")
+	fs.Int64Var(&c.MaxAttachedBytes, "max-attached-bytes", d.MaxAttachedBytes, "most bytes of documents attached by every session together")
 	fs.IntVar(&c.PageSize, "page-size", d.PageSize, "items per page of tools/list, resources/list and resources/templates/list")
 	fs.BoolVar(&c.ServeOwner, "serve-owner", false, "run as the project's owner daemon, as guide-mcp --root starts it (not for direct use)")
 	fs.DurationVar(&c.IdleTimeout, "idle-timeout", d.IdleTimeout, "owner daemon: exit after this long without a client")

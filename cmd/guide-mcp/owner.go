@@ -48,7 +48,7 @@ func (m *Main) serveOwner(ctx context.Context, stop context.CancelFunc, served c
 		// bridge's id and restores its session.
 		MCP: m.srv.HTTPHandler(m.mcp, server.WithEndpointPath("/mcp"),
 			server.WithSessionIdleTTL(m.sessionTTL()), server.WithStreamableHTTPLogger(m.Logger)),
-		MaxBody: m.Config.MaxBody, ShutdownWait: m.Config.ShutdownWait,
+		MaxBody: m.Config.MaxBody, ShutdownWait: m.Config.ShutdownWait, Lost: m.lock.Lost,
 	}
 	daemon := m.Config.HTTPAddr == ""
 	if daemon {

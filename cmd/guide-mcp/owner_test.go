@@ -362,3 +362,54 @@ func TestBridgedSubscriptions(t *testing.T) {
 		return n.count("notifications/resources/updated", uri) > 0, fmt.Sprintf("no update through the bridge (%d notifications)", got)
 	})
 }
+
+// TestDeletedDataDirStopsOwner: rm -rf of a running owner's data directory; the owner
+// stops rather than serve deleted files beside the second owner the next client starts,
+// and the client is answered by that one owner, rebuilt from the disk.
+func TestDeletedDataDirStopsOwner(t *testing.T) {
+	root := testkit.CopyTree(t, "../../testdata/sample")
+	data := filepath.Join(t.TempDir(), "data")
+	c := bridgedClient(t, root, data)
+	testkit.WaitCaughtUp(t, c)
+	pid := oneOwner(t, data)
+
+	testkit.Eventually(t, 10*time.Second, func() (bool, string) {
+		err := os.RemoveAll(data) // the owner may write into it meanwhile: again until gone
+		return err == nil, fmt.Sprintf("rm -rf %s: %v", data, err)
+	})
+	testkit.Eventually(t, 20*time.Second, func() (bool, string) {
+		return !slices.Contains(owners(t, data), pid), fmt.Sprintf("the owner %d still runs on its deleted data directory", pid)
+	})
+	c2 := bridgedClient(t, root, data)
+	testkit.EventuallyMatchesDisk(t, c2, root, 30*time.Second)
+	testkit.EventuallyMatchesDisk(t, c, root, 30*time.Second)
+	if next := oneOwner(t, data); next == pid {
+		t.Fatalf("the owner of the deleted directory %d still serves", pid)
+	}
+}
+
+// TestIndexerWithOwnersDataDir: indexer --once --data names the data directory guide-mcp
+// was given (not the store inside it): it finds the owner all the same, and publishes
+// through it rather than open a second store that nobody reads.
+func TestIndexerWithOwnersDataDir(t *testing.T) {
+	root := testkit.CopyTree(t, "../../testdata/sample")
+	data := t.TempDir()
+	c := bridgedClient(t, root, data)
+	testkit.WaitCaughtUp(t, c)
+	pid := oneOwner(t, data)
+
+	testkit.WriteFile(t, root, "Characters/Indexed.md", "# Indexed\n\nby indexer --once --data\n")
+	cmd := exec.Command(filepath.Join(binDir, "indexer"), "--once", "--root", root, "--data", data)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	testkit.NoErr(t, cmd.Run(), "indexer --once: "+stderr.String())
+	if !strings.Contains(stderr.String(), fmt.Sprintf("pid=%d", pid)) {
+		t.Fatalf("indexer --once --data %s did not publish through the owner %d:\n%s", data, pid, stderr.String())
+	}
+	testkit.EventuallyMatchesDisk(t, c, root, 20*time.Second)
+	stores, err := filepath.Glob(filepath.Join(data, "*", "jetstream"))
+	testkit.NoErr(t, err, "glob")
+	more, err := filepath.Glob(filepath.Join(data, "jetstream"))
+	testkit.NoErr(t, err, "glob")
+	testkit.Equal(t, len(stores)+len(more), 1, "JetStream stores in the data directory")
+}

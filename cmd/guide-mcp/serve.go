@@ -74,7 +74,8 @@ func (m *Main) openServer() {
 	// session document on the stream of no recorded live session is one of a session that
 	// did not survive the restart (stdio).
 	m.sessions = &session.Registry{Project: m.project, Catalog: m.catalog,
-		TTL: m.Config.SessionTTL, MaxDocBytes: m.Config.SessionMaxSize, Exclusive: m.Config.Root != "", Logger: m.Logger}
+		TTL: m.Config.SessionTTL, MaxDocBytes: m.Config.SessionMaxSize, Exclusive: m.Config.Root != "", Logger: m.Logger,
+		MaxSessions: m.Config.MaxSessions, MaxClientSessions: m.Config.MaxClientSessions, MaxAttachedBytes: m.Config.MaxAttachedBytes}
 	m.srv = &mcpserver.Server{Project: m.project, Catalog: m.catalog, Index: m.index, Sessions: m.sessions,
 		Limits: query.Limits{MaxChars: m.Config.MaxChars}, Logger: m.Logger, ToolPrefix: m.Config.ToolPrefix, PageSize: m.Config.PageSize}
 	if m.cookies != nil {
@@ -171,7 +172,7 @@ func (m *Main) follow(ctx context.Context) error {
 	if err := <-connected; err != nil {
 		return err
 	}
-	m.srv.ConnectSessions(m.stream) // the index may take seconds to open
+	m.srv.ConnectSessions(ctx, m.stream) // the index may take seconds to open
 	if err := <-m.indexOpen; err != nil {
 		return err
 	}
@@ -180,7 +181,7 @@ func (m *Main) follow(ctx context.Context) error {
 	m.mu.Lock()
 	m.runner = runner
 	m.mu.Unlock()
-	m.srv.Connect(m.stream, runner) // and the session registry with it
+	m.srv.Connect(ctx, m.stream, runner) // and the session registry with it
 	var wg sync.WaitGroup
 	wg.Go(func() { m.sessions.Run(ctx, runner.CaughtUp()) })
 	wg.Go(func() { releaseAfterCatchUp(ctx, runner) })

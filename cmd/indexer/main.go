@@ -123,7 +123,7 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.StringVar(&c.ConfigFile, "config", "", "project configuration file (default: guide.yaml at the root, if present)")
 	fs.StringVar(&c.Project, "project", "", "project name (default: the root's name and a short hash of its canonical path, e.g. docs-3f9a2c1b)")
 	fs.StringVar(&c.NATSURL, "nats", "", "NATS server URL(s), comma-separated; empty: run an embedded server")
-	fs.StringVar(&c.DataDir, "data", "", "embedded server's JetStream directory, and the indexer's state file (default: "+filepath.Join(datadir.DataHome(), "<project>", "nats")+")")
+	fs.StringVar(&c.DataDir, "data", "", "embedded server's JetStream directory, and the indexer's state file (default: "+filepath.Join(datadir.DataHome(), "<project>", "nats")+"); guide-mcp's --data names the same store")
 	fs.StringVar(&c.Listen, "listen", d.Listen, "embedded server's listen address; \"\" for in-process only")
 	fs.BoolVar(&c.Once, "once", false, "scan and reconcile once, wait for every ack, print a summary and exit")
 	fs.BoolVar(&c.JSON, "json", false, "with --once: print the summary as JSON")
@@ -159,6 +159,10 @@ func (m *Main) ParseFlags(args []string) error {
 	}
 	if c.DataDir == "" {
 		c.DataDir = filepath.Join(datadir.DataHome(), c.Project, "nats")
+	} else if owner.IsDataDir(c.DataDir) {
+		// The project's data directory, as guide-mcp's --data names it: its store, and
+		// its owner, are those of guide-mcp, not a second store beside them.
+		c.DataDir = filepath.Join(c.DataDir, "nats")
 	}
 	var err error
 	if m.Logger == nil {

@@ -24,6 +24,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/guide/guide/internal/owner"
@@ -32,6 +33,10 @@ import (
 // DefaultElection bounds how long a bridge waits for an owner to answer: enough for one to
 // start and open its store, however many bridges race to start it.
 const DefaultElection = 30 * time.Second
+
+// DefaultCallWait bounds how long a bridge waits for the owner's answer to one message:
+// an owner that is stopped (SIGSTOP) or wedged accepts connections and never answers.
+const DefaultCallWait = time.Minute
 
 // restartAfter is how long a bridge leaves an owner it started to take the lock before it
 // starts another: a start that lost the race exits, and the winner answers well within it.
@@ -50,6 +55,9 @@ type Bridge struct {
 	Logger *slog.Logger
 	// Election bounds the wait for an owner (DefaultElection when zero).
 	Election time.Duration
+	// CallWait bounds the wait for the owner's answer to one message (DefaultCallWait when
+	// zero); past it the call fails and says why.
+	CallWait time.Duration
 
 	client  *http.Client
 	polled  func()        // tests: called each time an election looks for the owner
@@ -77,6 +85,9 @@ func (b *Bridge) Run(ctx context.Context) error {
 	}
 	if b.Election == 0 {
 		b.Election = DefaultElection
+	}
+	if b.CallWait == 0 {
+		b.CallWait = DefaultCallWait
 	}
 	sock := owner.Socket(b.Dir)
 	b.client = &http.Client{Transport: &http.Transport{
@@ -186,8 +197,36 @@ func (b *Bridge) forward(ctx context.Context, msg, id json.RawMessage, method st
 	}
 }
 
-// post sends msg under the bridge's session and writes what the owner answers.
+// post sends msg under the bridge's session and writes what the owner answers, once it
+// begins to answer within CallWait.
 func (b *Bridge) post(ctx context.Context, msg, id json.RawMessage, method string) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var silent atomic.Bool
+	answering := func() {}
+	if b.CallWait > 0 {
+		wait := time.AfterFunc(b.CallWait, func() { silent.Store(true); cancel() })
+		defer wait.Stop()
+		answering = func() { wait.Stop() } // an answer may stream for longer: progress, then the result
+	}
+	err := b.send(ctx, msg, id, method, answering)
+	if err != nil && silent.Load() {
+		return b.silent()
+	}
+	return err
+}
+
+// silent is the error of a call the owner did not answer within CallWait.
+func (b *Bridge) silent() error {
+	who := "the project's owner"
+	if r, err := owner.Read(b.Dir); err == nil {
+		who = fmt.Sprintf("the project's owner (pid %d)", r.PID)
+	}
+	return fmt.Errorf("%s has not answered for %s: it may be stopped (SIGSTOP) or overloaded; see %s", who, b.CallWait, owner.Log(b.Dir))
+}
+
+// send posts msg and writes what the owner answers, calling answering once it begins to.
+func (b *Bridge) send(ctx context.Context, msg, id json.RawMessage, method string, answering func()) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://localhost/mcp", bytes.NewReader(msg))
 	if err != nil {
 		return err
@@ -208,6 +247,7 @@ func (b *Bridge) post(ctx context.Context, msg, id json.RawMessage, method strin
 		return fmt.Errorf("%w: %w", errOwnerGone, err)
 	}
 	defer resp.Body.Close()
+	answering()
 	if resp.StatusCode == http.StatusNotFound && session != "" && method != "initialize" {
 		return errSessionGone
 	}
@@ -314,7 +354,7 @@ func (b *Bridge) reinitialize(ctx context.Context) error {
 	if initReq == nil {
 		return errSessionGone
 	}
-	quiet := &Bridge{client: b.client, Out: io.Discard, Logger: b.Logger}
+	quiet := &Bridge{Dir: b.Dir, client: b.client, Out: io.Discard, Logger: b.Logger, CallWait: b.CallWait}
 	if err := quiet.post(ctx, initReq, nil, "initialize"); err != nil {
 		return err
 	}
@@ -357,7 +397,16 @@ func (b *Bridge) elect(ctx context.Context) error {
 			starting.Close()
 			starting = nil
 		}
-		if time.Since(started) > after && !owner.Held(b.Dir) {
+		held := true
+		if time.Since(started) > after {
+			var err error
+			if held, err = owner.Probe(b.Dir); err != nil {
+				// No owner could lock it either (read-only, not a directory): say so now,
+				// rather than wait for one, and point to a log nobody could write.
+				return fmt.Errorf("the project's data directory %s cannot be used: %w", b.Dir, err)
+			}
+		}
+		if !held {
 			// One bridge starts the owner; the others wait for it, rather than start
 			// owners that lose the race and take the CPU the winner needs.
 			if starting = owner.StartLock(b.Dir); starting != nil {

@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -158,4 +160,75 @@ func TestOneBridgeStartsTheOwner(t *testing.T) {
 		return least >= 10, fmt.Sprintf("the bridges looked for the owner at least %d times each", least)
 	})
 	testkit.Equal(t, starts.Load(), int32(1), "owners started")
+}
+
+// TestUnusableDataDir: a data directory no owner could lock (read-only, or not a
+// directory) is said at once, with the cause, instead of after the election's wait with a
+// pointer to a log nobody wrote; no owner is started.
+func TestUnusableDataDir(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	testkit.NoErr(t, os.WriteFile(file, nil, 0o600), "a file")
+	lockDir := t.TempDir()
+	testkit.NoErr(t, os.Mkdir(filepath.Join(lockDir, "owner.lock"), 0o700), "a directory in the lock file's place")
+	dirs := map[string]string{"NotADirectory": filepath.Join(file, "data"), "LockNotAFile": lockDir}
+	if os.Geteuid() != 0 { // root writes anywhere
+		ro := filepath.Join(t.TempDir(), "ro")
+		testkit.NoErr(t, os.Mkdir(ro, 0o500), "a read-only directory")
+		dirs["ReadOnly"] = ro
+	}
+	for name, dir := range dirs {
+		t.Run(name, func(t *testing.T) {
+			var starts atomic.Int32
+			b := &Bridge{Dir: dir, Logger: testkit.Logger(), Election: 2 * time.Second, In: strings.NewReader(""), Out: io.Discard,
+				Start: func() error { starts.Add(1); return nil }}
+			err := b.Run(testkit.Context(t))
+			if err == nil || !strings.Contains(err.Error(), "cannot be used: ") || strings.Contains(err.Error(), "owner.log") {
+				t.Fatalf("bridge on %s: %v, want the cause", dir, err)
+			}
+			t.Log(err)
+			testkit.Equal(t, starts.Load(), int32(0), "owners started")
+		})
+	}
+}
+
+// TestSilentOwner: an owner that accepts the connection and never answers (stopped with
+// SIGSTOP, say) fails each call once CallWait has passed, with a message that says so,
+// instead of holding it for as long as it is stopped.
+func TestSilentOwner(t *testing.T) {
+	dir, err := os.MkdirTemp("", "own") // short: a unix socket's path is limited
+	testkit.NoErr(t, err, "temp dir")
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	ln, err := net.Listen("unix", owner.Socket(dir))
+	testkit.NoErr(t, err, "listen")
+	stopped := make(chan struct{})
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select { // every request: no answer while stopped
+		case <-stopped:
+		case <-r.Context().Done():
+		}
+	})}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { close(stopped); srv.Close() })
+
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	b := &Bridge{Dir: dir, In: inR, Out: outW, Logger: testkit.Logger(), CallWait: 50 * time.Millisecond,
+		Start: func() error { return errors.New("no owner to start: one holds the socket") }}
+	ctx, cancel := context.WithCancel(testkit.Context(t))
+	defer cancel()
+	go func() { _ = b.Run(ctx) }()
+	go func() { _, _ = io.WriteString(inW, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{}}`+"\n") }()
+	answer := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(outR).ReadString('\n')
+		answer <- line
+	}()
+	select {
+	case line := <-answer:
+		if !strings.Contains(line, `"id":7`) || !strings.Contains(line, "has not answered for 50ms") {
+			t.Fatalf("the answer to a call the owner never answers: %s", line)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the call to a silent owner was not answered")
+	}
 }

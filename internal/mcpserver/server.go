@@ -266,10 +266,10 @@ func (s *Server) search(ctx context.Context, req mcp.CallToolRequest) (*mcp.Call
 // NATS, before the projections follow it (Connect): a session another process issued — a
 // bridge's, whose owner died — is restored from the session store without waiting for the
 // search index to open.
-func (s *Server) ConnectSessions(stream *events.Stream) {
+func (s *Server) ConnectSessions(ctx context.Context, stream *events.Stream) {
 	s.ensureFreshness()
 	if s.Sessions != nil {
-		s.Sessions.Connect(stream, s.Freshness)
+		_ = s.Sessions.Connect(ctx, stream, s.Freshness) // which logs why the store is not open yet
 	}
 }
 
@@ -284,7 +284,7 @@ func (s *Server) ensureFreshness() {
 
 // Connect hands the server the stream and the runner once the process has reached NATS;
 // until then it answers from its projections and says the stream is not connected.
-func (s *Server) Connect(stream *events.Stream, runner *projection.Runner) {
+func (s *Server) Connect(ctx context.Context, stream *events.Stream, runner *projection.Runner) {
 	s.ensureFreshness()
 	s.connMu.Lock()
 	defer s.connMu.Unlock()
@@ -294,7 +294,7 @@ func (s *Server) Connect(stream *events.Stream, runner *projection.Runner) {
 		s.follow(runner)
 	}
 	if s.Sessions != nil {
-		s.Sessions.Connect(stream, s.Freshness)
+		_ = s.Sessions.Connect(ctx, stream, s.Freshness)
 	}
 }
 

@@ -23,6 +23,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -42,6 +43,7 @@ var ErrHeld = errors.New("the project is owned by another process")
 // Lock is the ownership of a data directory, held until Release or the process's death.
 type Lock struct {
 	Dir string
+	mu  sync.Mutex // guards f: Lost may run while Release does
 	f   *os.File
 }
 
@@ -98,12 +100,23 @@ func AcquireWait(ctx context.Context, dir string, wait time.Duration) (*Lock, er
 
 // Held reports whether a live process owns dir, without taking it.
 func Held(dir string) bool {
+	held, _ := Probe(dir)
+	return held
+}
+
+// Probe reports whether a live process owns dir, without taking it, and why nothing can
+// own it: dir or its lock file cannot be created or opened (permission denied, a file in
+// the way).
+func Probe(dir string) (held bool, err error) {
 	l, err := Acquire(dir)
-	if err != nil {
-		return errors.Is(err, ErrHeld)
+	switch {
+	case errors.Is(err, ErrHeld):
+		return true, nil
+	case err != nil:
+		return false, err
 	}
 	l.Release()
-	return false
+	return false, nil
 }
 
 // Publish writes the owner's record, atomically and readable by this user only.
@@ -129,12 +142,67 @@ func (l *Lock) Publish(r Record) error {
 
 // Release gives the ownership up; the record stays, and says nothing without the lock.
 func (l *Lock) Release() error {
-	if l == nil || l.f == nil {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
 		return nil
 	}
 	err := l.f.Close() // closing the last descriptor releases the flock
 	l.f = nil
 	return err
+}
+
+// ErrLost is returned by Lost and Watch when the lock no longer guards its directory.
+var ErrLost = errors.New("the project's data directory was removed or its lock file replaced")
+
+// Lost returns ErrLost, wrapped, when the lock file this lock holds is no longer the one at
+// its path: the data directory was deleted (rm -rf) or the file replaced. The flock then
+// guards nothing, since the next process locks a new file, and an owner that went on would
+// serve deleted files beside a second owner. nil while the lock holds, or once released.
+func (l *Lock) Lost() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		return nil
+	}
+	held, err := l.f.Stat()
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrLost, err)
+	}
+	path := filepath.Join(l.Dir, lockFile)
+	now, err := os.Stat(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("%w: %s is gone", ErrLost, path)
+	case err != nil:
+		return nil // unreadable for a moment (EACCES, EIO): not proof of another owner
+	case !os.SameFile(held, now):
+		return fmt.Errorf("%w: %s is another file now", ErrLost, path)
+	}
+	return nil
+}
+
+// LostCheck is how often an owner checks that its lock still guards its directory.
+const LostCheck = time.Second
+
+// Watch checks the lock every interval, and returns what Lost returned once it is lost, or
+// nil when ctx ends first.
+func (l *Lock) Watch(ctx context.Context, every time.Duration) error {
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		if err := l.Lost(); err != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		}
+	}
 }
 
 // Record is what the owner tells the other processes of the project.
@@ -192,6 +260,13 @@ func Socket(dir string) string {
 	abs, _ := filepath.Abs(dir)
 	sum := sha256.Sum256([]byte(abs))
 	return filepath.Join(os.TempDir(), "guide-"+hex.EncodeToString(sum[:8])+".sock")
+}
+
+// IsDataDir reports whether dir is a project's data directory, as guide-mcp's --data
+// names it: one an owner has locked, now or before.
+func IsDataDir(dir string) bool {
+	st, err := os.Stat(filepath.Join(dir, lockFile))
+	return err == nil && st.Mode().IsRegular()
 }
 
 // Log is the file the owner's daemon writes its log to.

@@ -2,10 +2,12 @@ package owner
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -98,4 +100,48 @@ func TestLockOfKilledOwnerTakenOver(t *testing.T) {
 	l, err := Acquire(dir)
 	testkit.NoErr(t, err, "acquire the killed owner's lock")
 	testkit.NoErr(t, l.Release(), "release")
+}
+
+// TestLockLost: a lock whose file was deleted with its directory, or replaced, no longer
+// guards anything (another process takes a new lock at once); Lost and Watch say so.
+func TestLockLost(t *testing.T) {
+	t.Run("DirectoryDeleted", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "data")
+		l, err := Acquire(dir)
+		testkit.NoErr(t, err, "acquire")
+		defer l.Release()
+		testkit.NoErr(t, l.Lost(), "a held lock")
+		testkit.NoErr(t, os.RemoveAll(dir), "rm -rf the data directory")
+		second, err := Acquire(dir)
+		testkit.NoErr(t, err, "a second process locks the new directory")
+		defer second.Release()
+		if err := l.Lost(); !errors.Is(err, ErrLost) {
+			t.Fatalf("Lost after the directory was deleted: %v, want ErrLost", err)
+		}
+		if err := l.Watch(testkit.Context(t), time.Millisecond); !errors.Is(err, ErrLost) {
+			t.Fatalf("Watch: %v, want ErrLost", err)
+		}
+		testkit.NoErr(t, second.Lost(), "the second lock holds")
+	})
+	t.Run("FileReplaced", func(t *testing.T) {
+		dir := t.TempDir()
+		l, err := Acquire(dir)
+		testkit.NoErr(t, err, "acquire")
+		defer l.Release()
+		testkit.NoErr(t, os.Rename(filepath.Join(dir, "owner.lock"), filepath.Join(dir, "old.lock")), "move the lock file away")
+		testkit.NoErr(t, os.WriteFile(filepath.Join(dir, "owner.lock"), nil, 0o600), "a new lock file")
+		if err := l.Lost(); !errors.Is(err, ErrLost) {
+			t.Fatalf("Lost after the file was replaced: %v, want ErrLost", err)
+		}
+	})
+	t.Run("Released", func(t *testing.T) {
+		dir := t.TempDir()
+		l, err := Acquire(dir)
+		testkit.NoErr(t, err, "acquire")
+		testkit.NoErr(t, l.Release(), "release")
+		testkit.NoErr(t, l.Lost(), "a released lock has nothing to lose")
+		ctx, cancel := context.WithCancel(testkit.Context(t))
+		cancel()
+		testkit.NoErr(t, l.Watch(ctx, time.Hour), "Watch ends with its context")
+	})
 }

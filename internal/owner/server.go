@@ -20,6 +20,9 @@ type Server struct {
 	MaxBody int64
 	// ShutdownWait is how long the calls in flight may take once ctx ends.
 	ShutdownWait time.Duration
+	// Lost, when set, says why this process no longer owns the project (Lock.Lost): a
+	// bridge that attaches then is refused, and elects another owner.
+	Lost func() error
 
 	attached atomic.Int64
 }
@@ -29,6 +32,12 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", s.MCP)
 	mux.HandleFunc("/attach", func(w http.ResponseWriter, r *http.Request) {
+		if s.Lost != nil {
+			if err := s.Lost(); err != nil {
+				http.Error(w, "this owner is stopping: "+err.Error(), http.StatusServiceUnavailable)
+				return
+			}
+		}
 		s.attached.Add(1)
 		defer s.attached.Add(-1)
 		w.Header().Set("Content-Type", "text/plain")

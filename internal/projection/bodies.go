@@ -129,9 +129,45 @@ func (c *Catalog) removeStaleBodies() {
 
 func (c *Catalog) closeBodies() {
 	for g, f := range c.files {
-		f.Close()
+		c.retire(f)
 		delete(c.files, g)
 	}
+}
+
+// pin keeps f open for a body read after its snapshot ended (Snapshot.KeepBody).
+func (c *Catalog) pin(f *os.File) {
+	c.pinMu.Lock()
+	defer c.pinMu.Unlock()
+	if c.pins == nil {
+		c.pins, c.retired = map[*os.File]int{}, map[*os.File]bool{}
+	}
+	c.pins[f]++
+}
+
+// unpin ends a pin, and closes f if it was retired meanwhile and this was its last.
+func (c *Catalog) unpin(f *os.File) {
+	c.pinMu.Lock()
+	defer c.pinMu.Unlock()
+	if c.pins[f]--; c.pins[f] > 0 {
+		return
+	}
+	delete(c.pins, f)
+	if c.retired[f] {
+		delete(c.retired, f)
+		f.Close()
+	}
+}
+
+// retire closes a body file no longer in use by the catalog, or leaves it to the last
+// pin's end: a kept body's reader may still read it (an unlinked file stays readable).
+func (c *Catalog) retire(f *os.File) {
+	c.pinMu.Lock()
+	defer c.pinMu.Unlock()
+	if c.pins[f] > 0 {
+		c.retired[f] = true
+		return
+	}
+	f.Close()
 }
 
 // appendBodies is a batch's new bodies, written past the committed end before the batch's
@@ -271,7 +307,7 @@ func (c *Catalog) compact() error {
 	delete(c.files, old.gen)
 	c.body = next
 	c.mu.Unlock()
-	of.Close()
+	c.retire(of)
 	if err := os.Remove(of.Name()); err != nil {
 		c.Logger.Warn("catalog: removing the old body file", "file", of.Name(), "err", err)
 	}
@@ -288,6 +324,14 @@ func (s *Snapshot) readBody(v []byte, buf *BodyBuffer) ([]byte, error) {
 	f := s.c.files[l.gen]
 	if f == nil {
 		return nil, fmt.Errorf("body file of generation %d is not open", l.gen)
+	}
+	return s.c.readAt(f, l, buf)
+}
+
+// readAt reads and unpacks the body at l in f, into buf's memory when buf is set.
+func (c *Catalog) readAt(f *os.File, l location, buf *BodyBuffer) ([]byte, error) {
+	if c.BodyRead != nil {
+		c.BodyRead()
 	}
 	if buf == nil {
 		buf = &BodyBuffer{}

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
@@ -65,6 +66,9 @@ type State struct {
 type Catalog struct {
 	Dir    string
 	Logger *slog.Logger
+	// BodyRead, when set, is called before each body is read from its file: tests make
+	// reads slow with it.
+	BodyRead func()
 
 	db *bolt.DB
 
@@ -78,7 +82,11 @@ type Catalog struct {
 	// sessions holds the session documents, by session token then file name; they are
 	// in no folder, so never in the tree.
 	sessions map[string]map[string]*Document
-	state    State
+	// sessionBytes is the size of every session document, together; totals publishes it
+	// with the sequence it stands at, for readers that take no lock (SessionTotals).
+	sessionBytes int64
+	totals       atomic.Pointer[SessionTotals]
+	state        State
 	// config is the project configuration in force; nil for the default, derived from
 	// the tree on read.
 	config *guideyaml.Config
@@ -94,6 +102,12 @@ type Catalog struct {
 	// files are the open body files by generation: the current one, and the next during a
 	// compaction. Readers use them under mu; the writer changes the map under the write lock.
 	files map[uint64]*os.File
+	// pins counts, by body file, the bodies kept past their snapshot (KeepBody) and not
+	// released; a file retired meanwhile (compacted away, reset, closed) is closed by the
+	// last release. Both under pinMu.
+	pinMu   sync.Mutex
+	pins    map[*os.File]int
+	retired map[*os.File]bool
 	// body is where the current body file stands, as committed; writer-only.
 	body bodyState
 	// bodyBuf is the last batch's buffer of packed bodies, kept for the next; writer-only.
@@ -209,6 +223,7 @@ func (c *Catalog) load() error {
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	c.docs = make(map[string]*Document)
 	c.sessions = make(map[string]map[string]*Document)
+	c.sessionBytes = 0
 	c.tree = newTree()
 	c.refs = make(map[string]int)
 	c.orphans = make(map[string]struct{})
@@ -284,6 +299,7 @@ func (c *Catalog) load() error {
 		return err
 	}
 	c.tree.settle()
+	c.publishTotals()
 	c.markScanned(c.state.Scan != nil)
 	// Every record's page was read once, and is kept in memory: the mapping need not be.
 	c.Release()
@@ -386,12 +402,14 @@ func (c *Catalog) Reset(st State) error {
 	c.removeStaleBodies()
 	c.docs = make(map[string]*Document)
 	c.sessions = make(map[string]map[string]*Document)
+	c.sessionBytes = 0
 	c.tree = newTree()
 	c.refs = make(map[string]int)
 	c.orphans = make(map[string]struct{})
 	c.records = 0
 	c.state = State{StreamID: st.StreamID, Project: st.Project}
 	c.config = nil
+	c.publishTotals()
 	c.markScanned(false)
 	return nil
 }
@@ -422,7 +440,11 @@ func (c *Catalog) put(d *Document) {
 			m = make(map[string]*Document)
 			c.sessions[d.Session] = m
 		}
+		if old, ok := m[d.Path]; ok {
+			c.sessionBytes -= old.Size
+		}
 		m[d.Path] = d
+		c.sessionBytes += d.Size
 		return
 	}
 	_, existed := c.docs[d.Path]
@@ -434,6 +456,9 @@ func (c *Catalog) put(d *Document) {
 func (c *Catalog) drop(k events.DocKey) {
 	if k.Session != "" {
 		if m := c.sessions[k.Session]; m != nil {
+			if old, ok := m[k.Path]; ok {
+				c.sessionBytes -= old.Size
+			}
 			delete(m, k.Path)
 			if len(m) == 0 {
 				delete(c.sessions, k.Session)
@@ -743,8 +768,31 @@ func (c *Catalog) install(f *folded, delta map[string]int) {
 	if f.cfgChanged {
 		c.setConfig(f.cfg)
 	}
+	c.publishTotals()
 	c.mu.Unlock()
 	c.markScanned(f.scan != nil)
+}
+
+// SessionTotals is the size of the session documents a catalog holds, of every session
+// together, and the stream sequence the catalog had applied when it held them.
+type SessionTotals struct {
+	Bytes int64
+	Seq   uint64
+}
+
+// SessionTotals returns the catalog's SessionTotals without taking its lock: a caller that
+// holds a lock of its own (the session registry, counting what its sessions attached) may
+// read it there.
+func (c *Catalog) SessionTotals() SessionTotals {
+	if t := c.totals.Load(); t != nil {
+		return *t
+	}
+	return SessionTotals{}
+}
+
+// publishTotals publishes sessionBytes and the sequence; the caller holds mu or owns c.
+func (c *Catalog) publishTotals() {
+	c.totals.Store(&SessionTotals{Bytes: c.sessionBytes, Seq: c.state.Seq})
 }
 
 // setConfig installs the configuration in force; the caller holds mu or owns c.
@@ -883,6 +931,42 @@ type Body struct {
 	s     *Snapshot
 	d     *Document
 	where []byte
+	kept  *keptBody // set by KeepBody
+}
+
+// keptBody is a body read after its snapshot ended: its location, and its file, pinned.
+type keptBody struct {
+	c    *Catalog
+	file *os.File
+	loc  location
+}
+
+// KeepBody is Body for a read after the snapshot ends: the caller reads it outside
+// Catalog.Read, where a slow read (a large body, a cold page cache, many of them) holds
+// back no writer, and so no reader queued behind a writer; then it calls Release. The
+// body file it lies in stays open until then, even if a compaction replaces it.
+func (s *Snapshot) KeepBody(d *Document) (Body, error) {
+	b, err := s.Body(d)
+	if err != nil {
+		return Body{}, err
+	}
+	l, err := decodeLocation(b.where)
+	if err != nil {
+		return Body{}, fmt.Errorf("%s: content %s: %w", d.Path, d.Hash, err)
+	}
+	f := s.c.files[l.gen]
+	if f == nil {
+		return Body{}, fmt.Errorf("%s: body file of generation %d is not open", d.Path, l.gen)
+	}
+	s.c.pin(f)
+	return Body{d: d, kept: &keptBody{c: s.c, file: f, loc: l}}, nil
+}
+
+// Release ends a body KeepBody returned; it does nothing for one Body returned.
+func (b Body) Release() {
+	if b.kept != nil {
+		b.kept.c.unpin(b.kept.file)
+	}
 }
 
 // Body finds where d's content is stored.
@@ -898,7 +982,7 @@ func (s *Snapshot) Body(d *Document) (Body, error) {
 	if v == nil {
 		return Body{}, fmt.Errorf("%s: content %s missing from the catalog", d.Path, d.Hash)
 	}
-	return Body{s, d, v}, nil
+	return Body{s: s, d: d, where: v}, nil
 }
 
 // Read returns the content.
@@ -910,7 +994,13 @@ func (b Body) Read() ([]byte, error) {
 // until buf is used again. Reading many bodies one after the other into one buffer
 // allocates once for the largest of them, not twice for each.
 func (b Body) ReadBuffered(buf *BodyBuffer) ([]byte, error) {
-	body, err := b.s.readBody(b.where, buf)
+	var body []byte
+	var err error
+	if b.kept != nil {
+		body, err = b.kept.c.readAt(b.kept.file, b.kept.loc, buf)
+	} else {
+		body, err = b.s.readBody(b.where, buf)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: content %s: %w", b.d.Path, b.d.Hash, err)
 	}

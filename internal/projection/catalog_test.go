@@ -301,3 +301,44 @@ func TestTitleOfFoldedFrontMatter(t *testing.T) {
 	testkit.NoErr(t, c.Apply(f.batch()), "apply")
 	testkit.Equal(t, snapshot(t, c).Docs["a.md"].Title, "Folded title", "title")
 }
+
+// TestKeptBodyOutlivesItsSnapshot: a body kept past its snapshot (KeepBody) is read once
+// the catalog's lock is free, even after the catalog replaced its body file (a reset, here)
+// or closed; its file closes with the last release. A session document's size counts in
+// SessionTotals until it is deleted.
+func TestKeptBodyOutlivesItsSnapshot(t *testing.T) {
+	c := open(t, t.TempDir())
+	const text = "# Kept\n\nread after the snapshot ended"
+	testkit.NoErr(t, c.Apply((&fold{}).put("a.md", text).batch()), "apply")
+	var kept projection.Body
+	testkit.NoErr(t, c.Read(func(s *projection.Snapshot) error {
+		d, _ := s.Document("a.md")
+		var err error
+		kept, err = s.KeepBody(d)
+		return err
+	}), "keep the body")
+	testkit.NoErr(t, c.Reset(projection.State{StreamID: "another", Project: "p"}), "reset")
+	b, err := kept.Read()
+	testkit.NoErr(t, err, "read after the reset")
+	testkit.Equal(t, string(b), text, "the kept body")
+	testkit.NoErr(t, c.Close(), "close")
+	b, err = kept.Read()
+	testkit.NoErr(t, err, "read after close")
+	testkit.Equal(t, string(b), text, "the kept body")
+	kept.Release()
+}
+
+// TestSessionTotals: the catalog counts the bytes of every session document, with the
+// sequence it stands at, for readers that take no lock.
+func TestSessionTotals(t *testing.T) {
+	c := open(t, t.TempDir())
+	t.Cleanup(func() { _ = c.Close() })
+	ev := func(seq uint64, op events.Op, name, content string) events.Event {
+		return events.Event{Op: op, Project: "p", Session: "tok", Path: name, Size: int64(len(content)),
+			Mtime: time.Unix(1, 0).UTC(), Hash: events.HashContent([]byte(content)), Status: events.StatusOK, Content: []byte(content), Seq: seq}
+	}
+	testkit.NoErr(t, c.Apply(events.Batch{Events: []events.Event{ev(1, events.OpUpsert, "a.md", "12345"), ev(2, events.OpUpsert, "b.md", "123")}}), "apply")
+	testkit.Equal(t, c.SessionTotals(), projection.SessionTotals{Bytes: 8, Seq: 2}, "two documents")
+	testkit.NoErr(t, c.Apply(events.Batch{Events: []events.Event{ev(3, events.OpUpsert, "a.md", "1"), {Op: events.OpDelete, Project: "p", Session: "tok", Path: "b.md", Seq: 4}}}), "apply")
+	testkit.Equal(t, c.SessionTotals(), projection.SessionTotals{Bytes: 1, Seq: 4}, "one replaced, one deleted")
+}

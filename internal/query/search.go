@@ -122,10 +122,10 @@ func Search(ctx context.Context, cat Catalog, x Searcher, a SearchArgs, l Limits
 	if err != nil {
 		return nil, searchError(err)
 	}
-	var out *SearchResult
+	var page *hitPage
 	behind, shown := false, 0
 	if err := cat.Read(func(snap *projection.Snapshot) error {
-		out = searchHits(snap, x, a, folder, q, req, res, l)
+		page = searchHits(snap, x, a, folder, q, req, res)
 		if behind = snap.State().Seq > searched; behind {
 			shown = snap.Len()
 			for _, tok := range snap.SessionTokens() {
@@ -136,6 +136,7 @@ func Search(ctx context.Context, cat Catalog, x Searcher, a SearchArgs, l Limits
 	}); err != nil {
 		return nil, Internal(ErrIO, err, "reading the catalog")
 	}
+	out := page.finish(req, res, l) // reads the bodies once the catalog is free again
 	if behind {
 		n := x.State().Documents
 		out.Partial = &SearchPartial{Searchable: n, Documents: shown,
@@ -159,9 +160,20 @@ func checkSearchFolder(snap *projection.Snapshot, folder string) *Error {
 		WithInstruction("Use tree(\"\") to see the folders, then search again with one of them, or with folder \"\" for everything.")
 }
 
-// searchHits turns the index's hits into the result's, with metadata and snippets from the
-// catalog snapshot.
-func searchHits(snap *projection.Snapshot, x Searcher, a SearchArgs, folder string, q querylang.Query, req search.Request, res search.Result, l Limits) *SearchResult {
+// hitPage is a page of hits as the catalog snapshot gave it: the hits with their
+// metadata, and their documents' bodies, kept past the snapshot to be read after it.
+type hitPage struct {
+	out          *SearchResult
+	hits         []SearchHit
+	from         []int              // each hit's place in the index's hits
+	bodies       []*projection.Body // nil for a document without text
+	terms, stems []string
+	pairs        map[[2]string]bool
+}
+
+// searchHits turns the index's hits into the result's, with metadata from the catalog
+// snapshot; their snippets are found by finish, once the snapshot has ended.
+func searchHits(snap *projection.Snapshot, x Searcher, a SearchArgs, folder string, q querylang.Query, req search.Request, res search.Result) *hitPage {
 	text := a.Query
 	if len(res.Corrections) > 0 {
 		text = corrected(a.Query, res.Corrections)
@@ -177,12 +189,8 @@ func searchHits(snap *projection.Snapshot, x Searcher, a SearchArgs, folder stri
 	if len(res.Corrections) > 0 {
 		out.DidYouMean = text
 	}
-	// The hits' documents are looked up in the snapshot one by one; their text (reading,
-	// unpacking and matching each document's words, most of a page's time) is found on
-	// every core.
-	hits := make([]SearchHit, 0, len(res.Hits))
-	from := make([]int, 0, len(res.Hits)) // each hit's place in res.Hits
-	var bodies []*projection.Body         // nil for a document without text
+	p := &hitPage{out: out, terms: terms, stems: stems, pairs: pairs,
+		hits: make([]SearchHit, 0, len(res.Hits)), from: make([]int, 0, len(res.Hits))}
 	for i, h := range res.Hits {
 		var d *projection.Document
 		var ok bool
@@ -206,16 +214,25 @@ func searchHits(snap *projection.Snapshot, x Searcher, a SearchArgs, folder stri
 		}
 		var b *projection.Body
 		if d.Readable() {
-			if found, err := snap.Body(d); err == nil {
+			if found, err := snap.KeepBody(d); err == nil {
 				b = &found
 			}
 		}
-		hits, from, bodies = append(hits, hit), append(from, i), append(bodies, b)
+		p.hits, p.from, p.bodies = append(p.hits, hit), append(p.from, i), append(p.bodies, b)
 	}
+	return p
+}
+
+// finish finds the hits' text (reading, unpacking and matching each document's words,
+// most of a page's time) on every core, outside the catalog's lock, and bounds the page.
+func (p *hitPage) finish(req search.Request, res search.Result, l Limits) *SearchResult {
+	out, hits, from, bodies := p.out, p.hits, p.from, p.bodies
+	terms, stems, pairs := p.terms, p.stems, p.pairs
 	parallel(len(hits), func(i int) {
 		if bodies[i] == nil {
 			return
 		}
+		defer bodies[i].Release()
 		buf := textBuffers.Get().(*textBuffer)
 		defer buf.put()
 		if b, err := bodies[i].ReadBuffered(&buf.body); err == nil {

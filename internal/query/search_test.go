@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/guide/guide/internal/index"
 	"github.com/guide/guide/internal/index/querylang"
 	"github.com/guide/guide/internal/index/search"
+	"github.com/guide/guide/internal/projection"
 	"github.com/guide/guide/internal/query"
 	"github.com/guide/guide/internal/testkit"
 )
@@ -134,4 +136,61 @@ func mustParse(t *testing.T, q string) querylang.Query {
 	p, err := querylang.Parse(q)
 	testkit.NoErr(t, err, "parse")
 	return p
+}
+
+// TestSlowSnippetsHoldNoCatalogLock: a search reads its hits' bodies for their snippets
+// once the catalog's snapshot has ended: while one read is slow, the catalog's writer
+// applies a batch, and a view (which would queue behind a waiting writer) answers.
+func TestSlowSnippetsHoldNoCatalogLock(t *testing.T) {
+	cat := testkit.Catalog(t, files)
+	reading, release := make(chan struct{}), make(chan struct{})
+	var first atomic.Bool
+	cat.BodyRead = func() {
+		if first.CompareAndSwap(false, true) { // the search's first body: slow until released
+			close(reading)
+			<-release
+		}
+	}
+	searched := make(chan *query.SearchResult, 1)
+	go func() {
+		res, qerr := query.Search(testkit.Context(t), cat, listedIndex{paths: []string{"Characters/Elara.md"}},
+			query.SearchArgs{Query: "elara"}, query.Limits{})
+		if qerr != nil {
+			t.Error(qerr)
+		}
+		searched <- res
+	}()
+	<-reading
+
+	applied := make(chan error, 1)
+	go func() {
+		c := []byte("# Bram\n\nA smith.")
+		applied <- cat.Apply(events.Batch{Events: []events.Event{{Op: events.OpUpsert, Project: "test", Path: "Characters/Bram.md",
+			Size: int64(len(c)), Mtime: time.Unix(1700000000, 0).UTC(), Hash: events.HashContent(c),
+			Status: events.StatusOK, Content: c, Seq: cat.Checkpoint() + 1}}})
+	}()
+	select {
+	case err := <-applied:
+		testkit.NoErr(t, err, "apply")
+	case <-time.After(20 * time.Second):
+		close(release)
+		t.Fatal("the catalog's writer waited for a search's snippets")
+	}
+	var view string
+	testkit.NoErr(t, cat.Read(func(s *projection.Snapshot) error {
+		v, qerr := query.View(s, "Characters/Bram.md", 0, query.Limits{})
+		if qerr != nil {
+			return qerr
+		}
+		view = fmt.Sprint(v)
+		return nil
+	}), "view while the search reads")
+	if !strings.Contains(view, "A smith.") {
+		t.Errorf("view of the document applied meanwhile: %s", view)
+	}
+	close(release)
+	res := <-searched
+	if res == nil || len(res.Hits) != 1 || res.Hits[0].Snippet == "" {
+		t.Fatalf("the search's hits %+v: want Elara's, with its snippet", res)
+	}
 }

@@ -77,15 +77,16 @@ func (r *Registry) Attach(ctx context.Context, id, rawName, content string) (*At
 	}
 	token := Token(id)
 	var prev *projection.Document
-	count := 0
-	_ = r.Catalog.Read(func(s *projection.Snapshot) error {
-		docs := s.SessionDocuments(token)
-		count = len(docs)
-		if d, ok := s.SessionDocument(token, name); ok {
-			prev = d
+	held := map[string]bool{}
+	if err := r.Catalog.Read(func(s *projection.Snapshot) error {
+		for _, d := range s.SessionDocuments(token) {
+			held[d.Path] = true
 		}
+		prev, _ = s.SessionDocument(token, name)
 		return nil
-	})
+	}); err != nil {
+		return nil, query.Internal(query.ErrIO, err, "attaching %q", name)
+	}
 	r.mu.Lock()
 	st := r.get(token)
 	if st.ended {
@@ -96,10 +97,25 @@ func (r *Registry) Attach(ctx context.Context, id, rawName, content string) (*At
 		r.mu.Unlock()
 		return nil, query.Errorf(query.ErrInvalidArgument, "%q is being attached already", name)
 	}
-	if prev == nil && count+len(st.uploading) >= r.MaxDocs {
+	// The session's documents are those the catalog holds, and those published here that
+	// it may not hold yet, and those being published: counted under mu, with this one
+	// reserved below, concurrent attaches cannot pass the limit together.
+	for n := range st.published {
+		held[n] = true
+	}
+	for n := range st.uploading {
+		held[n] = true
+	}
+	if !held[name] && len(held) >= r.MaxDocs {
 		r.mu.Unlock()
-		return nil, query.Errorf(query.ErrTooLarge, "this session has %d documents attached; the limit is %d", count, r.MaxDocs).
+		return nil, query.Errorf(query.ErrTooLarge, "this session has %d documents attached; the limit is %d", len(held), r.MaxDocs).
 			WithInstruction("Tell the user to detach a document before attaching another.")
+	}
+	size := int64(len(content))
+	if ok, held := r.reserveBytes(size); !ok {
+		r.mu.Unlock()
+		return nil, query.Errorf(query.ErrTooLarge, "the server holds %d bytes of session documents, of every session; %q (%d bytes) would pass its limit of %d", held, name, size, r.MaxAttachedBytes).
+			WithInstruction("Tell the user the server has no room for more attached documents now: detaching documents, or ending sessions no longer in use, makes room.")
 	}
 	st.uploading[name] = true
 	r.mu.Unlock()
@@ -127,6 +143,9 @@ func (r *Registry) Attach(ctx context.Context, id, rawName, content string) (*At
 	delete(st.uploading, name)
 	if err == nil {
 		st.published[name] = seq
+		r.publishedBytes(size, seq)
+	} else {
+		r.unreserveBytes(size)
 	}
 	ended := st.ended
 	r.mu.Unlock()

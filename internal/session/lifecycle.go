@@ -52,6 +52,7 @@ func (r *Registry) Issue(ctx context.Context, id string) error {
 	if !st.issued {
 		st.issued, st.created = true, now
 	}
+	st.id = id
 	r.mu.Unlock()
 	return r.save(ctx, st)
 }
@@ -108,7 +109,7 @@ func (r *Registry) Restore(ctx context.Context, id string) (query.Contexts, erro
 			r.mu.Unlock()
 			return query.Contexts{}, ErrEnded
 		}
-		st.lastActive = now
+		st.lastActive, st.id = now, id
 		c := st.contexts
 		c.History = append([]string(nil), c.History...)
 		touch := now.Sub(st.persisted) >= r.touchEvery()
@@ -148,6 +149,7 @@ func (r *Registry) Restore(ctx context.Context, id string) (query.Contexts, erro
 		st.ended = true
 		return query.Contexts{}, ErrEnded
 	}
+	st.id = id
 	if !st.issued {
 		st.issued, st.created, st.persisted = true, rec.Created, rec.LastSeen
 		st.contexts = query.Contexts{Session: token, Focus: rec.Focus, History: rec.History, Chosen: rec.Chosen}

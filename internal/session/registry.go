@@ -19,6 +19,14 @@ const (
 	DefaultMaxDocBytes = 1 << 20
 	DefaultMaxDocs     = 20
 	DefaultAttachWait  = 10 * time.Second
+	// A process holds at most DefaultMaxSessions sessions (about 20 KB each, idle), at most
+	// DefaultMaxClientSessions of one client address, and DefaultMaxAttachedBytes of
+	// session documents; a session unused for DefaultPressureIdle may be ended early to
+	// make room for a new one.
+	DefaultMaxSessions       = 5000
+	DefaultMaxClientSessions = 100
+	DefaultMaxAttachedBytes  = 256 << 20
+	DefaultPressureIdle      = time.Minute
 )
 
 // Registry holds the sessions of one query process. Set the fields, then use it; Run
@@ -41,6 +49,15 @@ type Registry struct {
 	MaxDocs     int
 	// AttachWait bounds how long attach waits for the projections to apply a document.
 	AttachWait time.Duration
+	// MaxSessions bounds the sessions this process holds, MaxClientSessions those of one
+	// client (see Admit); PressureIdle is how long a session must have been unused to be
+	// ended early, oldest first, when a new one needs its room.
+	MaxSessions       int
+	MaxClientSessions int
+	PressureIdle      time.Duration
+	// MaxAttachedBytes bounds the session documents of every session together: those the
+	// catalog holds, and those on their way to it.
+	MaxAttachedBytes int64
 	// Exclusive says this is the only query process of the project (all-in-one mode): at
 	// start, every session document on the stream belongs to no live session and goes.
 	Exclusive bool
@@ -68,13 +85,18 @@ type Registry struct {
 	// forgotten is closed when it drops to zero (nil while none runs). Both under mu.
 	forgetting int
 	forgotten  chan struct{}
+	// Under mu: the sizes of the session documents being published (uploadingBytes), and
+	// of those published here, by stream sequence, that the catalog may not hold yet.
+	uploadingBytes int64
+	pendingBytes   map[uint64]int64
 }
 
 // Connect hands the registry the stream and, when not nil, the tracker of the projections'
 // freshness (see Freshness) once the query process has reached NATS; until then attach and
-// detach say it is not connected. It opens the session store on the stream's JetStream
-// (or leaves it to the first call that needs it, when NATS does not answer now).
-func (r *Registry) Connect(stream *events.Stream, fresh *freshness.Tracker) {
+// detach say it is not connected. It opens the session store on the stream's JetStream as
+// long as ctx allows, and returns why it could not: the first call that needs the store
+// opens it then.
+func (r *Registry) Connect(ctx context.Context, stream *events.Stream, fresh *freshness.Tracker) error {
 	r.init()
 	r.connMu.Lock()
 	r.Stream = stream
@@ -85,11 +107,11 @@ func (r *Registry) Connect(stream *events.Stream, fresh *freshness.Tracker) {
 	if stream != nil {
 		r.connOnce.Do(func() { close(r.connected) })
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
 	if _, err := r.store(ctx); err != nil && !errors.Is(err, errNotConnected) {
 		r.Logger.Warn("session store not open yet; issued sessions are checked once it is", "err", err)
+		return err
 	}
+	return nil
 }
 
 // store returns the session store, opening it on the stream's JetStream the first time.
@@ -171,6 +193,19 @@ func (r *Registry) init() {
 		if r.AttachWait <= 0 {
 			r.AttachWait = DefaultAttachWait
 		}
+		if r.MaxSessions <= 0 {
+			r.MaxSessions = DefaultMaxSessions
+		}
+		if r.MaxClientSessions <= 0 {
+			r.MaxClientSessions = DefaultMaxClientSessions
+		}
+		if r.PressureIdle <= 0 {
+			r.PressureIdle = DefaultPressureIdle
+		}
+		if r.MaxAttachedBytes <= 0 {
+			r.MaxAttachedBytes = DefaultMaxAttachedBytes
+		}
+		r.pendingBytes = map[uint64]int64{}
 		if r.Now == nil {
 			r.Now = time.Now
 		}

@@ -50,6 +50,12 @@ type state struct {
 	persisted time.Time
 	// ended: the session ended; attach refuses it and removes what it published.
 	ended bool
+	// id is the session's id, where this process learnt it (issued or restored here): a
+	// session ended to make room is ended by it. client is the address it was admitted
+	// from (see Admit); evicting: it is being ended to make room, and counts no more.
+	id       string
+	client   string
+	evicting bool
 	// saving serialises the writes of the session's record, each of its latest state.
 	saving sync.Mutex
 	// published holds the documents this process published for the session and has not

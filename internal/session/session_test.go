@@ -5,9 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/guide/guide/internal/events"
@@ -94,7 +98,7 @@ func twoProcesses(t *testing.T) (one, two *session.Registry, ctx context.Context
 		testkit.NoErr(t, c.Open(), "catalog")
 		t.Cleanup(func() { _ = c.Close() })
 		r := &session.Registry{Project: "test", Catalog: c, Logger: testkit.Logger()}
-		r.Connect(stream, nil)
+		testkit.NoErr(t, r.Connect(testkit.Context(t), stream, nil), "connect")
 		return r
 	}
 	return registry(), registry(), testkit.Context(t)
@@ -158,7 +162,7 @@ func TestSessionEndedBeforeTheWatchStarts(t *testing.T) {
 func TestDetachForgetsAfterAnswering(t *testing.T) {
 	p := testkit.NewPipeline(t, nil, testkit.CopyTree(t, "../../testdata/sample"), "")
 	r := &session.Registry{Project: p.Project, Catalog: p.Catalog, Logger: testkit.Logger()}
-	r.Connect(p.Stream, p.Server.Freshness)
+	testkit.NoErr(t, r.Connect(testkit.Context(t), p.Stream, p.Server.Freshness), "connect")
 	ctx := testkit.Context(t)
 	const id, name = "client-1", "brakes.md"
 	token := session.Token(id)
@@ -195,4 +199,181 @@ func TestDetachForgetsAfterAnswering(t *testing.T) {
 	e, err := p.Stream.LatestSession(ctx, p.Project, token, name)
 	testkit.NoErr(t, err, "latest event")
 	testkit.Equal(t, e.Op, events.OpDelete, "the event left")
+}
+
+// TestAttachLimitExact: a session's limit of documents counts those published and not yet
+// applied (the projections lag) and those being attached at the same moment: concurrent
+// attaches never pass it. A catalog that cannot be read refuses the attach.
+func TestAttachLimitExact(t *testing.T) {
+	stream := testkit.Stream(t, testkit.NATS(t))
+	lagging := &projection.Catalog{Dir: t.TempDir(), Logger: testkit.Logger()}
+	testkit.NoErr(t, lagging.Open(), "catalog")
+	t.Cleanup(func() { _ = lagging.Close() })
+	r := &session.Registry{Project: "test", Catalog: lagging, Stream: stream, AttachWait: time.Millisecond,
+		MaxDocs: 3, Logger: testkit.Logger()}
+	ctx := testkit.Context(t)
+
+	t.Run("OneAfterAnother", func(t *testing.T) {
+		ok := 0
+		for i := range 5 {
+			if _, qerr := r.Attach(ctx, "one", fmt.Sprintf("d%d.md", i), "# D"); qerr == nil {
+				ok++
+			} else {
+				testkit.Equal(t, qerr.Type, query.ErrTooLarge, "refusal")
+			}
+		}
+		testkit.Equal(t, ok, 3, "documents attached")
+		_, qerr := r.Attach(ctx, "one", "d0.md", "# D again")
+		testkit.Equal(t, qerr == nil, true, fmt.Sprintf("attached again over itself at the limit: %v", qerr))
+	})
+	t.Run("Concurrent", func(t *testing.T) {
+		var wg sync.WaitGroup
+		var ok atomic.Int32
+		for i := range 12 {
+			wg.Go(func() {
+				if _, qerr := r.Attach(ctx, "two", fmt.Sprintf("c%d.md", i), "# C"); qerr == nil {
+					ok.Add(1)
+				}
+			})
+		}
+		wg.Wait()
+		testkit.Equal(t, ok.Load(), int32(3), "documents attached concurrently")
+	})
+	t.Run("ErrCatalogUnreadable", func(t *testing.T) {
+		closed := &projection.Catalog{Dir: t.TempDir(), Logger: testkit.Logger()}
+		testkit.NoErr(t, closed.Open(), "catalog")
+		testkit.NoErr(t, closed.Close(), "close")
+		r := &session.Registry{Project: "test", Catalog: closed, Stream: stream, AttachWait: time.Millisecond, Logger: testkit.Logger()}
+		_, qerr := r.Attach(ctx, "three", "x.md", "# X")
+		if qerr == nil || qerr.Type != query.ErrIO {
+			t.Fatalf("attach with an unreadable catalog: %v, want io_error", qerr)
+		}
+		if _, err := stream.LatestSession(ctx, "test", session.Token("three"), "x.md"); err == nil {
+			t.Error("the document was published all the same")
+		}
+	})
+}
+
+// TestConnectHonoursContext: opening the session store ends with the caller's context,
+// and says so, when JetStream does not answer.
+func TestConnectHonoursContext(t *testing.T) {
+	ns, err := server.NewServer(&server.Options{Port: server.RANDOM_PORT, NoLog: true, NoSigs: true}) // no JetStream
+	testkit.NoErr(t, err, "nats server")
+	ns.Start()
+	t.Cleanup(ns.Shutdown)
+	if !ns.ReadyForConnections(10 * time.Second) {
+		t.Fatal("nats server not ready")
+	}
+	nc, err := nats.Connect(ns.ClientURL())
+	testkit.NoErr(t, err, "connect")
+	t.Cleanup(nc.Close)
+	asked := make(chan struct{}, 16)
+	_, err = nc.Subscribe("$JS.API.>", func(*nats.Msg) { asked <- struct{}{} }) // and never answers
+	testkit.NoErr(t, err, "subscribe")
+	js, err := jetstream.New(nc)
+	testkit.NoErr(t, err, "jetstream")
+	r := &session.Registry{Project: "test", Catalog: testkit.Catalog(t, nil), Logger: testkit.Logger()}
+	stalled := *testkit.Stream(t, testkit.NATS(t)) // the stream answers; the store's JetStream does not
+	stalled.JS = js
+
+	ctx, cancel := context.WithCancel(testkit.Context(t))
+	done := make(chan error, 1)
+	go func() { done <- r.Connect(ctx, &stalled, nil) }()
+	<-asked
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Connect: %v, want the caller's context.Canceled", err)
+	}
+}
+
+// TestSessionLimits: a process holds at most MaxSessions sessions and MaxClientSessions of
+// one client; past either, a new session ends the one unused longest, once unused for
+// PressureIdle, or is refused with ErrTooManySessions; a reservation not issued is given back.
+func TestSessionLimits(t *testing.T) {
+	stream := testkit.Stream(t, testkit.NATS(t))
+	var clock atomic.Int64
+	clock.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
+	advance := func(d time.Duration) { clock.Add(int64(d)) }
+	r := &session.Registry{Project: "test", Catalog: testkit.Catalog(t, nil), Logger: testkit.Logger(),
+		MaxSessions: 3, MaxClientSessions: 2, PressureIdle: time.Minute,
+		Now: func() time.Time { return time.Unix(0, clock.Load()) }}
+	ctx := testkit.Context(t)
+	testkit.NoErr(t, r.Connect(ctx, stream, nil), "connect")
+	open := func(client string) (string, []string, error) {
+		id, evict, err := r.Admit(client)
+		for _, v := range evict {
+			r.End(ctx, v)
+		}
+		if err == nil {
+			testkit.NoErr(t, r.Issue(ctx, id), "issue")
+		}
+		return id, evict, err
+	}
+
+	a1, _, err := open("10.0.0.1")
+	testkit.NoErr(t, err, "first session of a client")
+	advance(time.Second)
+	_, _, err = open("10.0.0.1")
+	testkit.NoErr(t, err, "second session of a client")
+	t.Run("ErrTooManySessionsOfClient", func(t *testing.T) {
+		_, _, err := open("10.0.0.1")
+		if !errors.Is(err, session.ErrTooManySessions) || !strings.Contains(err.Error(), "10.0.0.1 has 2 sessions open") {
+			t.Fatalf("a third session of one client: %v", err)
+		}
+	})
+	b1, _, err := open("10.0.0.2")
+	testkit.NoErr(t, err, "another client's session")
+	t.Run("ErrTooManySessions", func(t *testing.T) {
+		_, _, err := open("")
+		if !errors.Is(err, session.ErrTooManySessions) || !strings.Contains(err.Error(), "holds 3 sessions") {
+			t.Fatalf("a fourth session: %v", err)
+		}
+	})
+	t.Run("OldestIdleEnded", func(t *testing.T) {
+		advance(2 * time.Minute)
+		_, err := r.Restore(ctx, b1) // in use: not the one to go
+		testkit.NoErr(t, err, "restore")
+		_, evict, err := open("10.0.0.1")
+		testkit.NoErr(t, err, "a new session once the others are idle")
+		testkit.Equal(t, evict, []string{a1}, "sessions ended to make room")
+		_, err = r.Restore(ctx, a1)
+		testkit.Equal(t, errors.Is(err, session.ErrEnded), true, "the session ended to make room is ended")
+	})
+	t.Run("Unadmit", func(t *testing.T) {
+		advance(2 * time.Minute)
+		_, err := r.Restore(ctx, b1)
+		testkit.NoErr(t, err, "restore")
+		id, evict, err := r.Admit("10.0.0.3") // the process's limit: one idle session goes
+		testkit.NoErr(t, err, "admit")
+		testkit.Equal(t, len(evict), 1, "sessions ended to make room")
+		r.Unadmit(id)
+		_, evict, err = r.Admit("10.0.0.3")
+		testkit.NoErr(t, err, "admit again")
+		testkit.Equal(t, len(evict), 0, "room given back by the reservation not issued")
+	})
+}
+
+// TestAttachedBytesLimit: the session documents of every session together stay within
+// MaxAttachedBytes; detaching makes room again.
+func TestAttachedBytesLimit(t *testing.T) {
+	p := testkit.NewPipeline(t, nil, testkit.CopyTree(t, "../../testdata/sample"), "")
+	r := &session.Registry{Project: p.Project, Catalog: p.Catalog, Logger: testkit.Logger(), MaxAttachedBytes: 100}
+	ctx := testkit.Context(t)
+	testkit.NoErr(t, r.Connect(ctx, p.Stream, p.Server.Freshness), "connect")
+	body := "# Notes\n\n" + strings.Repeat("x", 51)
+	res, qerr := r.Attach(ctx, "one", "a.md", body)
+	if qerr != nil {
+		t.Fatal(qerr)
+	}
+	testkit.Equal(t, res.Status, query.StatusReady, "attach status")
+	_, qerr = r.Attach(ctx, "two", "b.md", body)
+	if qerr == nil || qerr.Type != query.ErrTooLarge || !strings.Contains(qerr.Message, "limit of 100") {
+		t.Fatalf("a second session's attach past the process's limit: %v", qerr)
+	}
+	if _, qerr := r.Detach(ctx, "one", "a.md"); qerr != nil {
+		t.Fatal(qerr)
+	}
+	if _, qerr := r.Attach(ctx, "two", "b.md", body); qerr != nil {
+		t.Fatalf("attach once the first was detached: %v", qerr)
+	}
 }
