@@ -1,0 +1,229 @@
+package events
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// What the stream remembers of a document's past, read for the changes of a project: the
+// events after a sequence (Window), a document's state as of an earlier sequence (AsOf),
+// and the sequence a time falls at (SeqAt). The stream keeps the last History events of
+// each document (MaxMsgsPerSubject), so a state older than that is gone: AsOf then has
+// nothing for it, and the caller says so.
+
+// Horizon is what one read of the stream's history knew of the stream.
+type Horizon struct {
+	Last uint64 // the stream's last sequence when the read began
+	Kept int64  // events kept per document (MaxMsgsPerSubject)
+	ID   string // the stream's incarnation (see ID)
+}
+
+// Horizon reads the stream's last sequence, how many events it keeps per document, and
+// its incarnation.
+func (s *Stream) Horizon(ctx context.Context) (Horizon, error) {
+	info, err := s.stream.Info(ctx)
+	if err != nil {
+		return Horizon{}, err
+	}
+	return Horizon{Last: info.State.LastSeq, Kept: info.Config.MaxMsgsPerSubject, ID: ID(info)}, nil
+}
+
+// Window reads, headers only and in stream order, the events of the project's documents
+// below folder ("" for all) with a sequence in (after, h.Last], at most limit of them.
+// Each event has its Seq and Time. upTo is the sequence the read covers: every event of
+// those documents up to it was returned; complete is false when some remained. Session
+// documents are never read: they are their sessions' own.
+func (s *Stream) Window(ctx context.Context, h Horizon, project, folder string, after uint64, limit int) (evs []Event, upTo uint64, complete bool, err error) {
+	if h.Last <= after {
+		return nil, max(after, h.Last), true, nil
+	}
+	filter, err := NewSubjects(project).Folder(folder)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	cons, release, err := s.headers(ctx, jetstream.ConsumerConfig{
+		FilterSubjects: []string{filter},
+		DeliverPolicy:  jetstream.DeliverByStartSequencePolicy,
+		OptStartSeq:    after + 1,
+	})
+	if err != nil {
+		return nil, 0, false, fmt.Errorf("read events after %d: %w", after, err)
+	}
+	defer release()
+	ci := cons.CachedInfo()
+	if ci == nil {
+		return nil, 0, false, fmt.Errorf("read events after %d: no consumer info", after)
+	}
+	upTo = after
+	remaining := ci.NumPending
+	for remaining > 0 && len(evs) < limit {
+		batch, err := cons.Fetch(int(min(remaining, uint64(limit-len(evs)), 1000)), jetstream.FetchMaxWait(5*time.Second))
+		if err != nil {
+			return nil, 0, false, fmt.Errorf("read events after %d: %w", after, err)
+		}
+		n := 0
+		for m := range batch.Messages() {
+			n++
+			md, err := m.Metadata()
+			if err != nil {
+				return nil, 0, false, err
+			}
+			e, err := Decode(m.Subject(), m.Headers(), nil)
+			if err != nil {
+				return nil, 0, false, err
+			}
+			e.Seq, e.Time = md.Sequence.Stream, md.Timestamp
+			evs = append(evs, e)
+			upTo = max(upTo, md.Sequence.Stream)
+			remaining = md.NumPending
+		}
+		if err := batch.Error(); err != nil {
+			return nil, 0, false, fmt.Errorf("read events after %d: %w", after, err)
+		}
+		if n == 0 {
+			break
+		}
+	}
+	if remaining == 0 {
+		// The consumer was made after h was read: reading all it held covers h.Last.
+		upTo = max(upTo, h.Last)
+	}
+	return evs, upTo, remaining == 0, nil
+}
+
+// maxMulti is how many subjects one multi-subject direct get may name (the server refuses
+// more than 1024 answers).
+const maxMulti = 1000
+
+// AsOf returns, with their content, the latest event at or below the sequence upTo of each
+// of the project's documents at paths that the stream still keeps. A path missing from the
+// answer had no event up to upTo, or its events up to upTo are no longer kept.
+func (s *Stream) AsOf(ctx context.Context, project string, paths []string, upTo uint64) (map[string]Event, error) {
+	out := make(map[string]Event, len(paths))
+	if upTo == 0 || len(paths) == 0 {
+		return out, nil
+	}
+	subj := NewSubjects(project)
+	subjects := make([]string, 0, min(len(paths), maxMulti))
+	flush := func() error {
+		if len(subjects) == 0 {
+			return nil
+		}
+		err := s.direct(ctx, map[string]any{"multi_last": subjects, "up_to_seq": upTo}, func(e Event) {
+			if e.Session == "" {
+				out[e.Path] = e
+			}
+		})
+		subjects = subjects[:0]
+		return err
+	}
+	for _, p := range paths {
+		sj, err := subj.Document(p)
+		if err != nil {
+			continue // a path no event can have
+		}
+		subjects = append(subjects, sj)
+		if len(subjects) == maxMulti {
+			if err := flush(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SeqAt returns the sequence just below the first event stored at or after t: the cursor
+// of "since t". It is h.Last when nothing was stored since.
+func (s *Stream) SeqAt(ctx context.Context, h Horizon, t time.Time) (uint64, error) {
+	var first uint64
+	err := s.direct(ctx, map[string]any{"start_time": t.UTC(), "batch": 1}, func(e Event) {
+		if first == 0 {
+			first = e.Seq
+		}
+	})
+	if err != nil {
+		return 0, err
+	}
+	if first == 0 {
+		return h.Last, nil
+	}
+	return first - 1, nil
+}
+
+// errBatchEnd ends the reading of a direct get's answers.
+var errBatchEnd = errors.New("end of batch")
+
+// direct sends one direct get request with several answers (a batch or a multi-subject
+// get) and calls fn with each event, its Seq and Time set. Messages of the stream that
+// are not events of this contract (another program's) are skipped.
+func (s *Stream) direct(ctx context.Context, req map[string]any, fn func(Event)) error {
+	body, err := json.Marshal(req)
+	if err != nil {
+		return err
+	}
+	inbox := s.Conn.NewRespInbox()
+	sub, err := s.Conn.SubscribeSync(inbox)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = sub.Unsubscribe() }()
+	if err := s.Conn.PublishRequest("$JS.API.DIRECT.GET."+s.Name, inbox, body); err != nil {
+		return err
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+	}
+	for {
+		m, err := sub.NextMsgWithContext(ctx)
+		if err != nil {
+			return fmt.Errorf("direct get: %w", err)
+		}
+		if err := directAnswer(m, fn); err != nil {
+			if errors.Is(err, errBatchEnd) {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+// directAnswer handles one answer of a direct get: an event for fn, or the status that
+// ends the batch (errBatchEnd), or a failure.
+func directAnswer(m *nats.Msg, fn func(Event)) error {
+	if len(m.Data) == 0 && m.Header != nil {
+		switch st := m.Header.Get("Status"); st {
+		case "204", "404": // end of batch; nothing at all
+			return errBatchEnd
+		case "":
+		default:
+			return fmt.Errorf("direct get: status %s %s", st, m.Header.Get("Description"))
+		}
+	}
+	subject := m.Header.Get(jetstream.SubjectHeader)
+	seq, err := strconv.ParseUint(m.Header.Get(jetstream.SequenceHeader), 10, 64)
+	if err != nil {
+		return fmt.Errorf("direct get: sequence: %w", err)
+	}
+	e, err := Decode(subject, m.Header, m.Data)
+	if err != nil {
+		return nil // not an event of ours
+	}
+	e.Seq = seq
+	if ts, err := time.Parse(time.RFC3339Nano, m.Header.Get(jetstream.TimeStampHeaer)); err == nil {
+		e.Time = ts
+	}
+	fn(e)
+	return nil
+}
