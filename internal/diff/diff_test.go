@@ -1,79 +1,14 @@
-package diff
+package diff_test
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"strconv"
 	"strings"
 	"testing"
-)
 
-// apply applies a unified diff to a, as patch would, and fails on any line that does not
-// match: the check that a diff is exact, written apart from the code that writes one.
-func apply(a, d string) (string, error) {
-	if d == "" {
-		return a, nil
-	}
-	old := Lines(a)
-	lines := strings.SplitAfter(d, "\n")
-	if len(lines) < 2 || !strings.HasPrefix(lines[0], "--- ") || !strings.HasPrefix(lines[1], "+++ ") {
-		return "", fmt.Errorf("no headers")
-	}
-	var out []string
-	pos := 0 // next line of old not yet copied
-	i := 2
-	for i < len(lines) && lines[i] != "" {
-		var as, ac, bs, bc int
-		if _, err := fmt.Sscanf(lines[i], "@@ -%d,%d +%d,%d @@\n", &as, &ac, &bs, &bc); err != nil {
-			return "", fmt.Errorf("hunk header %q: %v", lines[i], err)
-		}
-		i++
-		start := as - 1
-		if ac == 0 {
-			start = as
-		}
-		if start < pos || start > len(old) {
-			return "", fmt.Errorf("hunk at %d out of order", as)
-		}
-		out = append(out, old[pos:start]...)
-		pos = start
-		gotA, gotB := 0, 0
-		for gotA < ac || gotB < bc {
-			if i >= len(lines) || lines[i] == "" {
-				return "", fmt.Errorf("hunk ends early")
-			}
-			l := lines[i]
-			i++
-			text := l[1:]
-			if i < len(lines) && strings.HasPrefix(lines[i], "\\ ") {
-				text = strings.TrimSuffix(text, "\n")
-				i++
-			}
-			switch l[0] {
-			case ' ', '-':
-				if pos >= len(old) || old[pos] != text {
-					return "", fmt.Errorf("line %d: want %q, have %q", pos+1, text, old[min(pos, len(old)-1)])
-				}
-				if l[0] == ' ' {
-					out = append(out, text)
-					gotB++
-				}
-				pos++
-				gotA++
-			case '+':
-				out = append(out, text)
-				gotB++
-			default:
-				return "", fmt.Errorf("line %q", l)
-			}
-		}
-		if gotA != ac || gotB != bc {
-			return "", fmt.Errorf("hunk counts %d,%d: read %d,%d", ac, bc, gotA, gotB)
-		}
-	}
-	out = append(out, old[pos:]...)
-	return strings.Join(out, ""), nil
-}
+	"github.com/guide/guide/internal/diff"
+	"github.com/guide/guide/internal/testkit"
+)
 
 func randomText(r *rand.Rand, n, alphabet int) string {
 	var b strings.Builder
@@ -88,7 +23,7 @@ func randomText(r *rand.Rand, n, alphabet int) string {
 }
 
 func mutate(r *rand.Rand, s string) string {
-	ls := Lines(s)
+	ls := diff.Lines(s)
 	for range r.IntN(6) {
 		switch i := r.IntN(len(ls) + 1); r.IntN(3) {
 		case 0:
@@ -125,8 +60,8 @@ func TestUnifiedApplies(t *testing.T) {
 			b = mutate(r, a)
 		}
 		ctx := r.IntN(4)
-		d := Unified("a/x", "b/x", a, b, ctx)
-		got, err := apply(a, d)
+		d := diff.Unified("a/x", "b/x", a, b, ctx)
+		got, err := testkit.ApplyDiff(a, d)
 		if err != nil || got != b {
 			t.Fatalf("case %d (context %d): %v\na=%q\nb=%q\ndiff:\n%s\ngot=%q", i, ctx, err, a, b, d, got)
 		}
@@ -142,8 +77,8 @@ func TestUnifiedBeyondMaxEdits(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	a := randomText(r, 3000, 1_000_000)
 	b := randomText(r, 3000, 1_000_000)
-	d := Unified("a/x", "b/x", a, b, 3)
-	got, err := apply(a, d)
+	d := diff.Unified("a/x", "b/x", a, b, 3)
+	got, err := testkit.ApplyDiff(a, d)
 	if err != nil || got != b {
 		t.Fatalf("%v", err)
 	}
@@ -169,7 +104,7 @@ func TestUnifiedFormat(t *testing.T) {
 +nine
 \ No newline at end of file
 `
-	if got := Unified("a/f.md", "b/f.md", a, b, 3); got != want {
+	if got := diff.Unified("a/f.md", "b/f.md", a, b, 3); got != want {
 		t.Fatalf("got:\n%s\nwant:\n%s", got, want)
 	}
 }
