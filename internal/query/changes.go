@@ -268,7 +268,8 @@ func Changes(ctx context.Context, hist History, a ChangesArgs, lim Limits) (*Cha
 	case reset:
 		notes = append(notes, "This cursor is of an earlier stream (the index was rebuilt since): every change of the current stream follows, with before_unknown. For the whole current state, use tree.")
 	case v.BeforeUnknown > 0:
-		notes = append(notes, fmt.Sprintf("The cursor is older than the history the stream keeps (the last %d events of each document) for %d documents: their state at the cursor is unknown (before_unknown) and their entries show their state now. For the whole current state, use tree or view.", h.Kept, v.BeforeUnknown))
+		notes = append(notes, fmt.Sprintf("The cursor is older than the history the stream keeps (the last %d events of each document) for %s: %s state at the cursor is unknown (before_unknown) and %s %s state now. For the whole current state, use tree or view.",
+			h.Kept, plural(v.BeforeUnknown, "document"), pick(v.BeforeUnknown, "its", "their"), pick(v.BeforeUnknown, "its entry shows", "their entries show"), pick(v.BeforeUnknown, "its", "their")))
 	}
 	if !complete {
 		notes = append(notes, fmt.Sprintf("More changes follow: call changes again with cursor %q.", v.Cursor))
@@ -461,3 +462,19 @@ func (b *changeBuilder) addDiff(e *entry, end uint64) *Error {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// plural is "1 document", "2 documents".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}
+
+// pick is one when n is 1, else many.
+func pick(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
