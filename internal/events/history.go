@@ -13,9 +13,9 @@ import (
 )
 
 // What the stream remembers of a document's past, read for the changes of a project: the
-// events after a sequence (Window), a document's state as of an earlier sequence (AsOf),
-// and the sequence a time falls at (SeqAt). The stream keeps the last History events of
-// each document (MaxMsgsPerSubject), so a state older than that is gone: AsOf then has
+// events after a sequence (Window), the events at given sequences (At), such as a
+// document's previous one (its PrevSeq), and the sequence a time falls at (SeqAt). The stream keeps the last History events of
+// each document (MaxMsgsPerSubject), so a state older than that is gone: At then has
 // nothing for it, and the caller says so.
 
 // Horizon is what one read of the stream's history knew of the stream.
@@ -98,46 +98,46 @@ func (s *Stream) Window(ctx context.Context, h Horizon, project, folder string, 
 	return evs, upTo, remaining == 0, nil
 }
 
-// maxMulti is how many subjects one multi-subject direct get may name (the server refuses
-// more than 1024 answers).
-const maxMulti = 1000
-
-// AsOf returns, with their content, the latest event at or below the sequence upTo of each
-// of the project's documents at paths that the stream still keeps. A path missing from the
-// answer had no event up to upTo, or its events up to upTo are no longer kept.
-func (s *Stream) AsOf(ctx context.Context, project string, paths []string, upTo uint64) (map[string]Event, error) {
-	out := make(map[string]Event, len(paths))
-	if upTo == 0 || len(paths) == 0 {
+// At returns, with their content, the events of the project's documents at the stream
+// sequences seqs that the stream still keeps: a sequence missing from the answer is no
+// longer kept (or is not a document event of the project). The gets are sent at once and
+// their answers gathered, one round trip in all rather than one each.
+func (s *Stream) At(ctx context.Context, project string, seqs []uint64) (map[uint64]Event, error) {
+	out := make(map[uint64]Event, len(seqs))
+	if len(seqs) == 0 {
 		return out, nil
 	}
-	subj := NewSubjects(project)
-	subjects := make([]string, 0, min(len(paths), maxMulti))
-	flush := func() error {
-		if len(subjects) == 0 {
-			return nil
+	prefix := s.Conn.NewRespInbox()
+	sub, err := s.Conn.SubscribeSync(prefix + ".*")
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = sub.Unsubscribe() }()
+	_ = sub.SetPendingLimits(-1, -1)
+	subject := "$JS.API.DIRECT.GET." + s.Name
+	for i, seq := range seqs {
+		if err := s.Conn.PublishRequest(subject, prefix+"."+strconv.Itoa(i), fmt.Appendf(nil, `{"seq":%d}`, seq)); err != nil {
+			return nil, err
 		}
-		err := s.direct(ctx, map[string]any{"multi_last": subjects, "up_to_seq": upTo}, func(e Event) {
-			if e.Session == "" {
-				out[e.Path] = e
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+	}
+	for range seqs {
+		m, err := sub.NextMsgWithContext(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("direct get: %w", err)
+		}
+		err = directAnswer(m, func(e Event) {
+			if e.Project == project && e.Session == "" && (e.Op == OpUpsert || e.Op == OpDelete) {
+				out[e.Seq] = e
 			}
 		})
-		subjects = subjects[:0]
-		return err
-	}
-	for _, p := range paths {
-		sj, err := subj.Document(p)
-		if err != nil {
-			continue // a path no event can have
+		if err != nil && !errors.Is(err, errBatchEnd) {
+			return nil, err
 		}
-		subjects = append(subjects, sj)
-		if len(subjects) == maxMulti {
-			if err := flush(); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if err := flush(); err != nil {
-		return nil, err
 	}
 	return out, nil
 }

@@ -19,7 +19,7 @@ import (
 type History interface {
 	Horizon(ctx context.Context) (events.Horizon, error)
 	Window(ctx context.Context, h events.Horizon, project, folder string, after uint64, limit int) ([]events.Event, uint64, bool, error)
-	AsOf(ctx context.Context, project string, paths []string, upTo uint64) (map[string]events.Event, error)
+	At(ctx context.Context, project string, seqs []uint64) (map[uint64]events.Event, error)
 	SeqAt(ctx context.Context, h events.Horizon, t time.Time) (uint64, error)
 }
 
@@ -217,13 +217,18 @@ func Changes(ctx context.Context, hist History, a ChangesArgs, lim Limits) (*Cha
 		}
 		tr.evs = append(tr.evs, e)
 	}
-	paths := make([]string, len(docs))
-	for i, d := range docs {
-		paths[i] = d.path
+	// A document's state at the cursor is the event its first event after the cursor
+	// follows (PrevSeq): none when 0, unknown when that is after the cursor too (events in
+	// between are no longer kept) or is no longer kept itself.
+	var prevs []uint64
+	for _, d := range docs {
+		if p := d.evs[0].PrevSeq; p != 0 && p <= after {
+			prevs = append(prevs, p)
+		}
 	}
-	var before map[string]events.Event
+	var before map[uint64]events.Event
 	if !reset {
-		if before, err = hist.AsOf(ctx, a.Project, paths, after); err != nil {
+		if before, err = hist.At(ctx, a.Project, prevs); err != nil {
 			return nil, Internal(ErrIO, err, "reading the stream")
 		}
 	}
@@ -296,7 +301,7 @@ type changeBuilder struct {
 	ctx     context.Context
 	hist    History
 	project string
-	before  map[string]events.Event
+	before  map[uint64]events.Event // by sequence
 	reset   bool
 	diff    bool
 	lim     Limits
@@ -339,7 +344,8 @@ func (b *changeBuilder) build(docs []*track, end uint64) ([]Change, []int, *Erro
 				e.Status = last.Status
 			}
 		}
-		prev, haveBefore := b.before[d.path]
+		prev, haveBefore := b.before[d.evs[0].PrevSeq]
+		haveBefore = haveBefore && prev.Path == d.path
 		known := !b.reset && (haveBefore || d.evs[0].PrevSeq == 0)
 		existed := haveBefore && prev.Op == events.OpUpsert
 		switch {
@@ -364,6 +370,9 @@ func (b *changeBuilder) build(docs []*track, end uint64) ([]Change, []int, *Erro
 		entries = append(entries, e)
 	}
 	pairMoves(entries)
+	if qerr := b.readTexts(entries); qerr != nil {
+		return nil, nil, qerr
+	}
 	out := make([]Change, 0, len(entries))
 	orders := make([]int, 0, len(entries))
 	for _, e := range entries {
@@ -371,7 +380,7 @@ func (b *changeBuilder) build(docs []*track, end uint64) ([]Change, []int, *Erro
 			continue
 		}
 		if b.diff && e.Kind == ChangeModified {
-			if qerr := b.addDiff(e, end); qerr != nil {
+			if qerr := b.addDiff(e); qerr != nil {
 				return nil, nil, qerr
 			}
 		}
@@ -430,8 +439,30 @@ func pairMoves(entries []*entry) {
 	}
 }
 
+// readTexts reads, in one round trip, the texts the diffs of entries need and that no
+// earlier build read.
+func (b *changeBuilder) readTexts(entries []*entry) *Error {
+	if !b.diff {
+		return nil
+	}
+	var seqs []uint64
+	for _, e := range entries {
+		if _, ok := b.texts[e.last.Seq]; !ok && !e.removed && e.Kind == ChangeModified && e.last.Status == events.StatusOK {
+			seqs = append(seqs, e.last.Seq)
+		}
+	}
+	got, err := b.hist.At(b.ctx, b.project, seqs)
+	if err != nil {
+		return Internal(ErrIO, err, "reading the stream")
+	}
+	for seq, ev := range got {
+		b.texts[seq] = string(ev.Content)
+	}
+	return nil
+}
+
 // addDiff gives a modified text document its diff against its text at the cursor.
-func (b *changeBuilder) addDiff(e *entry, end uint64) *Error {
+func (b *changeBuilder) addDiff(e *entry) *Error {
 	if e.before.Status != events.StatusOK || e.last.Status != events.StatusOK {
 		e.DiffNote = "no diff: not text on both sides"
 		return nil
@@ -439,17 +470,8 @@ func (b *changeBuilder) addDiff(e *entry, end uint64) *Error {
 	old := string(e.before.Content)
 	cur, ok := b.texts[e.last.Seq]
 	if !ok {
-		got, err := b.hist.AsOf(b.ctx, b.project, []string{e.Path}, end)
-		if err != nil {
-			return Internal(ErrIO, err, "reading the stream")
-		}
-		ev, found := got[e.Path]
-		if !found || ev.Seq != e.last.Seq {
-			e.DiffNote = "no diff: the stream no longer keeps this version; use view"
-			return nil
-		}
-		cur = string(ev.Content)
-		b.texts[e.last.Seq] = cur
+		e.DiffNote = "no diff: the stream no longer keeps this version; use view"
+		return nil
 	}
 	d := diff.Unified("a/"+e.Path, "b/"+e.Path, old, cur, diffContext)
 	if maxLen := b.lim.MaxChars / diffShare; len(d) > maxLen {

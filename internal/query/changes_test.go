@@ -76,15 +76,13 @@ func (h *history) Window(_ context.Context, hz events.Horizon, _, folder string,
 	return out, hz.Last, true, nil
 }
 
-func (h *history) AsOf(_ context.Context, _ string, paths []string, upTo uint64) (map[string]events.Event, error) {
-	out := map[string]events.Event{}
-	want := map[string]bool{}
-	for _, p := range paths {
-		want[p] = true
-	}
-	for _, e := range h.evs {
-		if e.Seq <= upTo && want[e.Path] {
-			out[e.Path] = e
+func (h *history) At(_ context.Context, _ string, seqs []uint64) (map[uint64]events.Event, error) {
+	out := map[uint64]events.Event{}
+	for _, seq := range seqs {
+		for _, e := range h.evs {
+			if e.Seq == seq {
+				out[seq] = e
+			}
 		}
 	}
 	return out, nil
