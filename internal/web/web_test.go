@@ -610,7 +610,8 @@ func TestRecentChanges(t *testing.T) {
 	elara := testkit.Disk(t, root)["Characters/Elara.md"]
 	testkit.WriteFile(t, root, "Characters/Elara.md", strings.Replace(elara, "Elara", "Elara <em>the bold</em>", 1))
 	testkit.NoErr(t, os.Rename(filepath.Join(root, "Plot"), filepath.Join(root, "Story")), "move a folder")
-	testkit.WriteFile(t, root, "Hostile/"+hostileName, hostileContent)
+	s.Reconcile()
+	testkit.WriteFile(t, root, "Hostile/"+hostileName, hostileContent) // the newest
 	s.Reconcile()
 
 	_, body := b.get("/")
