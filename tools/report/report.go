@@ -44,6 +44,7 @@ type Result struct {
 	Web     *WebResult
 	Clients *ClientsResult
 	Replica *ReplicaResult
+	Changes *ChangesResult
 	Scale   *ScaleResult // opt-in: --scenarios scale
 	// SplitErr says why the split-mode scenarios did not run.
 	SplitErr string
@@ -111,6 +112,9 @@ func (r *Result) Records() []Record {
 	}
 	if r.Replica != nil {
 		out = append(out, r.replicaRecord())
+	}
+	if r.Changes != nil {
+		out = append(out, r.changesRecord())
 	}
 	if r.Scale != nil {
 		out = append(out, r.scaleRecord())
