@@ -1,6 +1,7 @@
 package mcpserver_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -348,4 +349,47 @@ func TestChangesOlderThanKeptHistory(t *testing.T) {
 			t.Fatalf("message %q does not say %q", v.Message, want)
 		}
 	}
+}
+
+// TestChangesToolAndResource: the arguments are checked against the input schema; the
+// resource is the tool without arguments; a session's attached documents are never listed.
+func TestChangesToolAndResource(t *testing.T) {
+	root := testkit.CopyTree(t, "../../testdata/sample")
+	p := testkit.NewPipeline(t, nil, root, "")
+	p.Reconcile()
+	for name, args := range map[string]map[string]any{
+		"ErrLimitZero":     {"limit": 0},
+		"ErrLimitTooLarge": {"limit": query.MaxChangesLimit + 1},
+		"ErrDiffNotBool":   {"diff": "yes"},
+		"ErrSinceTooLong":  {"since": strings.Repeat("1", 65)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := testkit.DecodeFailure(t, p.Call("changes", args))
+			testkit.Equal(t, f.ErrorType, "invalid_argument", "error type")
+		})
+	}
+	t.Run("AttachmentsNeverListed", func(t *testing.T) {
+		var r struct{ Status string }
+		testkit.Decode(t, p.Call("attach", map[string]any{"filename": "mine.md", "content": "# Mine\n\nsecret plans"}), &r)
+		testkit.WriteFile(t, root, "Characters/Mira.md", "# Mira\n")
+		p.Reconcile()
+		var v query.ChangesView
+		testkit.Decode(t, p.Call("changes", map[string]any{"since": "1h"}), &v)
+		paths := map[string]bool{}
+		for _, c := range v.Changes {
+			paths[c.Path] = true
+		}
+		if !paths["Characters/Mira.md"] || paths["mine.md"] || strings.Contains(testkit.Text(t, p.Call("changes", map[string]any{"since": "1h"})), "mine.md") {
+			t.Fatalf("changes: %+v", v.Changes)
+		}
+	})
+	t.Run("Resource", func(t *testing.T) {
+		text, mime := p.ReadResource("guide://_changes")
+		testkit.Equal(t, mime, "application/json", "MIME type")
+		var v query.ChangesView
+		testkit.NoErr(t, json.Unmarshal([]byte(text), &v), "decode")
+		if v.Cursor == "" || v.Count == 0 || !v.Complete {
+			t.Fatalf("resource: %s", text)
+		}
+	})
 }
