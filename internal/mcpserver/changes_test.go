@@ -188,11 +188,89 @@ func TestChangesEqualsTheDifference(t *testing.T) {
 		for _, from := range []int{len(points) - 2, c.r.IntN(len(points) - 1)} {
 			unknown += checkChanges(t, p, points[from], now, fmt.Sprintf("step %d (%v), from point %d", step, did, from), kinds)
 		}
+		from := c.r.IntN(len(points) - 1)
+		checkPages(t, p, points[from], now, 1+c.r.IntN(3), fmt.Sprintf("step %d, pages from point %d", step, from))
 	}
 	t.Logf("entries: %v; %d said before_unknown", kinds, unknown)
 	for _, k := range []string{query.ChangeAdded, query.ChangeModified, query.ChangeDeleted, query.ChangeMoved} {
 		if kinds[k] == 0 {
 			t.Errorf("no answer had a change of kind %s: the operations did not test it", k)
+		}
+	}
+}
+
+// side is what an answer says of a path at one end: whether a document is there, its size.
+type side struct {
+	exists bool
+	size   int64
+}
+
+// checkPages reads the changes from point from in pages of at most limit documents, each
+// from the previous page's cursor, and checks that they compose: for each path, the first
+// page that lists it has its state at from, the last its state now, and a path no page
+// lists did not change.
+func checkPages(t *testing.T, p *testkit.Pipeline, from, now point, limit int, what string) {
+	t.Helper()
+	first, last := map[string]side{}, map[string]side{}
+	unknown := map[string]bool{}
+	note := func(path string, before, after side, beforeUnknown bool) {
+		if _, ok := first[path]; !ok {
+			first[path] = before
+			unknown[path] = beforeUnknown
+		}
+		last[path] = after
+	}
+	at := func(s *int64) side {
+		if s == nil {
+			return side{}
+		}
+		return side{true, *s}
+	}
+	cursor := from.cursor
+	for pages := 0; ; pages++ {
+		if pages > 1000 {
+			t.Fatalf("%s: no end", what)
+		}
+		var v query.ChangesView
+		testkit.Decode(t, p.Call("changes", map[string]any{"cursor": cursor, "limit": limit}), &v)
+		for _, ch := range v.Changes {
+			if ch.Kind == query.ChangeMoved {
+				note(ch.From, at(ch.SizeBefore), side{}, false)
+				note(ch.Path, side{}, at(ch.SizeAfter), false)
+				continue
+			}
+			note(ch.Path, at(ch.SizeBefore), at(ch.SizeAfter), ch.BeforeUnknown)
+		}
+		cursor = v.Cursor
+		if v.Complete {
+			break
+		}
+	}
+	testkit.Equal(t, cursor, now.cursor, what+": the last page's cursor")
+	state := func(m map[string]string, k string) side {
+		c, ok := m[k]
+		return side{ok, int64(len(c))}
+	}
+	for _, k := range union(from.disk, now.disk) {
+		a, b := state(from.disk, k), state(now.disk, k)
+		if _, listed := first[k]; !listed {
+			if a != b || from.disk[k] != now.disk[k] {
+				t.Fatalf("%s: %s changed and no page lists it", what, k)
+			}
+			continue
+		}
+		if !unknown[k] && first[k] != a {
+			t.Fatalf("%s: %s first listed as %+v at the cursor, was %+v", what, k, first[k], a)
+		}
+		if last[k] != b {
+			t.Fatalf("%s: %s last listed as %+v now, is %+v", what, k, last[k], b)
+		}
+	}
+	for k := range first {
+		_, was := from.disk[k]
+		_, is := now.disk[k]
+		if !was && !is && (!unknown[k] && first[k].exists || last[k].exists) {
+			t.Fatalf("%s: %s, here neither at the cursor nor now, listed from %+v to %+v", what, k, first[k], last[k])
 		}
 	}
 }
