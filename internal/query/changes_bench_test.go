@@ -1,6 +1,7 @@
 package query_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strconv"
@@ -30,7 +31,9 @@ func BenchmarkChanges(b *testing.B) {
 		docs = n
 	}
 	const changed = 1000
-	ctx := testkit.Context(b)
+	// Filling the stream takes minutes on a busy machine: longer than testkit.Context allows.
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
 	s := testkit.Stream(b, testkit.NATS(b))
 	body := strings.Repeat("Words of a generated document, about one kilobyte of them in all.\n", 15)
 	path := func(i int) string { return fmt.Sprintf("d%03d/doc-%06d.md", i%500, i) }
