@@ -217,23 +217,29 @@ func Changes(ctx context.Context, hist History, a ChangesArgs, lim Limits) (*Cha
 		}
 		tr.evs = append(tr.evs, e)
 	}
-	// A document's state at the cursor is the event its first event after the cursor
-	// follows (PrevSeq): none when 0, unknown when that is after the cursor too (events in
-	// between are no longer kept) or is no longer kept itself.
+	// A document's state at the cursor is what the event its first event after the cursor
+	// follows (PrevSeq) says: none when 0; unknown when that is after the cursor too
+	// (events in between are no longer kept). The first event says it in its Prev headers;
+	// an event of an older publisher does not, and the previous event is read, if kept.
 	var prevs []uint64
 	for _, d := range docs {
-		if p := d.evs[0].PrevSeq; p != 0 && p <= after {
-			prevs = append(prevs, p)
+		if e0 := d.evs[0]; e0.PrevSeq != 0 && e0.PrevSeq <= after && e0.Prev == nil {
+			prevs = append(prevs, e0.PrevSeq)
 		}
 	}
-	var before map[uint64]events.Event
-	if !reset {
+	before := map[uint64]events.Event{}
+	if !reset && len(prevs) > 0 {
 		if before, err = hist.At(ctx, a.Project, prevs); err != nil {
 			return nil, Internal(ErrIO, err, "reading the stream")
 		}
 	}
-	b := &changeBuilder{ctx: ctx, hist: hist, project: a.Project, before: before, reset: reset,
+	b := &changeBuilder{ctx: ctx, hist: hist, project: a.Project, after: after, before: before, reset: reset,
 		diff: a.Diff, lim: lim, texts: map[uint64]string{}}
+	for seq, e := range before {
+		if e.Status == events.StatusOK {
+			b.texts[seq] = string(e.Content)
+		}
+	}
 	v := &ChangesView{From: Cursor(after, h.ID), Folder: folder, HistoryKept: h.Kept}
 	if a.Cursor != "" {
 		v.From = a.Cursor
@@ -301,7 +307,8 @@ type changeBuilder struct {
 	ctx     context.Context
 	hist    History
 	project string
-	before  map[uint64]events.Event // by sequence
+	after   uint64                  // the cursor's sequence
+	before  map[uint64]events.Event // previous events read, by sequence
 	reset   bool
 	diff    bool
 	lim     Limits
@@ -315,7 +322,8 @@ type entry struct {
 	hash    string
 	status  events.Status
 	inode   uint64
-	before  *events.Event
+	before  events.Prev // the document at the cursor, when it existed
+	prevSeq uint64      // the event that says so
 	last    events.Event
 	removed bool
 }
@@ -344,10 +352,9 @@ func (b *changeBuilder) build(docs []*track, end uint64) ([]Change, []int, *Erro
 				e.Status = last.Status
 			}
 		}
-		prev, haveBefore := b.before[d.evs[0].PrevSeq]
-		haveBefore = haveBefore && prev.Path == d.path
-		known := !b.reset && (haveBefore || d.evs[0].PrevSeq == 0)
-		existed := haveBefore && prev.Op == events.OpUpsert
+		prev, known := b.stateAtCursor(d)
+		existed := known && prev.Op == events.OpUpsert
+		e.prevSeq = d.evs[0].PrevSeq
 		switch {
 		case !known:
 			e.BeforeUnknown = true
@@ -360,12 +367,12 @@ func (b *changeBuilder) build(docs []*track, end uint64) ([]Change, []int, *Erro
 		case !existed:
 			e.Kind = ChangeAdded
 		case !exists:
-			e.Kind, e.SizeBefore, e.before = ChangeDeleted, ptr(prev.Size), &prev
+			e.Kind, e.SizeBefore, e.before = ChangeDeleted, ptr(prev.Size), prev
 			e.hash, e.status, e.inode = prev.Hash, prev.Status, prev.Inode
 		case prev.Hash == last.Hash && prev.Status == last.Status:
 			continue // back as it was
 		default:
-			e.Kind, e.SizeBefore, e.before = ChangeModified, ptr(prev.Size), &prev
+			e.Kind, e.SizeBefore, e.before = ChangeModified, ptr(prev.Size), prev
 		}
 		entries = append(entries, e)
 	}
@@ -387,6 +394,25 @@ func (b *changeBuilder) build(docs []*track, end uint64) ([]Change, []int, *Erro
 		out, orders = append(out, e.Change), append(orders, e.order)
 	}
 	return out, orders, nil
+}
+
+// stateAtCursor is what d was at the cursor (an Op of "" when it had no event then), and
+// whether that is known.
+func (b *changeBuilder) stateAtCursor(d *track) (events.Prev, bool) {
+	e0 := d.evs[0]
+	switch {
+	case b.reset || e0.PrevSeq > b.after:
+		return events.Prev{}, false
+	case e0.PrevSeq == 0:
+		return events.Prev{}, true
+	case e0.Prev != nil:
+		return *e0.Prev, true
+	}
+	prev, ok := b.before[e0.PrevSeq]
+	if !ok || prev.Path != d.path {
+		return events.Prev{}, false // no longer kept
+	}
+	return events.Prev{Op: prev.Op, Size: prev.Size, Hash: prev.Hash, Status: prev.Status, Inode: prev.Inode}, true
 }
 
 // movable reports whether an entry's hash is of its content, so that the same hash means
@@ -447,16 +473,26 @@ func (b *changeBuilder) readTexts(entries []*entry) *Error {
 	}
 	var seqs []uint64
 	for _, e := range entries {
-		if _, ok := b.texts[e.last.Seq]; !ok && !e.removed && e.Kind == ChangeModified && e.last.Status == events.StatusOK {
-			seqs = append(seqs, e.last.Seq)
+		if e.removed || e.Kind != ChangeModified || e.last.Status != events.StatusOK || e.before.Status != events.StatusOK {
+			continue
 		}
+		for _, seq := range []uint64{e.prevSeq, e.last.Seq} {
+			if _, ok := b.texts[seq]; !ok {
+				seqs = append(seqs, seq)
+			}
+		}
+	}
+	if len(seqs) == 0 {
+		return nil
 	}
 	got, err := b.hist.At(b.ctx, b.project, seqs)
 	if err != nil {
 		return Internal(ErrIO, err, "reading the stream")
 	}
 	for seq, ev := range got {
-		b.texts[seq] = string(ev.Content)
+		if ev.Status == events.StatusOK {
+			b.texts[seq] = string(ev.Content)
+		}
 	}
 	return nil
 }
@@ -467,10 +503,13 @@ func (b *changeBuilder) addDiff(e *entry) *Error {
 		e.DiffNote = "no diff: not text on both sides"
 		return nil
 	}
-	old := string(e.before.Content)
-	cur, ok := b.texts[e.last.Seq]
-	if !ok {
-		e.DiffNote = "no diff: the stream no longer keeps this version; use view"
+	old, okOld := b.texts[e.prevSeq]
+	cur, okCur := b.texts[e.last.Seq]
+	if !okOld || !okCur {
+		e.DiffNote = "no diff: the stream no longer keeps the text at the cursor; use view"
+		if !okCur {
+			e.DiffNote = "no diff: the stream no longer keeps this version; use view"
+		}
 		return nil
 	}
 	d := diff.Unified("a/"+e.Path, "b/"+e.Path, old, cur, diffContext)

@@ -17,17 +17,23 @@ import (
 // as the stream does: the query's side of changes, without a server.
 type history struct {
 	kept int
-	evs  []events.Event // in sequence order, evicted ones removed
-	last uint64
-	t0   time.Time
+	// headers: events say what their document was before (the Guide-Prev-* headers), as
+	// the indexer writes them; else changes reads the previous event.
+	headers bool
+	evs     []events.Event // in sequence order, evicted ones removed
+	last    uint64
+	t0      time.Time
 }
 
 func (h *history) add(e events.Event) uint64 {
 	h.last++
 	e.Seq, e.Time = h.last, h.t0.Add(time.Duration(h.last)*time.Minute)
 	for i := len(h.evs) - 1; i >= 0; i-- {
-		if h.evs[i].Path == e.Path {
-			e.PrevSeq = h.evs[i].Seq
+		if p := h.evs[i]; p.Path == e.Path {
+			e.PrevSeq = p.Seq
+			if h.headers {
+				e.Prev = &events.Prev{Op: p.Op, Size: p.Size, Hash: p.Hash, Status: p.Status}
+			}
 			break
 		}
 	}
@@ -100,8 +106,8 @@ func (h *history) SeqAt(_ context.Context, hz events.Horizon, t time.Time) (uint
 var t0 = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 
 // sampleHistory has one change of every kind after the cursor it returns.
-func sampleHistory() (*history, string) {
-	h := &history{kept: 3, t0: t0}
+func sampleHistory(headers bool) (*history, string) {
+	h := &history{kept: 3, t0: t0, headers: headers}
 	h.put("notes/plan.md", "# Plan\n\none\ntwo\nthree\nfour\nfive\nsix\nseven\n")
 	h.put("drafts/chapter.md", "# Chapter\n\nIt was a dark night.\n")
 	h.put("old.md", "# Old\n")
@@ -114,7 +120,7 @@ func sampleHistory() (*history, string) {
 	h.del("old.md")
 	h.put("new.md", "# New\n")
 	h.add(events.Event{Op: events.OpUpsert, Path: "image.png", Content: []byte("\x89PNG\x00\x01"), Status: events.StatusBinary})
-	for i := range 3 {
+	for i := range 4 { // one more than the stream keeps: the first after the cursor is gone
 		h.put("often.md", fmt.Sprintf("# Often %d\n", i+1))
 	}
 	h.put("came-and-went.md", "# Brief\n")
@@ -124,20 +130,26 @@ func sampleHistory() (*history, string) {
 
 // TestChangesGolden pins the answer as clients read it: one entry of every kind, a diff,
 // a move, a document whose history is no longer kept, and the note that says so.
+// The answer is the same whether the events say what their documents were before or
+// changes reads the previous events.
 func TestChangesGolden(t *testing.T) {
-	h, cursor := sampleHistory()
-	v, qerr := query.Changes(context.Background(), h, query.ChangesArgs{Project: "p", Cursor: cursor, Diff: true}, query.Limits{})
-	if qerr != nil {
-		t.Fatal(qerr)
+	for _, headers := range []bool{true, false} {
+		t.Run(fmt.Sprintf("Headers%v", headers), func(t *testing.T) {
+			h, cursor := sampleHistory(headers)
+			v, qerr := query.Changes(context.Background(), h, query.ChangesArgs{Project: "p", Cursor: cursor, Diff: true}, query.Limits{})
+			if qerr != nil {
+				t.Fatal(qerr)
+			}
+			b, err := query.EncodeJSONIndent(v, "  ")
+			testkit.NoErr(t, err, "encode")
+			testkit.Golden(t, filepath.Join("testdata", "golden", "changes.json"), append(b, '\n'))
+		})
 	}
-	b, err := query.EncodeJSONIndent(v, "  ")
-	testkit.NoErr(t, err, "encode")
-	testkit.Golden(t, filepath.Join("testdata", "golden", "changes.json"), append(b, '\n'))
 }
 
 func TestChanges(t *testing.T) {
 	ctx := context.Background()
-	h, cursor := sampleHistory()
+	h, cursor := sampleHistory(false)
 	kinds := func(v *query.ChangesView) []string {
 		var out []string
 		for _, c := range v.Changes {
