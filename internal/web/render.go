@@ -213,18 +213,18 @@ var assetVersions = func() map[string]string {
 }()
 
 var funcs = template.FuncMap{
-	"asset":       func(name string) string { return "/assets/" + name + "?v=" + assetVersions[name] },
-	"viewHref":    viewHref,
-	"sessHref":    sessionHref,
-	"availHref":   availableHref,
-	"commas":      commas,
-	"deref":       func(p *int64) int64 { return *p },
-	"changesHref": func(folder string) string { return changesHref(folder, "", false) },
-	"int":         func(u uint64) int { return int(u) },
-	"plural":      plural,
-	"snippet":     snippetHTML,
-	"sessName":    func(p string) string { return strings.TrimPrefix(p, query.SessionPrefix) },
-	"isSession":   func(p string) bool { return strings.HasPrefix(p, query.SessionPrefix) },
+	"asset":     func(name string) string { return "/assets/" + name + "?v=" + assetVersions[name] },
+	"viewHref":  viewHref,
+	"sessHref":  sessionHref,
+	"availHref": availableHref,
+	"commas":    commas,
+	"deref":     func(p *int64) int64 { return *p },
+	"chgHref":   func(folder string) string { return changesHref(folder, "", false) },
+	"int":       func(u uint64) int { return int(u) },
+	"plural":    plural,
+	"snippet":   snippetHTML,
+	"sessName":  func(p string) string { return strings.TrimPrefix(p, query.SessionPrefix) },
+	"isSession": func(p string) bool { return strings.HasPrefix(p, query.SessionPrefix) },
 	"hitHref": func(p string) string {
 		if n, ok := strings.CutPrefix(p, query.SessionPrefix); ok {
 			return sessionHref(n)
