@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -35,11 +36,18 @@ func (s *Stream) Horizon(ctx context.Context) (Horizon, error) {
 	return Horizon{Last: info.State.LastSeq, Kept: info.Config.MaxMsgsPerSubject, ID: ID(info)}, nil
 }
 
-// Window reads, headers only and in stream order, the events of the project's documents
-// below folder ("" for all) with a sequence in (after, h.Last], at most limit of them.
-// Each event has its Seq and Time. upTo is the sequence the read covers: every event of
-// those documents up to it was returned; complete is false when some remained. Session
-// documents are never read: they are their sessions' own.
+// Window reads, in stream order, the events of the project's documents below folder (""
+// for all) with a sequence in (after, h.Last], at most limit of them, without their
+// content. Each event has its Seq and Time. upTo is the sequence the read covers: every
+// event of those documents up to it was returned; complete is false when some remained.
+// Session documents are never read: they are their sessions' own.
+//
+// It reads with batched direct gets of every subject from after+1 on, and keeps the
+// project's: a filtered read (a consumer, or a direct get by subject) makes the server
+// count what a filter matches over every document of the stream, which costs more than
+// the reading on a large project. In a cluster, a replica answers direct gets once it has
+// caught up with the stream's leader; one a moment behind it could answer without the
+// last events, and its cursor would pass over them: a known limit of replicated streams.
 func (s *Stream) Window(ctx context.Context, h Horizon, project, folder string, after uint64, limit int) (evs []Event, upTo uint64, complete bool, err error) {
 	if h.Last <= after {
 		return nil, max(after, h.Last), true, nil
@@ -48,54 +56,93 @@ func (s *Stream) Window(ctx context.Context, h Horizon, project, folder string, 
 	if err != nil {
 		return nil, 0, false, err
 	}
-	cons, release, err := s.headers(ctx, jetstream.ConsumerConfig{
-		FilterSubjects: []string{filter},
-		DeliverPolicy:  jetstream.DeliverByStartSequencePolicy,
-		OptStartSeq:    after + 1,
-	})
-	if err != nil {
-		return nil, 0, false, fmt.Errorf("read events after %d: %w", after, err)
-	}
-	defer release()
-	ci := cons.CachedInfo()
-	if ci == nil {
-		return nil, 0, false, fmt.Errorf("read events after %d: no consumer info", after)
-	}
+	prefix := strings.TrimSuffix(filter, ">")
 	upTo = after
-	remaining := ci.NumPending
-	for remaining > 0 && len(evs) < limit {
-		batch, err := cons.Fetch(int(min(remaining, uint64(limit-len(evs)), 1000)), jetstream.FetchMaxWait(5*time.Second))
+	for upTo < h.Last {
+		n := 0
+		full := false
+		err := s.directRaw(ctx, map[string]any{"seq": upTo + 1, "batch": 1000, "max_bytes": 8 << 20}, func(m *nats.Msg, seq uint64, ts time.Time) bool {
+			n++
+			if seq > h.Last {
+				upTo = h.Last // messages come in order: none is left up to h.Last
+				return false
+			}
+			if subject := m.Header.Get(jetstream.SubjectHeader); strings.HasPrefix(subject, prefix) {
+				if len(evs) == limit {
+					full = true
+					return false
+				}
+				e, err := Decode(subject, m.Header, nil)
+				if err != nil {
+					return true // not an event of ours
+				}
+				e.Seq, e.Time = seq, ts
+				evs = append(evs, e)
+			}
+			upTo = seq
+			return true
+		})
 		if err != nil {
 			return nil, 0, false, fmt.Errorf("read events after %d: %w", after, err)
 		}
-		n := 0
-		for m := range batch.Messages() {
-			n++
-			md, err := m.Metadata()
-			if err != nil {
-				return nil, 0, false, err
-			}
-			e, err := Decode(m.Subject(), m.Headers(), nil)
-			if err != nil {
-				return nil, 0, false, err
-			}
-			e.Seq, e.Time = md.Sequence.Stream, md.Timestamp
-			evs = append(evs, e)
-			upTo = max(upTo, md.Sequence.Stream)
-			remaining = md.NumPending
-		}
-		if err := batch.Error(); err != nil {
-			return nil, 0, false, fmt.Errorf("read events after %d: %w", after, err)
+		if full {
+			return evs, upTo, false, nil
 		}
 		if n == 0 {
-			break
+			upTo = h.Last // the server has nothing after upTo: the rest was removed
 		}
 	}
-	if remaining == 0 {
-		// The consumer was made after h was read: reading all it held covers h.Last.
-		upTo = max(upTo, h.Last)
+	return evs, upTo, upTo >= h.Last, nil
+}
+
+// directRaw sends one direct get request with several answers and calls fn with each
+// message, its sequence and time, until fn returns false (the rest is drained) or the
+// batch ends.
+func (s *Stream) directRaw(ctx context.Context, req map[string]any, fn func(m *nats.Msg, seq uint64, ts time.Time) bool) error {
+	body, err := json.Marshal(req)
+	if err != nil {
+		return err
 	}
-	return evs, upTo, remaining == 0, nil
+	inbox := s.Conn.NewRespInbox()
+	sub, err := s.Conn.SubscribeSync(inbox)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = sub.Unsubscribe() }()
+	_ = sub.SetPendingLimits(-1, -1)
+	if err := s.Conn.PublishRequest("$JS.API.DIRECT.GET."+s.Name, inbox, body); err != nil {
+		return err
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+	}
+	more := true
+	for {
+		m, err := sub.NextMsgWithContext(ctx)
+		if err != nil {
+			return fmt.Errorf("direct get: %w", err)
+		}
+		if len(m.Data) == 0 && m.Header != nil {
+			switch st := m.Header.Get("Status"); st {
+			case "204", "404":
+				return nil
+			case "":
+			default:
+				return fmt.Errorf("direct get: status %s %s", st, m.Header.Get("Description"))
+			}
+		}
+		if !more {
+			continue
+		}
+		seq, err := strconv.ParseUint(m.Header.Get(jetstream.SequenceHeader), 10, 64)
+		if err != nil {
+			return fmt.Errorf("direct get: sequence: %w", err)
+		}
+		ts, _ := time.Parse(time.RFC3339Nano, m.Header.Get(jetstream.TimeStampHeaer))
+		more = fn(m, seq, ts)
+	}
 }
 
 // At returns, with their content, the events of the project's documents at the stream
