@@ -37,13 +37,19 @@ func BenchmarkChanges(b *testing.B) {
 	s := testkit.Stream(b, testkit.NATS(b))
 	body := strings.Repeat("Words of a generated document, about one kilobyte of them in all.\n", 15)
 	path := func(i int) string { return fmt.Sprintf("d%03d/doc-%06d.md", i%500, i) }
+	content := func(i int, version string) []byte { return fmt.Appendf(nil, "# Document %d\n\n%s%s\n", i, body, version) }
+	// As the indexer publishes: a document's event says what it was before (Prev).
 	publish := func(ids []int, version string, prev map[string]uint64) map[string]uint64 {
 		pub := s.Publisher()
 		for _, i := range ids {
-			c := fmt.Appendf(nil, "# Document %d\n\n%s%s\n", i, body, version)
+			c := content(i, version)
 			e := &events.Event{Op: events.OpUpsert, Project: "bench", Path: path(i), Size: int64(len(c)),
 				Mtime: time.Unix(1700000000, 0).UTC(), Hash: events.HashContent(c), Status: events.StatusOK, Content: c,
 				PrevSeq: prev[path(i)]}
+			if e.PrevSeq != 0 {
+				old := content(i, "first")
+				e.Prev = &events.Prev{Op: events.OpUpsert, Size: int64(len(old)), Hash: events.HashContent(old), Status: events.StatusOK}
+			}
 			testkit.NoErr(b, pub.Publish(ctx, e), "publish")
 		}
 		acks, err := pub.Flush(ctx)
