@@ -37,7 +37,9 @@ func BenchmarkChanges(b *testing.B) {
 	s := testkit.Stream(b, testkit.NATS(b))
 	body := strings.Repeat("Words of a generated document, about one kilobyte of them in all.\n", 15)
 	path := func(i int) string { return fmt.Sprintf("d%03d/doc-%06d.md", i%500, i) }
-	content := func(i int, version string) []byte { return fmt.Appendf(nil, "# Document %d\n\n%s%s\n", i, body, version) }
+	content := func(i int, version string) []byte {
+		return fmt.Appendf(nil, "# Document %d\n\n%s%s\n", i, body, version)
+	}
 	// As the indexer publishes: a document's event says what it was before (Prev).
 	publish := func(ids []int, version string, prev map[string]uint64) map[string]uint64 {
 		pub := s.Publisher()
