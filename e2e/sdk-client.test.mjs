@@ -54,7 +54,7 @@ function suite(name, connect) {
     test('lists every tool, annotated', async () => {
       const { tools } = await client.listTools();
       const names = tools.map((t) => t.name).sort();
-      assert.deepEqual(names, ['analyze', 'attach', 'detach', 'focus', 'get_category_content',
+      assert.deepEqual(names, ['analyze', 'attach', 'changes', 'detach', 'focus', 'get_category_content',
         'get_collection_content', 'get_content', 'get_summary', 'list', 'search', 'tree', 'view']);
       for (const t of tools) {
         assert.equal(t.annotations?.readOnlyHint, !sessionTools.includes(t.name), `${t.name} readOnlyHint`);

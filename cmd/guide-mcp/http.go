@@ -40,7 +40,7 @@ func (m *Main) serveHTTP(ctx context.Context) error {
 			server.WithStreamableHTTPLogger(m.Logger)),
 		Metrics: met.Handler(),
 		Web: (&web.Server{Project: m.project, Catalog: m.catalog, Index: m.index, Sessions: m.sessions,
-			Limits: query.Limits{MaxChars: m.Config.MaxChars}, Freshness: m.srv.Freshness,
+			Limits: query.Limits{MaxChars: m.Config.MaxChars}, Freshness: m.srv.Freshness, Changes: m.srv.Changes,
 			Token: token, Secure: m.Config.TLSCert != "", MaxBodyBytes: m.Config.MaxBody, Logger: m.Logger,
 			SignInsPerMinute: signInsPerMinute(m.Config.SignInsPerMin)}).Handler(),
 		Health: func(ctx context.Context) (bool, any) {

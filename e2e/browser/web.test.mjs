@@ -4,7 +4,7 @@
 import { test, before, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, cpSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, cpSync, mkdirSync, writeFileSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
@@ -301,6 +301,30 @@ test('sign in with a token', async () => {
   assert.ok(!cookie.value.includes(TOKEN));
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.waitForURL(/\/signin/);
+  await page.context().close();
+});
+
+test('recent changes: from a page, what changed after it, newest first, with its diff on request', async () => {
+  const page = await newPage();
+  await page.goto(site.base + '/');
+  await page.getByRole('link', { name: 'Recent changes' }).click();
+  await page.waitForURL(/\/changes$/);
+  assert.equal(await text(page, 'main h1'), 'Recent changes');
+  await page.getByRole('link', { name: 'Changes after these' }).click();
+  await page.waitForURL(/\/changes\?cursor=/);
+  const note = join(site.root, 'Characters', 'Elara.md');
+  writeFileSync(note, readFileSync(note, 'utf8').replace('Elara Voss', 'Elara Voss, changed'));
+  // The indexer publishes the save within moments: reload until it is listed.
+  const modified = page.locator('li.change[data-change="modified"]', { hasText: 'Characters/Elara.md' });
+  for (let i = 0; i < 100 && !(await modified.count()); i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    await page.reload();
+  }
+  assert.match(await page.locator('li.change').first().textContent(), /modified\s+Characters\/Elara\.md/);
+  await page.getByRole('link', { name: 'Show diffs' }).click();
+  await page.waitForURL(/diff=1/);
+  assert.match(await text(page, 'li.change pre.diff'), /^--- a\/Characters\/Elara\.md[\s\S]*\+# Elara Voss, changed/);
+  await page.screenshot({ path: join(SHOTS, 'changes-desktop.png'), fullPage: true });
   await page.context().close();
 });
 

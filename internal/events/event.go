@@ -65,6 +65,13 @@ const (
 	HdrInode   = "Guide-Inode"
 	HdrSource  = "Guide-Source" // a config event's file, "" for the built-in default
 	HdrSession = "Guide-Session"
+	// What the document was before this event (see Prev): a reader of what changed
+	// learns it without reading the previous event.
+	HdrPrevOp     = "Guide-Prev-Op"
+	HdrPrevSize   = "Guide-Prev-Size"
+	HdrPrevHash   = "Guide-Prev-Hash"
+	HdrPrevStatus = "Guide-Prev-Status"
+	HdrPrevInode  = "Guide-Prev-Inode"
 )
 
 // ErrUnknownSchema is returned for an event written by an unknown version of the contract.
@@ -90,6 +97,9 @@ type Event struct {
 	Content []byte // present when Status is ok
 	PrevSeq uint64 // the stream sequence of the document's previous event, 0 if none
 	Inode   uint64 // the file's inode on the indexer's machine, 0 if unknown
+	// Prev is what the previous event (PrevSeq) said of the document, when the publisher
+	// wrote it down: optional, since an event of an older publisher has none.
+	Prev *Prev
 
 	// Scan events.
 	Scan *Scan
@@ -102,6 +112,16 @@ type Event struct {
 	// Set when read from the stream.
 	Seq  uint64
 	Time time.Time
+}
+
+// Prev is what a document event's previous event said of the document: its operation,
+// and for an upsert its size, hash, status and inode.
+type Prev struct {
+	Op     Op
+	Size   int64
+	Hash   string
+	Status Status
+	Inode  uint64
 }
 
 // Scan describes one scan of the tree; counts are filled on OpScanEnd.
@@ -167,6 +187,17 @@ func (e *Event) Msg() (*nats.Msg, error) {
 		}
 		if e.PrevSeq != 0 {
 			m.Header.Set(HdrPrevSeq, strconv.FormatUint(e.PrevSeq, 10))
+		}
+		if p := e.Prev; p != nil && e.PrevSeq != 0 {
+			m.Header.Set(HdrPrevOp, string(p.Op))
+			if p.Op == OpUpsert {
+				m.Header.Set(HdrPrevSize, strconv.FormatInt(p.Size, 10))
+				m.Header.Set(HdrPrevHash, p.Hash)
+				m.Header.Set(HdrPrevStatus, string(p.Status))
+				if p.Inode != 0 {
+					m.Header.Set(HdrPrevInode, strconv.FormatUint(p.Inode, 10))
+				}
+			}
 		}
 		if e.Op == OpUpsert {
 			m.Header.Set(HdrSize, strconv.FormatInt(e.Size, 10))
@@ -286,6 +317,9 @@ func Decode(subject string, h nats.Header, data []byte) (Event, error) {
 				return e, fmt.Errorf("%w: %s: %v", ErrMalformed, HdrPrevSeq, err)
 			}
 		}
+		if e.Prev, err = decodePrev(h); err != nil {
+			return e, err
+		}
 		if e.Op == OpDelete {
 			return e, nil
 		}
@@ -324,4 +358,31 @@ func Decode(subject string, h nats.Header, data []byte) (Event, error) {
 		return e, fmt.Errorf("%w: op %q on %q", ErrMalformed, e.Op, subject)
 	}
 	return e, nil
+}
+
+// decodePrev reads the Guide-Prev-* headers; nil when the event has none.
+func decodePrev(h nats.Header) (*Prev, error) {
+	op := h.Get(HdrPrevOp)
+	if op == "" {
+		return nil, nil
+	}
+	p := &Prev{Op: Op(known(op, ops))}
+	switch p.Op {
+	case OpDelete:
+		return p, nil
+	case OpUpsert:
+	default:
+		return nil, fmt.Errorf("%w: %s %q", ErrMalformed, HdrPrevOp, op)
+	}
+	var err error
+	if p.Size, err = strconv.ParseInt(h.Get(HdrPrevSize), 10, 64); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrMalformed, HdrPrevSize, err)
+	}
+	p.Hash, p.Status = strings.Clone(h.Get(HdrPrevHash)), StatusOf(h.Get(HdrPrevStatus))
+	if s := h.Get(HdrPrevInode); s != "" {
+		if p.Inode, err = strconv.ParseUint(s, 10, 64); err != nil {
+			return nil, fmt.Errorf("%w: %s: %v", ErrMalformed, HdrPrevInode, err)
+		}
+	}
+	return p, nil
 }

@@ -1,6 +1,7 @@
 package mcpserver_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -29,7 +30,15 @@ func TestGuideURI(t *testing.T) {
 		}
 		list, err := p.Client.ListResources(testkit.Context(t), mcp.ListResourcesRequest{})
 		testkit.NoErr(t, err, "resources/list")
-		testkit.Equal(t, list.Resources[0].URI, mcpserver.StatusURI, "the status resource stays")
+		var uris []string
+		for _, r := range list.Resources {
+			uris = append(uris, r.URI)
+		}
+		for _, want := range []string{mcpserver.StatusURI, mcpserver.ChangesURI} {
+			if !slices.Contains(uris, want) {
+				t.Errorf("resources %v lack %s", uris, want)
+			}
+		}
 	})
 	t.Run("HandlerRegistration", func(t *testing.T) {
 		text, _ := p.ReadResource("guide://lang/go")

@@ -154,6 +154,7 @@ func (s *Server) New() *server.MCPServer {
 	), s.status)
 	s.addContent(m)
 	s.addContexts(m)
+	s.addChanges(m)
 	applyToolPrefix(m, s.ToolPrefix)
 	return m
 }

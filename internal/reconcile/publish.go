@@ -126,6 +126,7 @@ func (p *publication) upsert(ctx context.Context, e *events.Event) error {
 	if err := p.begin(ctx); err != nil {
 		return err
 	}
+	x.withPrev(e)
 	if err := p.pub.Publish(ctx, e); err != nil {
 		if errors.Is(err, events.ErrPathTooLong) {
 			x.log.Warn("cannot publish document", "path", e.Path, "err", err)
@@ -148,6 +149,7 @@ func (p *publication) deleteRead(ctx context.Context, e *events.Event) error {
 	if err := p.begin(ctx); err != nil {
 		return err
 	}
+	p.x.withPrev(e)
 	if err := p.pub.Publish(ctx, e); err != nil {
 		return err
 	}
@@ -195,12 +197,28 @@ func (p *publication) deletes(ctx context.Context, deleted []string) error {
 		if err := p.begin(ctx); err != nil {
 			return err
 		}
-		if err := p.pub.Publish(ctx, &events.Event{Op: events.OpDelete, Project: p.x.Project, Path: path, PrevSeq: p.x.known[path].seq}); err != nil {
+		e := &events.Event{Op: events.OpDelete, Project: p.x.Project, Path: path, PrevSeq: p.x.known[path].seq}
+		p.x.withPrev(e)
+		if err := p.pub.Publish(ctx, e); err != nil {
 			return err
 		}
 		p.sum.Deleted++
 	}
 	return nil
+}
+
+// withPrev writes down in a document event what the stream says of its document before
+// it, when that is its previous event: a reader of what changed then needs not read that
+// event, which may lie anywhere in the stream.
+func (x *Indexer) withPrev(e *events.Event) {
+	k, ok := x.known[e.Path]
+	if !ok || e.PrevSeq == 0 || k.seq != e.PrevSeq {
+		return
+	}
+	e.Prev = &events.Prev{Op: k.op()}
+	if k.exists {
+		e.Prev.Size, e.Prev.Hash, e.Prev.Status, e.Prev.Inode = k.size, string(k.appendHash(nil)), k.status, k.inode
+	}
 }
 
 // endScan closes the scan that begin opened, with its counts.

@@ -30,6 +30,7 @@ type page struct {
 	Attachments []query.ListEntry
 	MaxUpload   int64
 	SignOut     bool // a token is configured: offer to sign out
+	ChangesOn   bool // the page of recent changes is served
 	Here        string
 	Crumbs      []crumb
 	Body        any
@@ -48,6 +49,7 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, code int, name s
 		p.CSRF = s.csrfToken(r)
 	}
 	p.SignOut = s.Token != ""
+	p.ChangesOn = s.Changes != nil
 	p.Here = r.URL.RequestURI()
 	if r.Method != http.MethodGet {
 		// The answer to a form: its forms return where that form came from.

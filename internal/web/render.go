@@ -238,6 +238,8 @@ var funcs = template.FuncMap{
 	"sessHref":  sessionHref,
 	"availHref": availableHref,
 	"commas":    commas,
+	"deref":     func(p *int64) int64 { return *p },
+	"chgHref":   func(folder string) string { return changesHref(folder, "", false) },
 	"int":       func(u uint64) int { return int(u) },
 	"plural":    plural,
 	"snippet":   snippetHTML,

@@ -42,6 +42,9 @@ type Server struct {
 	Freshness interface {
 		Status(ctx context.Context) query.Status
 	}
+	// Changes answers the page of recent changes (the changes tool's function); nil: no
+	// such page.
+	Changes func(ctx context.Context, a query.ChangesArgs) (*query.ChangesView, *query.Error)
 	// Token, when set, is required: as a bearer token, or through the sign-in form, which
 	// sets a cookie.
 	Token string
@@ -101,6 +104,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /view/{path...}", s.view)
 	mux.HandleFunc("GET /session/{name}", s.viewSession)
 	mux.HandleFunc("GET /available/{path...}", s.available)
+	mux.HandleFunc("GET /changes", s.changes)
 	mux.HandleFunc("POST /focus", s.focus)
 	mux.HandleFunc("POST /attach", s.attach)
 	mux.HandleFunc("POST /detach", s.detach)

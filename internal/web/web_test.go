@@ -11,6 +11,7 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -42,7 +43,7 @@ func newSite(t *testing.T, root, token string) *site {
 	p := testkit.NewPipeline(t, nil, root, "")
 	p.Reconcile()
 	w := &web.Server{Project: "sample", Catalog: p.Catalog, Index: p.Index, Sessions: p.Server.Sessions,
-		Freshness: p.Server.Freshness, Token: token, Logger: testkit.Logger(),
+		Freshness: p.Server.Freshness, Changes: p.Server.Changes, Token: token, Logger: testkit.Logger(),
 		StatusEvery: 20 * time.Millisecond}
 	hs := &httpserve.Server{Addr: "127.0.0.1:0", Token: token, Web: w.Handler(), Logger: testkit.Logger(),
 		MaxBodyBytes: httpserve.DefaultMaxBodyBytes}
@@ -663,4 +664,40 @@ func TestSignInIsRateLimited(t *testing.T) {
 	testkit.Equal(t, try(token).StatusCode, http.StatusTooManyRequests, "the right token while refused")
 	now.Add(20)
 	testkit.Equal(t, try(token).StatusCode, http.StatusSeeOther, "the right token once the allowance came back")
+}
+
+// TestRecentChanges: the page of recent changes shows what the changes tool answers,
+// newest first, with diffs on request, names escaped, and a link to what follows.
+func TestRecentChanges(t *testing.T) {
+	root := testkit.CopyTree(t, "../../testdata/sample")
+	s := newSite(t, root, "")
+	b := s.browser(t)
+	start, qerr := s.Server.Changes(testkit.Context(t), query.ChangesArgs{Since: "now"})
+	if qerr != nil {
+		t.Fatal(qerr)
+	}
+	elara := testkit.Disk(t, root)["Characters/Elara.md"]
+	testkit.WriteFile(t, root, "Characters/Elara.md", strings.Replace(elara, "Elara", "Elara <em>the bold</em>", 1))
+	testkit.NoErr(t, os.Rename(filepath.Join(root, "Plot"), filepath.Join(root, "Story")), "move a folder")
+	s.Reconcile()
+	testkit.WriteFile(t, root, "Hostile/"+hostileName, hostileContent) // the newest
+	s.Reconcile()
+
+	_, body := b.get("/")
+	mustContain(t, body, `<a href="/changes">Recent changes</a>`)
+	res, body := b.get("/changes?cursor=" + url.QueryEscape(start.Cursor) + "&diff=1")
+	testkit.Equal(t, res.StatusCode, 200, "changes page")
+	mustContain(t, body, "<h1>Recent changes</h1>", `data-change="modified"`, `<a href="/view/Characters/Elara.md">Characters/Elara.md</a>`,
+		`data-change="moved"`, `from Plot/`, `data-change="added"`, `&lt;img src=x onerror=alert(1)&gt;.md`,
+		`<pre class="diff">--- a/Characters/Elara.md`, `&#43;# Elara &lt;em&gt;the bold&lt;/em&gt; Voss`, `· 181 bytes`, "Changes after these")
+	mustLack(t, body, "<img src=x", "<em>the bold")
+	// Newest first: the hostile file was written last.
+	if strings.Index(body, "onerror=alert(1)") > strings.Index(body, "Characters/Elara.md") {
+		t.Fatal("the newest change is not first")
+	}
+	_, body = b.get("/changes?folder=Characters&cursor=" + url.QueryEscape(start.Cursor))
+	mustContain(t, body, "Recent changes in Characters", "Characters/Elara.md")
+	mustLack(t, body, "Story/", `<pre class="diff">`)
+	res, _ = b.get("/changes?cursor=nonsense")
+	testkit.Equal(t, res.StatusCode, http.StatusBadRequest, "a bad cursor")
 }

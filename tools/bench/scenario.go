@@ -21,6 +21,7 @@ const (
 	ScenarioClients = "clients" // several stdio clients of one owner: spawn, memory, the owner killed
 	ScenarioReplica = "replica" // a new replica catching up: the projection package's benchmark
 	ScenarioRYW     = "ryw"     // read-your-writes: what the sync adds through the stdio bridge
+	ScenarioChanges = "changes" // the changes tool's answer of 1,000 changes: the query package's benchmark
 	// ScenarioScale is opt-in (not in "all" or the default run): 10k, 100k and 1M generated
 	// documents, each indexed from empty, for time to searchable, RSS, disk and search.
 	ScenarioScale = "scale"
@@ -28,7 +29,7 @@ const (
 
 // AllScenarios is every scenario, in the order they run.
 var AllScenarios = []string{ScenarioCold, ScenarioLatency, ScenarioRestart, ScenarioSearch,
-	ScenarioContent, ScenarioWeb, ScenarioFresh, ScenarioOnce, ScenarioClients, ScenarioChurn, ScenarioReplica, ScenarioRYW}
+	ScenarioContent, ScenarioWeb, ScenarioFresh, ScenarioOnce, ScenarioClients, ScenarioChurn, ScenarioReplica, ScenarioRYW, ScenarioChanges}
 
 // OptInScenarios run only when named: they take too long for every run.
 var OptInScenarios = []string{ScenarioScale}

@@ -157,6 +157,11 @@ func runScenarios(ctx context.Context, cfg Config, res *report.Result, bin, fsSc
 		rr := measureRYW(ctx, cfg, bin, logFile)
 		res.RYW = &rr
 	}
+	if cfg.has(ScenarioChanges) {
+		cfg.logf("changes: go %s", strings.Join(changesBench, " "))
+		cr := measureChanges(ctx)
+		res.Changes = &cr
+	}
 	if cfg.has(ScenarioScale) {
 		logFile, err := os.Create(filepath.Join(cfg.Dir, "logs", "scale.log"))
 		if err != nil {

@@ -30,6 +30,7 @@ var Areas = []Area{
 	{"load", "Load", "scripts/bench-load.sh"},
 	{"sessions", "Load with session churn", "AREA=sessions scripts/bench-load.sh"},
 	{"replica", "Replica catch-up", "go run ./tools/cmd/guide-bench --scenarios replica"},
+	{"changes", "Changes", "go run ./tools/cmd/guide-bench --scenarios changes"},
 	{"relevance", "Relevance", "go run ./tools/cmd/guide-relevance"},
 	{"scale", "Scale", "make bench-scale"},
 }

@@ -44,6 +44,7 @@ type Result struct {
 	Web     *WebResult
 	Clients *ClientsResult
 	Replica *ReplicaResult
+	Changes *ChangesResult
 	Scale   *ScaleResult // opt-in: --scenarios scale
 	RYW     *RYWResult
 	// SplitErr says why the split-mode scenarios did not run.
@@ -112,6 +113,9 @@ func (r *Result) Records() []Record {
 	}
 	if r.Replica != nil {
 		out = append(out, r.replicaRecord())
+	}
+	if r.Changes != nil {
+		out = append(out, r.changesRecord())
 	}
 	if r.Scale != nil {
 		out = append(out, r.scaleRecord())

@@ -45,9 +45,13 @@ func fullRun() *Result {
 		Settings:  Settings{Views: 1000, Trees: 200, Restarts: 5, Seed: 1},
 		Command:   "go run ./tools/cmd/guide-bench",
 		Commit:    "abc1234",
-		Scenarios: []string{"cold", "latency", "restart", "search", "content", "web", "fresh", "once", "clients", "churn", "replica", "scale"},
+		Scenarios: []string{"cold", "latency", "restart", "search", "content", "web", "fresh", "once", "clients", "churn", "replica", "changes", "scale"},
 		Replica: &ReplicaResult{Command: "go test -run ^$ -bench ^BenchmarkRunnerCatchUp$ -benchtime 3x ./internal/projection", EventsPerSec: 38032, Runs: 3,
 			Line: "BenchmarkRunnerCatchUp-2 3 1314725 ns/op 38032 events/s", Load: Load{Before: "0.50, 0.40, 0.30", After: "0.60, 0.40, 0.30"}},
+		Changes: &ChangesResult{Command: "GUIDE_BENCH_CHANGES_DOCS=100000 go test -run ^$ -bench ^BenchmarkChanges$ -benchtime 100x ./internal/query", Docs: 100_000,
+			List: ChangesRun{Runs: 100, P50: 9 * time.Millisecond, P95: 14 * time.Millisecond, Line: "BenchmarkChanges/list-2 100 9500000 ns/op 9.0 p50-ms 14.0 p95-ms"},
+			Diff: ChangesRun{Runs: 100, P50: 21 * time.Millisecond, P95: 30 * time.Millisecond, Line: "BenchmarkChanges/diff-2 100 22000000 ns/op 21.0 p50-ms 30.0 p95-ms"},
+			Load: Load{Before: "0.60, 0.40, 0.30", After: "0.70, 0.40, 0.30"}},
 		Duration: 25*time.Minute + 3*time.Second,
 		Load:     Load{Before: "0.50, 0.40, 0.30", After: "1.90, 1.20, 0.80"},
 		Notes:    []string{"ripgrep is not installed: no rg baseline"},
@@ -240,6 +244,7 @@ func failedRun() *Result {
 		Command:   "go run ./tools/cmd/guide-bench --scenarios content,once,churn,web,clients,replica,scale --sizes 2000",
 		Scenarios: []string{"content", "once", "churn", "web", "clients", "replica", "scale"},
 		Replica:   &ReplicaResult{Command: "go test ./internal/projection", Err: "exit status 1: FAIL"},
+		Changes:   &ChangesResult{Command: "go test ./internal/query", Docs: 100_000, Err: "exit status 1: FAIL"},
 		Content:   &ContentResult{Corpus: big, Err: "no pattern of the corpus selects exactly 10 documents", Load: Load{Before: "0.10, 0.10, 0.10", After: "0.20, 0.10, 0.10"}},
 		Once:      &OnceResult{Corpus: big, Runs: []OnceRun{{Duration: 300 * ms, Documents: 2_000, Published: 2}}, Load: Load{Before: "0.20, 0.10, 0.10", After: "0.30, 0.10, 0.10"}},
 		Churn:     &ChurnResult{Corpus: big, Rate: 100, For: 10 * time.Second, CatchUpErr: "not caught up 2 minutes after the last write", Load: Load{Before: "0.30, 0.10, 0.10", After: "0.40, 0.10, 0.10"}},
@@ -314,6 +319,7 @@ func TestTargets(t *testing.T) {
 		"indexer --once with nothing changed, whole process, 100k":                              Met,         // 1.9 s, 0 events
 		"a second client on an indexed project, spawn to first answer, p95, 100k":               NotMet,      // 310 ms
 		"a new replica (catalog and index) catches up with the stream":                          Met,         // 38,032/s
+		"changes: an answer of 1,000 changes since a cursor, p95, stream of 100k":               Met,         // 14 ms
 		"time to searchable, 1M against 100k in the same run":                                   NotMet,      // 11.25×
 		"resident memory when searchable, 1M":                                                   Met,         // 1.8 GB
 		"50 HTTP sessions calling view, search and get_content":                                 NotMeasured, // not in this run
