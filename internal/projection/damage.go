@@ -6,9 +6,14 @@ import (
 	"fmt"
 	"hash/crc32"
 	"runtime/debug"
+	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
 )
 
 // A projection's files are derived data: one found damaged — cut short, scribbled over,
@@ -62,16 +67,22 @@ func Faulted(err error) bool {
 // would not help, and would throw away a good file.
 func Environmental(err error) bool {
 	var errno syscall.Errno
-	if !errors.As(err, &errno) {
-		return false
+	if errors.As(err, &errno) {
+		return slices.Contains(environmental, errno)
 	}
-	switch errno {
-	case syscall.EMFILE, syscall.ENFILE, syscall.EACCES, syscall.EPERM, syscall.ENOMEM, syscall.ENOSPC,
-		syscall.EDQUOT, syscall.EROFS, syscall.EIO, syscall.EAGAIN, syscall.EBUSY, syscall.EINTR:
-		return true
+	// Some libraries format the error they met rather than wrap it.
+	msg := err.Error()
+	for _, e := range environmental {
+		if strings.Contains(msg, e.Error()) {
+			return true
+		}
 	}
 	return false
 }
+
+// environmental are the errors of the environment (see Environmental).
+var environmental = []syscall.Errno{syscall.EMFILE, syscall.ENFILE, syscall.EACCES, syscall.EPERM, syscall.ENOMEM,
+	syscall.ENOSPC, syscall.EDQUOT, syscall.EROFS, syscall.EIO, syscall.EAGAIN, syscall.EBUSY, syscall.EINTR}
 
 // castagnoli is the table of the checksums of records and state values.
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -132,4 +143,26 @@ func (r *Repairs) List() []Repair {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]Repair(nil), r.list...)
+}
+
+// CheckBolt checks a bbolt file another component opens (the search index's root.bolt)
+// as the catalog checks its own (verify): read-only, with a panic or a fault an error
+// wrapping ErrDamaged. A file another process holds gives bbolt's ErrTimeout.
+func CheckBolt(file string) error {
+	var db *bolt.DB
+	err := Guard(func() error {
+		var err error
+		db, err = bolt.Open(file, 0o644, &bolt.Options{ReadOnly: true, Timeout: 500 * time.Millisecond})
+		if err != nil {
+			if !errors.Is(err, bolterrors.ErrTimeout) && !Environmental(err) {
+				err = fmt.Errorf("%w: %w", ErrDamaged, err)
+			}
+			return err
+		}
+		return verify(db, file)
+	})
+	if db != nil && !Faulted(err) {
+		_ = db.Close()
+	}
+	return err
 }
