@@ -105,8 +105,10 @@ func (x *Index) Open() error {
 	err := x.check()
 	if err == nil {
 		err = projection.Guard(func() error {
-			var err error
-			idx, err = bleve.OpenUsing(x.Dir, x.runtimeConfig())
+			opened, err := bleve.OpenUsing(x.Dir, x.runtimeConfig())
+			if err == nil {
+				idx = opened
+			}
 			return err
 		})
 	}
