@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -145,5 +146,40 @@ func TestIndexDamagedWhileOpen(t *testing.T) {
 	case <-closed:
 	case <-time.After(time.Minute): // a hang, not a measure
 		t.Fatal("Close hangs after searches over damaged segments")
+	}
+}
+
+// TestIndexOpenFailingForLackOfFilesKeepsIt opens an index when the process may open no
+// more files (EMFILE): the open fails with that error, and the index is kept, not deleted
+// and rebuilt; once files can be opened again, it opens with everything it held.
+func TestIndexOpenFailingForLackOfFilesKeepsIt(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "index")
+	want := damageCorpus(t, dir)
+	fds, err := os.ReadDir("/proc/self/fd")
+	testkit.NoErr(t, err, "open files")
+	var lim syscall.Rlimit
+	testkit.NoErr(t, syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim), "getrlimit")
+	low := lim
+	low.Cur = uint64(len(fds) + 1) // one to spare: index_meta.json and root.bolt open, a segment not
+	testkit.NoErr(t, syscall.Setrlimit(syscall.RLIMIT_NOFILE, &low), "setrlimit")
+	x := &Index{Dir: dir, Logger: testkit.Logger()}
+	err = x.Open()
+	testkit.NoErr(t, syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim), "restore the limit")
+	if err == nil {
+		_ = x.Close()
+		t.Fatal("opened with no files to spare")
+	}
+	if !strings.Contains(err.Error(), "too many open files") {
+		t.Fatalf("the open failed with %v, not for lack of files", err)
+	}
+	t.Logf("the open failed: %v", err)
+	x = &Index{Dir: dir, Logger: testkit.Logger()}
+	testkit.NoErr(t, x.Open(), "open again")
+	defer x.Close()
+	if x.Checkpoint() == 0 {
+		t.Fatal("the index was deleted")
+	}
+	for q, hits := range want {
+		testkit.Equal(t, pathsOf(t, x, q), hits, "hits of "+q)
 	}
 }
