@@ -156,15 +156,17 @@ func (x *Index) rebuildDamaged(err error) error {
 }
 
 // check verifies the index's files against their checksums before Bleve reads them
-// (sums.go). An index directory that holds an index but no checksums was written by an
-// older version of this program, or lost them: it is not trusted.
+// (sums.go). An index without checksums (written by an older version of this program, or
+// the list deleted) has them computed once it is open, as it stands: rebuilding a large
+// index for the lack of them would cost minutes.
 func (x *Index) check() error {
+	x.sums = nil
 	s, err := readSums(x.Dir)
 	if errors.Is(err, os.ErrNotExist) {
-		if _, merr := os.Stat(filepath.Join(x.Dir, "index_meta.json")); merr != nil {
-			return nil // no index here: Bleve says so
+		if _, merr := os.Stat(filepath.Join(x.Dir, "index_meta.json")); merr == nil {
+			x.Logger.Info("the index's files have no checksums; recording them", "dir", x.Dir)
 		}
-		return fmt.Errorf("%w: the index's files have no checksums", projection.ErrDamaged)
+		return nil
 	}
 	if err != nil {
 		return err

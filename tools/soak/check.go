@@ -29,6 +29,9 @@ type Report struct {
 
 	KillsIndexer int `json:"kills_indexer"` // each one also restarts the embedded NATS server
 	KillsQuery   int `json:"kills_query"`
+	// Corruptions are the projection files damaged while guide-mcp was down ("scribble
+	// query/catalog.db"); the checks below hold after them as after kills.
+	Corruptions []string `json:"corruptions,omitempty"`
 
 	SessionCalls  int64 `json:"session_calls"`
 	SessionErrors int64 `json:"session_transport_errors"`
@@ -332,6 +335,7 @@ func (r Report) String() string {
 	}
 	fmt.Fprintf(&b, "                 %s\n", strings.Join(kinds, ", "))
 	fmt.Fprintf(&b, "  kills          indexer+NATS %d, guide-mcp %d\n", r.KillsIndexer, r.KillsQuery)
+	fmt.Fprintf(&b, "  corruptions    %d %v\n", len(r.Corruptions), r.Corruptions)
 	fmt.Fprintf(&b, "  sessions       %d calls, %d transport errors, %d tool errors, %d attached, %d detached, %d ended, %d reconnected\n",
 		r.SessionCalls, r.SessionErrors, r.ToolErrors, r.Attached, r.Detached, r.SessionsEnded, r.Reconnects)
 	if len(r.ToolErrorKinds) > 0 {
