@@ -319,10 +319,11 @@ func (c *Catalog) load() error {
 				return err
 			}
 		}
+		var bad error // the first state value that fails its checksum
 		get := func(k []byte) []byte {
-			v, gerr := getState(st, k)
-			if gerr != nil && err == nil {
-				err = fmt.Errorf("state %s: %w", k, gerr)
+			v, err := getState(st, k)
+			if err != nil && bad == nil {
+				bad = fmt.Errorf("state %s: %w", k, err)
 			}
 			return v
 		}
@@ -342,8 +343,8 @@ func (c *Catalog) load() error {
 		c.state.StreamID = string(get(keyStream))
 		c.state.Project = string(get(keyProject))
 		scan, config := get(keyScan), get(keyConfig)
-		if err != nil {
-			return err
+		if bad != nil {
+			return bad
 		}
 		if v := scan; v != nil {
 			var s struct {
