@@ -51,7 +51,7 @@ func (m *Main) runAllInOne(ctx context.Context, cancel context.CancelFunc) error
 	if err := m.openCatalog(); err != nil {
 		return err
 	}
-	m.openServer()
+	m.openServer(ctx)
 	fatal := m.startFollowing(ctx, cancel)
 	served := make(chan error, 1)
 	if err := m.serveOwner(ctx, cancel, served); err != nil {

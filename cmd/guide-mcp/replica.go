@@ -40,7 +40,7 @@ func (m *Main) runReplica(ctx context.Context, cancel context.CancelFunc) error 
 			return err
 		}
 	}
-	m.openServer()
+	m.openServer(ctx)
 	fatal := m.startFollowing(ctx, cancel)
 	served := make(chan error, 1)
 	if m.Config.HTTPAddr != "" {

@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"runtime/debug"
 	"sync"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/guide/guide/internal/backoff"
 	"github.com/guide/guide/internal/broker"
 	"github.com/guide/guide/internal/events"
 	"github.com/guide/guide/internal/index"
@@ -62,14 +64,14 @@ func (m *Main) openCatalog() error {
 
 // openServer opens the full-text index in the background, and builds the session registry
 // and the MCP server over the projections.
-func (m *Main) openServer() {
+func (m *Main) openServer(ctx context.Context) {
 	// The full-text index lives next to the catalog; like it, it can be deleted at any
 	// time and is rebuilt from the stream.
 	// It opens in the background (seconds for a large one): view and tree need only the
 	// catalog, and search says the index is opening until then.
 	m.index = &index.Index{Dir: filepath.Join(m.dataDir(), "query", "index"), Logger: m.Logger}
 	m.indexOpen = make(chan error, 1)
-	go func() { m.indexOpen <- m.index.Open() }()
+	go func() { m.indexOpen <- m.openIndex(ctx) }()
 	// In all-in-one mode this is the only query process of the project, so at start every
 	// session document on the stream of no recorded live session is one of a session that
 	// did not survive the restart (stdio).
@@ -82,6 +84,23 @@ func (m *Main) openServer() {
 		m.srv.Sync, m.srv.SyncWait = m.cookies.Sync, m.Config.SyncWait
 	}
 	m.mcp = m.srv.New()
+}
+
+// openIndex opens the search index, trying again while it fails for a reason of the
+// environment (too many open files, permission denied): the index then is kept, not
+// rebuilt (a damaged one is rebuilt by Open itself), and search says it is not open.
+func (m *Main) openIndex(ctx context.Context) error {
+	retry := backoff.Backoff{Initial: time.Second, Max: 30 * time.Second}
+	for {
+		err := m.index.Open()
+		if err == nil || errors.Is(err, index.ErrLocked) {
+			return err
+		}
+		m.Logger.Error("cannot open the search index; trying again", "err", err)
+		if retry.Wait(ctx) != nil {
+			return err
+		}
+	}
 }
 
 // sessionTTL is how long an idle MCP session lives, on HTTP and on the owner's socket.

@@ -42,6 +42,10 @@ func (t *Tracker) status(ctx context.Context) (st query.Status, following bool) 
 		}
 		st.Index = &is
 	}
+	st.Repairs = t.Catalog.Repairs()
+	if t.Index != nil {
+		st.Repairs = append(st.Repairs, t.Index.Repairs()...)
+	}
 	if stream == nil {
 		st.StreamError = "not connected to NATS yet"
 	}

@@ -1,11 +1,13 @@
 package index
 
 import (
+	"errors"
 	"fmt"
 
 	bdoc "github.com/blevesearch/bleve/v2/document"
 
 	"github.com/guide/guide/internal/events"
+	"github.com/guide/guide/internal/projection"
 )
 
 // Apply folds a batch of events into the index, with the batch's last sequence as the new
@@ -41,6 +43,9 @@ func (x *Index) Prepare(b events.Batch) func() error {
 
 // apply is the rest of Apply once b's documents are prepared.
 func (x *Index) apply(b events.Batch, docs []prepared) error {
+	if err := x.broken.Load(); err != nil {
+		return fmt.Errorf("index: %w", *err)
+	}
 	seq := x.seq.Load()
 	batch := x.idx.NewBatch()
 	applied := seq
@@ -72,7 +77,10 @@ func (x *Index) apply(b events.Batch, docs []prepared) error {
 	batch.SetInternal(keySeq, seqBytes(applied))
 	batch.SetInternal(keyLengths, lens.encode())
 	x.onPersisted(batch, applied)
-	if err := x.idx.Batch(batch); err != nil {
+	if err := projection.Guard(func() error { return x.idx.Batch(batch) }); err != nil {
+		if errors.Is(err, projection.ErrDamaged) {
+			x.markBroken(err)
+		}
 		return fmt.Errorf("index batch up to %d: %w", applied, err)
 	}
 	x.lengths.Store(&lens)

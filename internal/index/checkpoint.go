@@ -36,10 +36,14 @@ func newPersistence(begun bool) *persistence {
 
 // onPersisted makes batch b record seq as persisted once scorch has written it.
 func (x *Index) onPersisted(b *bleve.Batch, seq uint64) {
-	p := x.disk
+	p, wake := x.disk, x.sumsWake
 	b.SetPersistedCallback(func(err error) {
 		if err != nil {
 			return
+		}
+		select { // the segment is on disk: its checksum goes into the list
+		case wake <- struct{}{}:
+		default:
 		}
 		p.begun.Store(true)
 		for s := p.seq.Load(); s < seq && !p.seq.CompareAndSwap(s, seq); s = p.seq.Load() {

@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"maps"
 	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -74,10 +75,25 @@ type Index struct {
 	// search is the engine of the searches over the index (searcher).
 	search     *search.Engine
 	searchOnce sync.Once
+
+	// sums are the checksums of the open index's files (sums.go); sumsWake asks the
+	// keeper to add the segments persisted since.
+	sums     *sums
+	sumsWake chan struct{}
+	// repairs lists the damage found in the index's files; broken is set when a search
+	// or a batch found them damaged while open (see Damaged), and poisoned when Bleve
+	// panicked or faulted then: its locks may be held, so it is dropped, not closed.
+	repairs   projection.Repairs
+	broken    atomic.Pointer[error]
+	poisoned  atomic.Bool
+	damageMu  sync.Mutex
+	damagedCh chan struct{}
 }
 
-// Open opens the index, or creates it. An index that cannot be opened, or was built with
-// another mapping, is deleted and rebuilt from the stream: it is derived data.
+// Open opens the index, or creates it. An index that was built with another mapping or in
+// another segment format, or whose files are damaged, is deleted and rebuilt from the
+// stream: it is derived data. One that cannot be opened for another reason (permissions,
+// too many open files) is an error, and kept, for the caller to try again.
 func (x *Index) Open() error {
 	// Under the lock: a query process opens its index in the background while it already
 	// answers (search says the index is opening until this returns).
@@ -87,14 +103,31 @@ func (x *Index) Open() error {
 		x.Logger = slog.Default()
 	}
 	x.identity.Store(&[2]string{})
-	idx, err := bleve.OpenUsing(x.Dir, x.runtimeConfig())
+	open.Store(x.Dir, x)
+	var idx bleve.Index
+	err := x.check()
+	if err == nil {
+		err = projection.Guard(func() error {
+			opened, err := bleve.OpenUsing(x.Dir, x.runtimeConfig())
+			if err == nil {
+				idx = opened
+			}
+			return err
+		})
+	}
 	switch {
 	case err == nil:
+		x.sumsFrom(idx)
 		v, gerr := idx.GetInternal(keyMapping)
 		format := ownFormat(idx)
 		if gerr == nil && string(v) == MappingVersion && format {
 			x.idx = idx
-			return x.load()
+			if err := projection.Guard(x.load); err != nil {
+				x.idx = nil
+				x.drop(idx, err)
+				return x.rebuildDamaged(err)
+			}
+			return nil
 		}
 		n, _ := idx.DocCount()
 		_ = idx.Close()
@@ -110,10 +143,63 @@ func (x *Index) Open() error {
 	case errors.Is(err, bleve.ErrorIndexPathDoesNotExist) || errors.Is(err, bleve.ErrorIndexMetaMissing):
 	case errors.Is(err, bolterrors.ErrTimeout):
 		return fmt.Errorf("%w: %s", ErrLocked, x.Dir)
+	case projection.Environmental(err) && !errors.Is(err, projection.ErrDamaged):
+		return fmt.Errorf("opening the index %s: %w", x.Dir, err)
 	default:
-		x.Logger.Warn("index unreadable (written in another segment format, or damaged); rebuilding it from the stream", "dir", x.Dir, "err", err)
+		if idx != nil {
+			x.drop(idx, err)
+		}
+		return x.rebuildDamaged(err)
 	}
 	return x.create(projection.State{})
+}
+
+// rebuildDamaged reports an index that cannot be read — damaged, or written in another
+// segment format — and starts it anew, to be rebuilt from the stream.
+func (x *Index) rebuildDamaged(err error) error {
+	x.Logger.Error("index unreadable (damaged, or written in another segment format); deleting it and rebuilding it from the stream", "dir", x.Dir, "err", err)
+	x.repairs.Add(projection.Repair{Projection: "index", File: filepath.Base(x.Dir), Problem: err.Error(), Action: "deleted and rebuilt from the stream"})
+	return x.create(projection.State{})
+}
+
+// check verifies the index's files against their checksums before Bleve reads them
+// (sums.go). An index without checksums (written by an older version of this program, or
+// the list deleted) has them computed once it is open, as it stands: rebuilding a large
+// index for the lack of them would cost minutes.
+func (x *Index) check() error {
+	x.sums = nil
+	s, err := readSums(x.Dir)
+	if errors.Is(err, os.ErrNotExist) {
+		if _, merr := os.Stat(filepath.Join(x.Dir, "index_meta.json")); merr == nil {
+			x.Logger.Info("the index's files have no checksums; recording them", "dir", x.Dir)
+		}
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	x.sums = s
+	return s.verify()
+}
+
+// sumsFrom starts the list of checksums of the index just opened: the one read, with the
+// files of idx it lacks (a segment persisted just before a crash) added.
+func (x *Index) sumsFrom(idx bleve.Index) {
+	if x.sums == nil {
+		x.sums = &sums{dir: x.Dir, files: map[string]fileSum{}}
+	}
+	if err := x.sums.add(persistedFiles(x.Dir, idx)); err != nil {
+		x.Logger.Warn("index: recording its files' checksums", "err", err)
+	}
+}
+
+// drop lets go of a Bleve index found damaged: closed, unless it panicked or faulted,
+// when its locks may be held and a close could wait forever.
+func (x *Index) drop(idx bleve.Index, err error) {
+	if projection.Faulted(err) {
+		return
+	}
+	_ = idx.Close()
 }
 
 func (x *Index) runtimeConfig() map[string]any {
@@ -127,6 +213,8 @@ func (x *Index) runtimeConfig() map[string]any {
 		"unsafe_batch": true,
 		// Another process holding the index makes Open fail, rather than wait forever.
 		"bolt_timeout": "500ms",
+		// A panic of scorch's merger or persister (a damaged segment) marks the index damaged.
+		"asyncErrorCallbackName": asyncErrors,
 	}
 	// Segments in guide's own format (package segment): scorch writes new segments and
 	// merges in it, and opens an older index's segments with the format they were
@@ -179,6 +267,11 @@ func (x *Index) create(st projection.State) error {
 	x.seq.Store(0)
 	x.lengths.Store(&lengths{})
 	x.identity.Store(&[2]string{st.StreamID, st.Project})
+	x.sums = &sums{dir: x.Dir, files: map[string]fileSum{}}
+	if err := x.sums.add(persistedFiles(x.Dir, idx)); err != nil {
+		return fmt.Errorf("create index %s: %w", x.Dir, err)
+	}
+	x.clearBroken()
 	x.startMerger(idx)
 	return nil
 }
@@ -213,7 +306,12 @@ func (x *Index) Close() error {
 		return nil
 	}
 	x.stopMerger()
+	if x.poisoned.Load() {
+		x.idx = nil // its locks may be held: dropped, to be rebuilt at the next start
+		return nil
+	}
 	x.flush()
+	x.recordSums(x.idx)
 	err := x.idx.Close()
 	x.idx = nil
 	return err
@@ -240,6 +338,9 @@ func (x *Index) Checkpoint() uint64 { return x.seq.Load() }
 
 // Identity returns the stream and project the index was built from.
 func (x *Index) Identity() (streamID, project string) {
+	if x.broken.Load() != nil {
+		return "", "" // to be reset, and rebuilt from the stream
+	}
 	id := x.identity.Load()
 	return id[0], id[1]
 }
@@ -252,8 +353,10 @@ func (x *Index) Reset(st projection.State) error {
 	if x.idx != nil {
 		x.stopMerger()
 		// The old index is deleted: nothing of it need reach the disk.
-		if err := x.idx.Close(); err != nil {
-			x.Logger.Warn("closing the index before a reset", "err", err)
+		if !x.poisoned.Load() {
+			if err := x.idx.Close(); err != nil {
+				x.Logger.Warn("closing the index before a reset", "err", err)
+			}
 		}
 		x.idx = nil
 	}

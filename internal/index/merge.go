@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"runtime/debug"
+	"sync"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -49,10 +50,28 @@ func (x *Index) startMerger(idx bleve.Index) {
 	x.merger.Store(m)
 	x.mergedAt.Store(0) // this index is not merged until its own merger says so
 	after := cmp.Or(x.IdleMerge, defaultIdleMerge)
+	wake := make(chan struct{}, 1)
+	x.sumsWake = wake
 	go func() {
 		defer close(m.done)
+		var wg sync.WaitGroup
+		wg.Go(func() { x.keepSums(ctx, idx, wake) })
 		x.mergeWhenIdle(ctx, idx, m.applied, after)
+		wg.Wait()
 	}()
+}
+
+// keepSums adds the checksums of the segments persisted to the list (sums.go) whenever a
+// batch has been persisted (onPersisted wakes it), until ctx ends.
+func (x *Index) keepSums(ctx context.Context, idx bleve.Index, wake <-chan struct{}) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-wake:
+			x.recordSums(idx)
+		}
+	}
 }
 
 func (x *Index) stopMerger() {

@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/blevesearch/bleve/v2"
 	bsearch "github.com/blevesearch/bleve/v2/search"
@@ -32,7 +33,10 @@ func (x *Index) Read(fn func(bleve.Index) error) error {
 	if x.idx == nil {
 		return search.ErrNotOpen
 	}
-	return fn(x.idx)
+	if err := x.broken.Load(); err != nil {
+		return fmt.Errorf("%w: the index is damaged and being rebuilt from the stream (%v)", search.ErrNotOpen, *err)
+	}
+	return x.guarded(x.idx, fn)
 }
 
 // BM25 returns the statistics BM25 scores docs documents of the index by: the mean length

@@ -78,7 +78,7 @@ func decodeLocation(v []byte) (location, error) {
 	r := binrec.NewReader(string(v))
 	l := location{gen: r.Uvarint(), off: int64(r.Uvarint()), n: int64(r.Uvarint())}
 	if r.Err != nil || r.Len() != 0 || l.off < 0 || l.n <= 0 {
-		return location{}, errors.New("corrupt content location")
+		return location{}, damagedf("a content location cannot be read")
 	}
 	return l, nil
 }
@@ -292,7 +292,7 @@ func (c *Catalog) compact() error {
 				return err
 			}
 		}
-		return tx.Bucket(bucketState).Put(keyBodies, next.encode())
+		return putState(tx.Bucket(bucketState), keyBodies, next.encode())
 	})
 	if err != nil {
 		c.mu.Lock()
@@ -315,12 +315,8 @@ func (c *Catalog) compact() error {
 	return nil
 }
 
-// readBody reads and unpacks the body at location v, into buf's memory when buf is set.
-func (s *Snapshot) readBody(v []byte, buf *BodyBuffer) ([]byte, error) {
-	l, err := decodeLocation(v)
-	if err != nil {
-		return nil, err
-	}
+// readBody reads and unpacks the body at location l, into buf's memory when buf is set.
+func (s *Snapshot) readBody(l location, buf *BodyBuffer) ([]byte, error) {
 	f := s.c.files[l.gen]
 	if f == nil {
 		return nil, fmt.Errorf("body file of generation %d is not open", l.gen)

@@ -1,10 +1,13 @@
 package projection
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -28,7 +31,7 @@ import (
 
 // catalogFormat changes whenever the stored layout or the derivation of a record changes;
 // a catalog of another format is rebuilt from the stream rather than misread.
-const catalogFormat = "catalog/5" // 2: session documents, summaries; 3: content compressed; 4: bodies in their own file; 5: titles and summaries read as the index reads them (text.ParseMarkdown)
+const catalogFormat = "catalog/6" // 2: session documents, summaries; 3: content compressed; 4: bodies in their own file; 5: titles and summaries read as the index reads them (text.ParseMarkdown); 6: records and state values checksummed
 
 var (
 	bucketDocs    = []byte("docs")    // path → record
@@ -122,6 +125,26 @@ type Catalog struct {
 	// afterBodyStep, when set, is called at each step of writing bodies, by name, so that
 	// a test can kill the process there.
 	afterBodyStep func(step string)
+
+	// repairs lists the damage found in the catalog's files, and what was done about it.
+	repairs Repairs
+	// stream is where a damaged body is read again from (UseStream); nil until connected.
+	stream atomic.Pointer[events.Stream]
+	// broken is set when catalog.db is found damaged while in use: the catalog then
+	// refuses batches and says it was built from no stream, so that the runner resets it,
+	// which starts a new file. damaged is closed then, to wake the runner.
+	broken    atomic.Pointer[error]
+	poisoned  atomic.Bool // bbolt panicked or faulted: its locks may be held, it is never called again
+	damageMu  sync.Mutex
+	damagedCh chan struct{}
+
+	// Bodies read again from the stream, by content hash, waiting to be written back
+	// (repairBodies); repairMu is a leaf.
+	repairMu     sync.Mutex
+	toRepair     map[string][]byte
+	repairing    bool
+	repairClosed bool
+	repairWG     sync.WaitGroup
 }
 
 // Scanned is closed once the catalog holds the result of a complete scan of the tree.
@@ -152,8 +175,10 @@ func (c *Catalog) markScanned(done bool) {
 	}
 }
 
-// Open opens or creates the catalog file and loads it. A file that cannot be read is
-// moved aside and rebuilt from the stream: the catalog is derived data.
+// Open opens or creates the catalog file, checks it and loads it. A file of another format,
+// or damaged, is deleted and rebuilt from the stream: the catalog is derived data. A file
+// that cannot be opened for another reason (permissions, too many open files, a full disk)
+// is an error, and the file is kept.
 func (c *Catalog) Open() error {
 	if c.Logger == nil {
 		c.Logger = slog.Default()
@@ -161,37 +186,104 @@ func (c *Catalog) Open() error {
 	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
 		return err
 	}
-	file := filepath.Join(c.Dir, "catalog.db")
-	db, err := c.openDB(file)
-	if errors.Is(err, ErrLocked) {
-		return err
-	}
+	file := c.file()
+	err := c.openFile(file)
 	if err == nil {
-		c.db = db
-		if err = c.load(); err == nil {
-			return nil
-		}
-		c.closeBodies()
-		db.Close()
+		// Every record's page was read once, and is kept in memory: the mapping need not be.
+		c.Release()
+		return nil
 	}
 	var old *oldFormatError
-	if errors.As(err, &old) {
+	switch {
+	case errors.Is(err, ErrLocked):
+		return err
+	case errors.As(err, &old):
 		// Nothing of it is kept: a new file, rather than the old one with its pages freed,
 		// so that the disk an older layout took is handed back.
 		c.Logger.Info("catalog format changed; rebuilding from the stream", "was", old.format, "now", catalogFormat)
-		if err := os.Remove(file); err != nil && !os.IsNotExist(err) {
-			return err
-		}
-	} else {
-		c.Logger.Warn("catalog unreadable; rebuilding it from the stream", "file", file, "err", err)
-		if err := os.Rename(file, file+".broken"); err != nil && !os.IsNotExist(err) {
-			return err
-		}
+	case Environmental(err) && !errors.Is(err, ErrDamaged):
+		return fmt.Errorf("opening the catalog %s: %w", file, err)
+	default:
+		c.Logger.Error("catalog damaged; deleting it and rebuilding it from the stream", "file", file, "err", err)
+		c.repairs.Add(Repair{Projection: "catalog", File: "catalog.db", Problem: err.Error(), Action: "deleted and rebuilt from the stream"})
 	}
-	if c.db, err = c.openDB(file); err != nil {
+	if err := os.Remove(file); err != nil && !os.IsNotExist(err) {
 		return err
 	}
-	return c.load()
+	if err := c.openFile(file); err != nil {
+		return fmt.Errorf("creating the catalog %s: %w", file, err)
+	}
+	return nil
+}
+
+// file is the catalog's bbolt file.
+func (c *Catalog) file() string { return filepath.Join(c.Dir, "catalog.db") }
+
+// openFile opens the catalog file, checks it whole (verify) and loads it, with any panic
+// or fault of bbolt's on a damaged file turned into an error; on failure nothing of it
+// stays open.
+func (c *Catalog) openFile(file string) error {
+	var db *bolt.DB
+	err := Guard(func() error {
+		var err error
+		if db, err = c.openDB(file); err != nil {
+			return err
+		}
+		if err := verify(db, file); err != nil {
+			return err
+		}
+		c.db = db
+		return c.load()
+	})
+	if err != nil {
+		c.closeBodies()
+		if db != nil && !Faulted(err) {
+			_ = db.Close()
+		}
+		c.db = nil
+	}
+	return err
+}
+
+// verify checks a catalog file before anything is read from it: it reaches as far as its
+// pages say (a file cut short faults where a page is missing), every key and value of
+// every bucket is read once in this goroutine, where a fault or a panic is an error (see
+// Guard), and then bbolt checks its structure: pages reachable once, none both used and
+// free, keys in order. The records and state values carry checksums of their own,
+// checked as they are loaded.
+func verify(db *bolt.DB, file string) error {
+	fi, err := os.Stat(file)
+	if err != nil {
+		return err
+	}
+	return db.View(func(tx *bolt.Tx) error {
+		if tx.Size() > fi.Size() {
+			return damagedf("the file holds %d bytes; its pages reach %d", fi.Size(), tx.Size())
+		}
+		var sum uint32
+		err := tx.ForEach(func(name []byte, b *bolt.Bucket) error {
+			// The records' values are read whole as they load, checksums and all, after
+			// the check, which reads only keys: their keys are enough here.
+			keysOnly := string(name) == string(bucketDocs)
+			return b.ForEach(func(k, v []byte) error {
+				sum = crc32.Update(sum, castagnoli, k)
+				if !keysOnly {
+					sum = crc32.Update(sum, castagnoli, v)
+				}
+				return nil
+			})
+		})
+		if err != nil {
+			return err
+		}
+		var first error
+		for err := range tx.Check() { // read to the end: the check runs until then
+			if first == nil {
+				first = damagedf("%v", err)
+			}
+		}
+		return first
+	})
 }
 
 // oldFormatError says that the catalog file holds another format than this program's.
@@ -247,22 +339,34 @@ func (c *Catalog) load() error {
 				return err
 			}
 		}
-		if v := st.Get(keySeq); len(v) == 8 {
+		var bad error // the first state value that fails its checksum
+		get := func(k []byte) []byte {
+			v, err := getState(st, k)
+			if err != nil && bad == nil {
+				bad = fmt.Errorf("state %s: %w", k, err)
+			}
+			return v
+		}
+		if v := get(keySeq); len(v) == 8 {
 			c.state.Seq = binary.BigEndian.Uint64(v)
 		}
-		if bodies, err = decodeBodyState(st.Get(keyBodies)); err != nil {
+		if bodies, err = decodeBodyState(get(keyBodies)); err != nil {
 			return err
 		}
-		if v := st.Get(keyRecords); len(v) == 8 {
+		if v := get(keyRecords); len(v) == 8 {
 			n := int(binary.BigEndian.Uint64(v))
 			c.docs, c.refs = make(map[string]*Document, n), make(map[string]int, n)
 		}
-		if err := decodeOrphans(st.Get(keyOrphans), c.orphans); err != nil {
+		if err := decodeOrphans(get(keyOrphans), c.orphans); err != nil {
 			return err
 		}
-		c.state.StreamID = string(st.Get(keyStream))
-		c.state.Project = string(st.Get(keyProject))
-		if v := st.Get(keyScan); v != nil {
+		c.state.StreamID = string(get(keyStream))
+		c.state.Project = string(get(keyProject))
+		scan, config := get(keyScan), get(keyConfig)
+		if bad != nil {
+			return bad
+		}
+		if v := scan; v != nil {
 			var s struct {
 				Scan *events.Scan
 				Seq  uint64
@@ -272,7 +376,7 @@ func (c *Catalog) load() error {
 			}
 			c.state.Scan, c.state.ScanSeq = s.Scan, s.Seq
 		}
-		if v := st.Get(keyConfig); v != nil {
+		if v := config; v != nil {
 			cfg, err := guideyaml.Decode(v)
 			if err != nil {
 				return fmt.Errorf("config state: %w", err)
@@ -283,6 +387,9 @@ func (c *Catalog) load() error {
 			d, err := decodeDocument(v)
 			if err != nil {
 				return fmt.Errorf("record %q: %w", k, err)
+			}
+			if string(k) != d.Key().ID() {
+				return damagedf("record %q holds the document %q", k, d.Key().ID())
 			}
 			c.put(d)
 			c.records++
@@ -301,8 +408,6 @@ func (c *Catalog) load() error {
 	c.tree.settle()
 	c.publishTotals()
 	c.markScanned(c.state.Scan != nil)
-	// Every record's page was read once, and is kept in memory: the mapping need not be.
-	c.Release()
 	return nil
 }
 
@@ -312,30 +417,42 @@ func (c *Catalog) load() error {
 func (c *Catalog) Release() {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	if c.db == nil {
+	if c.db == nil || c.poisoned.Load() {
 		return
 	}
 	// Inside a transaction, so that bbolt cannot remap the file meanwhile.
-	_ = c.db.View(func(tx *bolt.Tx) error {
-		// Data is the address of bbolt's mapping of the file, outside the Go heap.
-		info := c.db.Info()
-		mapped := unsafe.Slice((*byte)(*(*unsafe.Pointer)(unsafe.Pointer(&info.Data))), tx.Size())
-		if err := syscall.Madvise(mapped, syscall.MADV_DONTNEED); err != nil {
-			c.Logger.Debug("catalog: releasing the mapped file", "err", err)
-		}
-		return nil
+	err := Guard(func() error {
+		return c.db.View(func(tx *bolt.Tx) error {
+			// Data is the address of bbolt's mapping of the file, outside the Go heap.
+			info := c.db.Info()
+			mapped := unsafe.Slice((*byte)(*(*unsafe.Pointer)(unsafe.Pointer(&info.Data))), tx.Size())
+			if err := syscall.Madvise(mapped, syscall.MADV_DONTNEED); err != nil {
+				c.Logger.Debug("catalog: releasing the mapped file", "err", err)
+			}
+			return nil
+		})
 	})
+	if err != nil {
+		c.markBroken(err)
+	}
 }
 
 // Close closes the catalog file.
 func (c *Catalog) Close() error {
+	c.repairMu.Lock()
+	c.repairClosed = true
+	c.repairMu.Unlock()
+	c.repairWG.Wait()
 	if c.db == nil {
 		return nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.closeBodies()
-	err := c.db.Close()
+	var err error
+	if !c.poisoned.Load() {
+		err = c.db.Close()
+	}
 	c.db = nil
 	return err
 }
@@ -352,6 +469,9 @@ func (c *Catalog) Checkpoint() uint64 {
 
 // Identity returns the stream and project the catalog was built from.
 func (c *Catalog) Identity() (streamID, project string) {
+	if c.broken.Load() != nil {
+		return "", "" // to be reset, and rebuilt from the stream
+	}
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return c.state.StreamID, c.state.Project
@@ -359,6 +479,13 @@ func (c *Catalog) Identity() (streamID, project string) {
 
 // Reset empties the catalog and records the stream and project it will be built from.
 func (c *Catalog) Reset(st State) error {
+	c.applying.Lock()
+	defer c.applying.Unlock()
+	if c.broken.Load() != nil {
+		if err := c.startOver(); err != nil {
+			return err
+		}
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	// The bodies start over in the next generation's file; the old one goes once the
@@ -368,29 +495,34 @@ func (c *Catalog) Reset(st State) error {
 	if err != nil {
 		return err
 	}
-	err = c.db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketDocs, bucketContent, bucketState} {
-			if tx.Bucket(b) != nil {
-				if err := tx.DeleteBucket(b); err != nil {
+	err = Guard(func() error {
+		return c.db.Update(func(tx *bolt.Tx) error {
+			for _, b := range [][]byte{bucketDocs, bucketContent, bucketState} {
+				if tx.Bucket(b) != nil {
+					if err := tx.DeleteBucket(b); err != nil {
+						return err
+					}
+				}
+				if _, err := tx.CreateBucket(b); err != nil {
 					return err
 				}
 			}
-			if _, err := tx.CreateBucket(b); err != nil {
+			s := tx.Bucket(bucketState)
+			if err := s.Put(keyFormat, []byte(catalogFormat)); err != nil {
 				return err
 			}
-		}
-		s := tx.Bucket(bucketState)
-		if err := s.Put(keyFormat, []byte(catalogFormat)); err != nil {
-			return err
-		}
-		if err := s.Put(keyStream, []byte(st.StreamID)); err != nil {
-			return err
-		}
-		if err := s.Put(keyBodies, next.encode()); err != nil {
-			return err
-		}
-		return s.Put(keyProject, []byte(st.Project))
+			if err := putState(s, keyStream, []byte(st.StreamID)); err != nil {
+				return err
+			}
+			if err := putState(s, keyBodies, next.encode()); err != nil {
+				return err
+			}
+			return putState(s, keyProject, []byte(st.Project))
+		})
 	})
+	if errors.Is(err, ErrDamaged) {
+		c.markBroken(err)
+	}
 	if err != nil {
 		nf.Close()
 		os.Remove(nf.Name())
@@ -481,14 +613,23 @@ func (c *Catalog) Apply(b events.Batch) error {
 	}
 	c.applying.Lock()
 	defer c.applying.Unlock()
+	if err := c.brokenErr(); err != nil {
+		return err
+	}
 	delta := c.refDelta(f)
-	if err := c.write(f, delta); err != nil {
+	if err := Guard(func() error { return c.write(f, delta) }); err != nil {
+		if errors.Is(err, ErrDamaged) {
+			c.markBroken(err)
+		}
 		return fmt.Errorf("catalog: %w", err)
 	}
 	c.install(f, delta)
-	if err := c.compactIfWorth(); err != nil {
+	if err := Guard(c.compactIfWorth); err != nil {
 		// The bodies stay where they are, readable; the next batch tries again.
 		c.Logger.Error("catalog: compacting the body file", "err", err)
+		if errors.Is(err, ErrDamaged) {
+			c.markBroken(err)
+		}
 	}
 	return nil
 }
@@ -681,13 +822,13 @@ func (c *Catalog) write(f *folded, delta map[string]int) error {
 				}
 			}
 		}
-		if err := st.Put(keyBodies, a.st.encode()); err != nil {
+		if err := putState(st, keyBodies, a.st.encode()); err != nil {
 			return err
 		}
-		if err := st.Put(keyOrphans, encodeOrphans(c.newOrphans(delta))); err != nil {
+		if err := putState(st, keyOrphans, encodeOrphans(c.newOrphans(delta))); err != nil {
 			return err
 		}
-		if err := st.Put(keyRecords, binary.BigEndian.AppendUint64(nil, uint64(c.recordsAfter(f)))); err != nil {
+		if err := putState(st, keyRecords, binary.BigEndian.AppendUint64(nil, uint64(c.recordsAfter(f)))); err != nil {
 			return err
 		}
 		if err := c.writeState(st, f); err != nil {
@@ -713,7 +854,7 @@ func (c *Catalog) write(f *folded, delta map[string]int) error {
 func (c *Catalog) writeState(st *bolt.Bucket, f *folded) error {
 	var v [8]byte
 	binary.BigEndian.PutUint64(v[:], f.seq)
-	if err := st.Put(keySeq, v[:]); err != nil {
+	if err := putState(st, keySeq, v[:]); err != nil {
 		return err
 	}
 	if f.cfgChanged {
@@ -721,7 +862,7 @@ func (c *Catalog) writeState(st *bolt.Bucket, f *folded) error {
 		if f.cfgRaw == nil {
 			err = st.Delete(keyConfig)
 		} else {
-			err = st.Put(keyConfig, f.cfgRaw)
+			err = putState(st, keyConfig, f.cfgRaw)
 		}
 		if err != nil {
 			return err
@@ -732,7 +873,7 @@ func (c *Catalog) writeState(st *bolt.Bucket, f *folded) error {
 			Scan *events.Scan
 			Seq  uint64
 		}{f.scan, f.scanSeq})
-		if err := st.Put(keyScan, raw); err != nil {
+		if err := putState(st, keyScan, raw); err != nil {
 			return err
 		}
 	}
@@ -899,6 +1040,9 @@ func (s *Snapshot) Content(d *Document) ([]byte, error) {
 // begin starts the snapshot's transaction, once: the records and bodies a snapshot reads
 // are those of the documents it holds in memory, since the writer changes both under mu.
 func (s *Snapshot) begin() (*bolt.Tx, error) {
+	if s.c.poisoned.Load() {
+		return nil, s.c.brokenErr()
+	}
 	if s.tx == nil {
 		tx, err := s.c.db.Begin(false)
 		if err != nil {
@@ -910,31 +1054,53 @@ func (s *Snapshot) begin() (*bolt.Tx, error) {
 }
 
 // Summary reads d's outline and first paragraph from its record. Like Body, it is for one
-// goroutine of the snapshot at a time.
+// goroutine of the snapshot at a time. A record found damaged since the catalog was
+// opened has its summary derived again from the document's content.
 func (s *Snapshot) Summary(d *Document) (Summary, error) {
-	tx, err := s.begin()
-	if err != nil {
+	var sum Summary
+	err := Guard(func() error {
+		tx, err := s.begin()
+		if err != nil {
+			return err
+		}
+		v := tx.Bucket(bucketDocs).Get(recordKey(d.Key()))
+		if v == nil {
+			return damagedf("%s: record missing from the catalog", d.Path)
+		}
+		sum, err = decodeSummary(v)
+		return err
+	})
+	if err == nil || !errors.Is(err, ErrDamaged) {
+		return sum, err
+	}
+	s.c.markBroken(fmt.Errorf("the record of %s: %w", d.Path, err))
+	if !d.Readable() {
+		return Summary{}, nil
+	}
+	body, berr := s.Content(d)
+	if berr != nil {
 		return Summary{}, err
 	}
-	v := tx.Bucket(bucketDocs).Get(recordKey(d.Key()))
-	if v == nil {
-		return Summary{}, fmt.Errorf("%s: record missing from the catalog", d.Path)
-	}
-	return decodeSummary(v)
+	_, _, sum = Describe(body)
+	return sum, nil
 }
 
 // Body is where a document's content is stored: Read reads and unpacks it, from any
 // goroutine, while the snapshot it came from is open. Finding it (Snapshot.Body) takes the
 // snapshot's transaction and is for one goroutine at a time; reading it, the costly part,
-// is not.
+// is not. A body that does not match the document's content hash is never returned: it is
+// read again from the stream (and written back), or the read fails.
 type Body struct {
-	s     *Snapshot
-	d     *Document
-	where []byte
+	s *Snapshot
+	d *Document
+	// where is the body's location; lost says why there is none (a damaged catalog).
+	where location
+	lost  error
 	kept  *keptBody // set by KeepBody
 }
 
-// keptBody is a body read after its snapshot ended: its location, and its file, pinned.
+// keptBody is a body read after its snapshot ended: its catalog, its location, and its
+// file, pinned (none when the location is lost).
 type keptBody struct {
 	c    *Catalog
 	file *os.File
@@ -950,21 +1116,21 @@ func (s *Snapshot) KeepBody(d *Document) (Body, error) {
 	if err != nil {
 		return Body{}, err
 	}
-	l, err := decodeLocation(b.where)
-	if err != nil {
-		return Body{}, fmt.Errorf("%s: content %s: %w", d.Path, d.Hash, err)
+	kept := &keptBody{c: s.c, loc: b.where}
+	if b.lost == nil {
+		f := s.c.files[b.where.gen]
+		if f == nil {
+			return Body{}, fmt.Errorf("%s: body file of generation %d is not open", d.Path, b.where.gen)
+		}
+		s.c.pin(f)
+		kept.file = f
 	}
-	f := s.c.files[l.gen]
-	if f == nil {
-		return Body{}, fmt.Errorf("%s: body file of generation %d is not open", d.Path, l.gen)
-	}
-	s.c.pin(f)
-	return Body{d: d, kept: &keptBody{c: s.c, file: f, loc: l}}, nil
+	return Body{d: d, lost: b.lost, kept: kept}, nil
 }
 
 // Release ends a body KeepBody returned; it does nothing for one Body returned.
 func (b Body) Release() {
-	if b.kept != nil {
+	if b.kept != nil && b.kept.file != nil {
 		b.kept.c.unpin(b.kept.file)
 	}
 }
@@ -974,15 +1140,25 @@ func (s *Snapshot) Body(d *Document) (Body, error) {
 	if !d.Readable() {
 		return Body{}, fmt.Errorf("%s: no content (%s)", d.Path, d.Status)
 	}
-	tx, err := s.begin()
-	if err != nil {
-		return Body{}, err
+	b := Body{s: s, d: d}
+	err := Guard(func() error {
+		tx, err := s.begin()
+		if err != nil {
+			return err
+		}
+		v := tx.Bucket(bucketContent).Get([]byte(d.Hash))
+		if v == nil {
+			b.lost = fmt.Errorf("content %s missing from the catalog", d.Hash)
+			return nil
+		}
+		b.where, b.lost = decodeLocation(v)
+		return nil
+	})
+	if errors.Is(err, ErrDamaged) {
+		s.c.markBroken(err)
+		b.lost, err = err, nil
 	}
-	v := tx.Bucket(bucketContent).Get([]byte(d.Hash))
-	if v == nil {
-		return Body{}, fmt.Errorf("%s: content %s missing from the catalog", d.Path, d.Hash)
-	}
-	return Body{s: s, d: d, where: v}, nil
+	return b, err
 }
 
 // Read returns the content.
@@ -994,17 +1170,45 @@ func (b Body) Read() ([]byte, error) {
 // until buf is used again. Reading many bodies one after the other into one buffer
 // allocates once for the largest of them, not twice for each.
 func (b Body) ReadBuffered(buf *BodyBuffer) ([]byte, error) {
-	var body []byte
-	var err error
-	if b.kept != nil {
-		body, err = b.kept.c.readAt(b.kept.file, b.kept.loc, buf)
-	} else {
-		body, err = b.s.readBody(b.where, buf)
+	c := b.catalog()
+	problem := b.lost
+	if problem == nil {
+		var body []byte
+		var err error
+		if b.kept != nil {
+			body, err = c.readAt(b.kept.file, b.kept.loc, buf)
+		} else {
+			body, err = b.s.readBody(b.where, buf)
+		}
+		if err == nil && matches(body, b.d.Hash) {
+			return body, nil
+		}
+		problem = err
+		if problem == nil {
+			problem = errors.New("does not match its content hash")
+		}
 	}
+	body, err := c.fromStream(b.d, problem)
 	if err != nil {
 		return nil, fmt.Errorf("%s: content %s: %w", b.d.Path, b.d.Hash, err)
 	}
 	return body, nil
+}
+
+// catalog is the catalog the body is stored in.
+func (b Body) catalog() *Catalog {
+	if b.kept != nil {
+		return b.kept.c
+	}
+	return b.s.c
+}
+
+// matches reports whether body's content hash (events.HashContent) is hash.
+func matches(body []byte, hash string) bool {
+	sum := sha256.Sum256(body)
+	var x [2 * sha256.Size]byte
+	hex.Encode(x[:], sum[:])
+	return string(x[:]) == hash
 }
 
 // How a body is stored: a byte naming the form, then the body in it. S2 roughly halves

@@ -2,7 +2,8 @@ package projection
 
 import (
 	"encoding/binary"
-	"errors"
+	"fmt"
+	"hash/crc32"
 	"time"
 	"unsafe"
 
@@ -11,10 +12,11 @@ import (
 )
 
 // The catalog stores a document record in a compact binary form: loading 100k records at
-// start-up must take milliseconds, not the hundreds that JSON would.
-const recordVersion = 2
+// start-up must take milliseconds, not the hundreds that JSON would. A record ends with a
+// checksum of the rest (see seal), so that a damaged one is refused rather than read.
+const recordVersion = 3
 
-var errRecord = errors.New("corrupt catalog record")
+var errRecord = fmt.Errorf("%w: a catalog record does not match its checksum or cannot be read", ErrDamaged)
 
 func encodeDocument(d *Document, sum Summary) []byte {
 	b := make([]byte, 0, 64+len(d.Path)+len(d.Title)+len(d.Hash)+len(sum.FirstParagraph))
@@ -35,7 +37,16 @@ func encodeDocument(d *Document, sum Summary) []byte {
 		b = binrec.AppendString(b, h.Text)
 	}
 	b = binrec.AppendString(b, sum.FirstParagraph)
-	return b
+	return binary.BigEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
+}
+
+// recordBody is a record less its checksum, or errRecord when it does not match.
+func recordBody(b []byte) ([]byte, error) {
+	body, err := unseal(b)
+	if err != nil || len(body) == 0 || body[0] != recordVersion {
+		return nil, errRecord
+	}
+	return body, nil
 }
 
 // readStatus returns the status the record names, the common ones without keeping the record.
@@ -54,8 +65,9 @@ func readStatus(r *binrec.Reader) events.Status {
 // its strings are slices of one copy of the record's fields before the summary, which
 // stays on disk (Summary).
 func decodeDocument(b []byte) (*Document, error) {
-	if len(b) == 0 || b[0] != recordVersion {
-		return nil, errRecord
+	b, err := recordBody(b)
+	if err != nil {
+		return nil, err
 	}
 	// A first pass reads the record where it lies, to check it and to find where its
 	// summary starts; only what precedes it is copied.
@@ -72,8 +84,9 @@ func decodeDocument(b []byte) (*Document, error) {
 
 // decodeSummary reads the summary of a record, its strings copied.
 func decodeSummary(b []byte) (Summary, error) {
-	if len(b) == 0 || b[0] != recordVersion {
-		return Summary{}, errRecord
+	b, err := recordBody(b)
+	if err != nil {
+		return Summary{}, err
 	}
 	r := binrec.NewReader(string(b[1:]))
 	readHead(r)

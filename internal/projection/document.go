@@ -15,12 +15,12 @@
 //  2. session.Registry.mu: released before the catalog is read.
 //  3. Catalog.mu (RWMutex), then a bbolt transaction inside it: Apply writes under it;
 //     Read holds it for the snapshot's whole life, so a reader must not wait under it for
-//     anything slow. Search reads the catalog before and after it searches the index,
+//     anything slow (but a damaged body, read again from the stream within fetchTimeout). Search reads the catalog before and after it searches the index,
 //     never during; subscriptions read resources on their own goroutine, not the runner's.
 //  4. index.Index.mu (RWMutex): guards the Bleve handle against Reset and Close; never
 //     taken under Catalog.mu by a query.
 //  5. Leaves, under which nothing else is taken: Runner.mu, Runner.appliedMu, Catalog.scanMu,
-//     freshness.Tracker.mu and recent.mu, mcpserver's Server.connMu and subscriptions.mu
+//     Catalog.repairMu and damageMu, Index.damageMu, freshness.Tracker.mu and recent.mu, mcpserver's Server.connMu and subscriptions.mu
 //     (released before any resource is read or any notification sent).
 package projection
 

@@ -39,6 +39,12 @@ type Preparer interface {
 	Prepare(events.Batch) (apply func() error)
 }
 
+// Damageable is a projection that may find its files damaged while in use: Damaged is
+// closed then, and until the projection is Reset, its Identity names no stream.
+type Damageable interface {
+	Damaged() <-chan struct{}
+}
+
 // Runner feeds each projection from its own consumer of the stream, starting after its
 // own checkpoint, so that a slow projection (the full-text index) never holds back a fast
 // one (the catalog, which answers view and tree).
@@ -190,6 +196,11 @@ func (r *Runner) Run(ctx context.Context) error {
 	if len(r.Projections) == 0 {
 		markCaught(caught)
 	}
+	for _, p := range r.Projections {
+		if u, ok := p.(interface{ UseStream(*events.Stream) }); ok {
+			u.UseStream(r.Stream) // to read damaged content again from
+		}
+	}
 	var wg sync.WaitGroup
 	errs := make(chan error, len(r.Projections))
 	for _, p := range r.Projections {
@@ -237,6 +248,18 @@ func (r *Runner) runOne(ctx context.Context, p Projection, caught chan struct{})
 }
 
 func (r *Runner) follow(ctx context.Context, p Projection, caughtUp func()) error {
+	err := r.followOnce(ctx, p, caughtUp)
+	if d, ok := p.(Damageable); ok && ctx.Err() == nil {
+		select {
+		case <-d.Damaged():
+			return fmt.Errorf("%s: its files are damaged; rebuilding it from the stream", p.Name())
+		default:
+		}
+	}
+	return err
+}
+
+func (r *Runner) followOnce(ctx context.Context, p Projection, caughtUp func()) error {
 	info, err := r.Stream.Info(ctx)
 	if err != nil {
 		return err
@@ -251,6 +274,21 @@ func (r *Runner) follow(ctx context.Context, p Projection, caughtUp func()) erro
 		if err := p.Reset(State{StreamID: id, Project: r.Project}); err != nil {
 			return fmt.Errorf("reset %s: %w", p.Name(), err)
 		}
+	}
+	if d, ok := p.(Damageable); ok {
+		// A projection found damaged while in use stops following, to be reset (its
+		// Identity says so) and rebuilt on the next try.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		damaged := d.Damaged()
+		go func() {
+			select {
+			case <-damaged:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
 	}
 	from := p.Checkpoint()
 	target := info.State.LastSeq

@@ -5,6 +5,7 @@ import (
 
 	"github.com/guide/guide/internal/events"
 	"github.com/guide/guide/internal/index"
+	"github.com/guide/guide/internal/projection"
 )
 
 // Status is the content of the status resource (guide://_status): how fresh the
@@ -23,4 +24,7 @@ type Status struct {
 	// Index is the full-text index's own progress: its applied sequence may trail the
 	// catalog's by a batch while it catches up.
 	Index *index.State `json:"index,omitempty"`
+	// Repairs are the damaged files the projections found since the process started, and
+	// what they did: rebuilt from the stream, or bodies read again from it.
+	Repairs []projection.Repair `json:"repairs,omitempty"`
 }

@@ -103,6 +103,32 @@ func CopyTree(t testing.TB, src string) string {
 	return dst
 }
 
+// CopyDir copies the files under src into dst (a data directory, to damage a copy of it).
+func CopyDir(t testing.TB, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		if !d.Type().IsRegular() {
+			return nil // sockets, locks' pipes
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, b, 0o644)
+	})
+	if err != nil {
+		t.Fatalf("copy %s: %v", src, err)
+	}
+}
+
 // WriteFile writes a file of a tree, creating its folders.
 func WriteFile(t testing.TB, root, rel, content string) {
 	t.Helper()

@@ -41,6 +41,10 @@ type Report struct {
 	RYWPartial int `json:"ryw_partial"`
 	RYWErrors  int `json:"ryw_transport_errors"`
 
+	// Corruptions are the projection files damaged while guide-mcp was down ("scribble
+	// query/catalog.db"); the checks below hold after them as after kills.
+	Corruptions []string `json:"corruptions,omitempty"`
+
 	SessionCalls  int64 `json:"session_calls"`
 	SessionErrors int64 `json:"session_transport_errors"`
 	ToolErrors    int64 `json:"session_tool_errors"`
@@ -345,6 +349,7 @@ func (r Report) String() string {
 	fmt.Fprintf(&b, "  kills          indexer+NATS %d, guide-mcp %d, guide-mcp --root %d\n", r.KillsIndexer, r.KillsQuery, r.KillsAllInOne)
 	fmt.Fprintf(&b, "  read-your-writes %d changes checked at once through guide-mcp --root: %d stale, %d answers partial, %d cut short by a kill\n",
 		r.RYWTrials, r.RYWStale, r.RYWPartial, r.RYWErrors)
+	fmt.Fprintf(&b, "  corruptions    %d %v\n", len(r.Corruptions), r.Corruptions)
 	fmt.Fprintf(&b, "  sessions       %d calls, %d transport errors, %d tool errors, %d attached, %d detached, %d ended, %d reconnected\n",
 		r.SessionCalls, r.SessionErrors, r.ToolErrors, r.Attached, r.Detached, r.SessionsEnded, r.Reconnects)
 	if len(r.ToolErrorKinds) > 0 {

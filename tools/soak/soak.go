@@ -13,6 +13,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"log"
 	"math/rand/v2"
 	"os"
@@ -25,6 +26,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 
 	"github.com/guide/guide/internal/query"
+	"github.com/guide/guide/internal/testkit/damage"
 	"github.com/guide/guide/tools/corpus"
 )
 
@@ -76,6 +78,29 @@ const project = "soak"
 // the rest runs without kills, so that the consumers, goroutines and watches counted at the
 // end belong to processes that lived through churn, not to ones just started.
 const chaosShare = 0.6
+
+// corruptEvery is one damaged projection file, on average, per this many operations: the
+// query process is killed, a file of its data directory damaged, and it is started again.
+const corruptEvery = 600
+
+// corrupt damages a random file of the query process's data directory (its projections)
+// in a random way, and says which and how.
+func corrupt(dir string, r *rand.Rand) (string, error) {
+	var files []string
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() && !strings.HasSuffix(p, ".lock") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if len(files) == 0 {
+		return "no file to damage", nil
+	}
+	f := files[r.IntN(len(files))]
+	k := damage.Kinds[r.IntN(len(damage.Kinds))]
+	rel, _ := filepath.Rel(dir, f)
+	return fmt.Sprintf("%s %s", k, rel), damage.File(f, k, r)
+}
 
 // killEvery is one kill, on average, per this many file-system operations.
 const killEvery = 300
@@ -238,12 +263,25 @@ func Run(ctx context.Context, cfg Config) (rep Report, err error) {
 			downMu.Unlock()
 		})
 	}
+	// corruptQuery kills guide-mcp, damages a file of its projections, and starts it again.
+	corruptQuery := func() {
+		restarts.Wait()
+		d.query.kill()
+		what, err := corrupt(filepath.Join(cfg.Work, "query"), r)
+		ops.printf("kill -9 guide-mcp, %s, restart", what)
+		if err != nil {
+			rep.fail("damaging %s: %v", what, err)
+		}
+		rep.Corruptions = append(rep.Corruptions, what)
+		revive(d.query)
+	}
 	chaos := true
 	lastReport := time.Now()
 	n := 0
 	for ; n < cfg.MaxOps && time.Now().Before(deadline) && ctx.Err() == nil; n++ {
 		if chaos && time.Now().After(chaosEnd) {
 			chaos = false
+			corruptQuery() // at least one in every run
 			restarts.Wait()
 			kill(d.indexer, 0, "the last NATS restart")
 			restarts.Wait()
@@ -271,6 +309,9 @@ func Run(ctx context.Context, cfg Config) (rep Report, err error) {
 				p = d.allInOne
 			}
 			kill(p, time.Duration(r.IntN(2000))*time.Millisecond, "at random")
+		}
+		if chaos && r.IntN(corruptEvery) == 0 {
+			corruptQuery()
 		}
 		o := t.step()
 		rep.Ops[o.Kind]++

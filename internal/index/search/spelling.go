@@ -63,18 +63,25 @@ func (v view) correct(q querylang.Query) (querylang.Query, []Correction) {
 // its content.
 func (v view) known(w string) bool {
 	for _, f := range []string{schema.Content, schema.Name} {
-		d, err := v.idx.FieldDictRange(f, []byte(w), []byte(w))
-		if err != nil {
-			return true // in doubt, leave the word alone
-		}
-		e, _ := d.Next()
-		_ = d.Close()
-		if e != nil {
+		if v.holds(f, w) {
 			return true
 		}
 	}
 	s := v.stem(w)
 	return s != "" && (len(v.forms(schema.Content, w, s)) > 0 || len(v.forms(schema.Name, w, s)) > 0)
+}
+
+// holds reports whether field holds the word w (true when in doubt). The dictionary is
+// closed however its reading ends: Bleve holds its index's lock until then, and a panic
+// on a damaged segment that left it open would make the index's Close wait forever.
+func (v view) holds(field, w string) bool {
+	d, err := v.idx.FieldDictRange(field, []byte(w), []byte(w))
+	if err != nil {
+		return true // in doubt, leave the word alone
+	}
+	defer d.Close()
+	e, _ := d.Next()
+	return e != nil
 }
 
 // closest finds the indexed word nearest to w: fewest edits, then most documents, then
@@ -87,20 +94,22 @@ func closest(fz bindex.IndexReaderFuzzy, w string) string {
 	}
 	var cs []cand
 	for _, f := range []string{schema.Content, schema.Name} {
-		d, a, err := fz.FieldDictFuzzyAutomaton(f, w, maxTypoEdits, "")
-		if err != nil {
-			continue
-		}
-		for n := 0; n < maxFormScan; n++ {
-			e, err := d.Next()
-			if err != nil || e == nil {
-				break
+		func() {
+			d, a, err := fz.FieldDictFuzzyAutomaton(f, w, maxTypoEdits, "")
+			if err != nil {
+				return
 			}
-			if ok, dist := a.MatchAndDistance(e.Term); ok && dist > 0 && utf8.RuneCountInString(e.Term) >= minTypoRunes-1 {
-				cs = append(cs, cand{e.Term, dist, e.Count})
+			defer d.Close()
+			for n := 0; n < maxFormScan; n++ {
+				e, err := d.Next()
+				if err != nil || e == nil {
+					break
+				}
+				if ok, dist := a.MatchAndDistance(e.Term); ok && dist > 0 && utf8.RuneCountInString(e.Term) >= minTypoRunes-1 {
+					cs = append(cs, cand{e.Term, dist, e.Count})
+				}
 			}
-		}
-		_ = d.Close()
+		}()
 	}
 	if len(cs) == 0 {
 		return ""
