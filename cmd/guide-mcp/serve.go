@@ -69,7 +69,9 @@ func (m *Main) openServer() {
 	// catalog, and search says the index is opening until then.
 	m.index = &index.Index{Dir: filepath.Join(m.dataDir(), "query", "index"), Logger: m.Logger}
 	m.indexOpen = make(chan error, 1)
-	go func() { m.indexOpen <- m.index.Open() }()
+	// In m.wg, so that Close waits for it: an open that Close outran would leave the
+	// index open, and its directory locked, after the process let the project go.
+	m.wg.Go(func() { m.indexOpen <- m.index.Open() })
 	// In all-in-one mode this is the only query process of the project, so at start every
 	// session document on the stream of no recorded live session is one of a session that
 	// did not survive the restart (stdio).

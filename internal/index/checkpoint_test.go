@@ -149,3 +149,18 @@ func TestIndexOfAnotherSegmentFormatRebuilds(t *testing.T) {
 	testkit.Equal(t, [3]any{x.Checkpoint(), sid, x.State().Documents}, [3]any{uint64(0), "", uint64(0)},
 		"checkpoint, identity and documents")
 }
+
+// TestOpenAfterClose: a process that closes before its index finished opening (it opens in
+// the background) must not leave it open, holding the directory's lock.
+func TestOpenAfterClose(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "index")
+	x := &index.Index{Dir: dir, Logger: testkit.Logger()}
+	testkit.NoErr(t, x.Close(), "close before open")
+	if err := x.Open(); err == nil {
+		_ = x.Close()
+		t.Fatal("open after close opened the index")
+	}
+	y := &index.Index{Dir: dir, Logger: testkit.Logger()}
+	testkit.NoErr(t, y.Open(), "open by the next process")
+	testkit.NoErr(t, y.Close(), "close")
+}

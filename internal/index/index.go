@@ -39,6 +39,10 @@ var (
 // ErrLocked is returned when another process has the index open.
 var ErrLocked = errors.New("index is in use by another process")
 
+// ErrClosed is returned by Open after Close: an open that a closing process began late
+// must not leave the index open, and its directory locked, behind it.
+var ErrClosed = errors.New("index is closed")
+
 // Index is the full-text projection in a directory of its own. One goroutine applies
 // batches; any number search.
 type Index struct {
@@ -49,8 +53,9 @@ type Index struct {
 	IdleMerge time.Duration
 
 	// mu guards the Bleve handle against Reset and Close while searches use it.
-	mu  sync.RWMutex
-	idx bleve.Index
+	mu     sync.RWMutex
+	idx    bleve.Index
+	closed bool // Close was called: Open refuses
 
 	// Written by the applying goroutine; read by anyone.
 	seq      atomic.Uint64
@@ -80,6 +85,9 @@ func (x *Index) Open() error {
 	// answers (search says the index is opening until this returns).
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	if x.closed {
+		return fmt.Errorf("%w: %s", ErrClosed, x.Dir)
+	}
 	if x.Logger == nil {
 		x.Logger = slog.Default()
 	}
@@ -179,10 +187,11 @@ func (x *Index) load() error {
 	return nil
 }
 
-// Close persists the batches applied and closes the index.
+// Close persists the batches applied and closes the index. An Open after it fails.
 func (x *Index) Close() error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	x.closed = true
 	if x.idx == nil {
 		return nil
 	}
