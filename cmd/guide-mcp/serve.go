@@ -171,6 +171,11 @@ func (m *Main) follow(ctx context.Context) error {
 		return err
 	}
 	m.srv.ConnectSessions(m.stream) // the index may take seconds to open
+	m.mu.Lock()
+	if b := m.broker; b != nil {
+		m.srv.Freshness.Writer(b.Err) // the embedded server's store, all-in-one
+	}
+	m.mu.Unlock()
 	if err := <-m.indexOpen; err != nil {
 		return err
 	}

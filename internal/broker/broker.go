@@ -38,6 +38,8 @@ type Broker struct {
 
 	Conn   *nats.Conn
 	Server *server.Server
+
+	store *storeWatch // the embedded server's store (store.go)
 }
 
 // Open starts the embedded server if needed and connects.
@@ -76,6 +78,10 @@ func (b *Broker) Open() error {
 		NoLog:      true,
 		MaxPayload: 8 << 20,
 		SyncAlways: b.SyncAlways,
+		// The disk is the limit. Left to itself the server takes three quarters of the
+		// space free when it starts, and refuses every publish past it ("insufficient
+		// resources") for good, however much space is freed later.
+		JetStreamMaxStore: maxStore,
 	}
 	if b.Token != "" {
 		so.Authorization = b.Token
@@ -115,6 +121,7 @@ func (b *Broker) Open() error {
 		return fmt.Errorf("connect to embedded NATS: %w", err)
 	}
 	b.Conn = nc
+	b.watchStore()
 	return nil
 }
 
@@ -145,6 +152,7 @@ func (b *Broker) ClientURL() string {
 // Close drains the connection and stops the embedded server. It reports a failure to
 // drain; the connection is closed anyway.
 func (b *Broker) Close() error {
+	b.stopWatch()
 	var err error
 	if b.Conn != nil {
 		if err = b.Conn.Drain(); errors.Is(err, nats.ErrConnectionClosed) {

@@ -41,6 +41,11 @@ func (x *Index) Prepare(b events.Batch) func() error {
 
 // apply is the rest of Apply once b's documents are prepared.
 func (x *Index) apply(b events.Batch, docs []prepared) error {
+	if err := x.persistErr(); err != nil {
+		// The batches before are not on disk yet: hold the next ones off (the runner tries
+		// again with backoff) rather than pile them up in memory.
+		return err
+	}
 	seq := x.seq.Load()
 	batch := x.idx.NewBatch()
 	applied := seq

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
 	bolterrors "go.etcd.io/bbolt/errors"
 
@@ -64,6 +65,8 @@ type Index struct {
 	// disk is what scorch has persisted of the open Bleve index (one per open/create,
 	// so that a callback of an index already replaced cannot touch it).
 	disk *persistence
+	// fault is what the open index's persister and merger fail to write (fault.go).
+	fault atomic.Pointer[fault]
 	// merger merges the open index's segments when it is idle (see mergeWhenIdle).
 	merger atomic.Pointer[merger]
 	// batches counts the batches applied; mergedAt is one more than the count the merger
@@ -92,16 +95,19 @@ func (x *Index) Open() error {
 		x.Logger = slog.Default()
 	}
 	x.identity.Store(&[2]string{})
+	f := x.watchFaults()
 	idx, err := bleve.OpenUsing(x.Dir, x.runtimeConfig())
 	switch {
 	case err == nil:
 		v, gerr := idx.GetInternal(keyMapping)
 		if gerr == nil && string(v) == MappingVersion {
 			x.idx = idx
+			x.watching(idx, f)
 			return x.load()
 		}
 		n, _ := idx.DocCount()
 		_ = idx.Close()
+		f.close()
 		if gerr == nil && len(v) == 0 && n == 0 {
 			// Created, then killed before its first batch was persisted: new and empty,
 			// not another mapping.
@@ -110,6 +116,7 @@ func (x *Index) Open() error {
 		x.Logger.Info("index mapping changed; rebuilding it from the stream", "dir", x.Dir, "was", string(v), "now", MappingVersion)
 	case errors.Is(err, bleve.ErrorIndexPathDoesNotExist) || errors.Is(err, bleve.ErrorIndexMetaMissing):
 	case errors.Is(err, bolterrors.ErrTimeout):
+		f.close()
 		return fmt.Errorf("%w: %s", ErrLocked, x.Dir)
 	default:
 		x.Logger.Warn("index unreadable (written in another segment format, or damaged); rebuilding it from the stream", "dir", x.Dir, "err", err)
@@ -128,6 +135,22 @@ func (x *Index) runtimeConfig() map[string]any {
 		"unsafe_batch": true,
 		// Another process holding the index makes Open fail, rather than wait forever.
 		"bolt_timeout": "500ms",
+		// What the persister and the merger fail to write is reported, and they wait
+		// before trying again (fault.go).
+		"eventCallbackName":      callbackName,
+		"asyncErrorCallbackName": callbackName,
+	}
+}
+
+// watching makes f, watching the index just opened, the one Err reports.
+func (x *Index) watching(idx bleve.Index, f *fault) {
+	if adv, err := idx.Advanced(); err == nil {
+		if s, ok := adv.(*scorch.Scorch); ok {
+			f.opened(s)
+		}
+	}
+	if old := x.fault.Swap(f); old != nil && old != f {
+		old.close()
 	}
 }
 
@@ -141,10 +164,13 @@ func (x *Index) create(st projection.State) error {
 		return fmt.Errorf("index mapping: %w", err)
 	}
 	cfg := x.runtimeConfig()
+	f := x.watchFaults()
 	idx, err := bleve.NewUsing(x.Dir, m, bleve.Config.DefaultIndexType, bleve.Config.DefaultKVStore, cfg)
 	if err != nil {
+		f.close()
 		return fmt.Errorf("create index %s: %w", x.Dir, err)
 	}
+	x.watching(idx, f)
 	b := idx.NewBatch()
 	b.SetInternal(keyMapping, []byte(MappingVersion))
 	b.SetInternal(keyStream, []byte(st.StreamID))

@@ -42,9 +42,11 @@ func (x *Indexer) Run(ctx context.Context) error {
 			}
 			d := f.retry.Next()
 			x.log.Warn("publishing failed; retrying", "err", err, "in", d)
+			x.setErr(err)
 			retry.Reset(d)
 		} else {
 			f.retry.Reset()
+			x.setErr(nil)
 		}
 		select {
 		case <-ctx.Done():

@@ -1,0 +1,140 @@
+package broker
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+
+	"github.com/guide/guide/internal/backoff"
+)
+
+// storeCheck is how often the embedded server's store is checked for a write error.
+const storeCheck = time.Second
+
+// The embedded server's file store latches its first write error (a full disk): from then
+// on the stream takes no message, answers no publish, and says so only in its own log,
+// until JetStream starts again. watchStore checks for that, reports it (Err), and starts
+// JetStream again, with backoff, once a file can be written beside the store: the stream
+// is recovered from its files, without the message that failed, which its publisher, never
+// acknowledged, publishes again.
+type storeWatch struct {
+	mu    sync.Mutex
+	err   error
+	since time.Time
+	stop  chan struct{}
+	done  chan struct{}
+	once  sync.Once
+}
+
+// Err says why the embedded server's stream store cannot be written now; nil while it
+// can, and always for a server elsewhere.
+func (b *Broker) Err() error {
+	if b.store == nil {
+		return nil
+	}
+	b.store.mu.Lock()
+	defer b.store.mu.Unlock()
+	return b.store.err
+}
+
+func (b *Broker) watchStore() {
+	w := &storeWatch{stop: make(chan struct{}), done: make(chan struct{})}
+	b.store = w
+	go func() {
+		defer close(w.done)
+		retry := backoff.Backoff{Initial: storeCheck, Max: 30 * time.Second}
+		t := time.NewTimer(storeCheck)
+		defer t.Stop()
+		for {
+			select {
+			case <-w.stop:
+				return
+			case <-t.C:
+			}
+			next := storeCheck
+			if err := b.storeErr(); err != nil {
+				b.setStoreErr(err)
+				if rerr := b.restartJetStream(); rerr != nil {
+					b.Logger.Warn("the stream's store still cannot be written", "err", rerr)
+					next = retry.Next()
+				} else {
+					retry.Reset()
+				}
+			} else {
+				b.setStoreErr(nil)
+			}
+			t.Reset(next)
+		}
+	}()
+}
+
+func (b *Broker) stopWatch() {
+	if w := b.store; w != nil {
+		w.once.Do(func() { close(w.stop) })
+		<-w.done
+	}
+}
+
+// storeErr asks the embedded server whether JetStream runs and every stream takes writes.
+func (b *Broker) storeErr() error {
+	h := b.Server.Healthz(&server.HealthzOptions{Details: true})
+	if h == nil || h.StatusCode == 0 || h.StatusCode == 200 {
+		return nil
+	}
+	var msgs []string
+	for _, e := range h.Errors {
+		msgs = append(msgs, e.Error)
+	}
+	if len(msgs) == 0 && h.Error != "" {
+		msgs = append(msgs, h.Error)
+	}
+	if len(msgs) == 0 {
+		msgs = append(msgs, h.Status)
+	}
+	return fmt.Errorf("stream store: %s", strings.Join(msgs, "; "))
+}
+
+func (b *Broker) setStoreErr(err error) {
+	w := b.store
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch {
+	case err != nil && w.err == nil:
+		w.since = time.Now()
+		b.Logger.Error("the stream's store cannot be written; publishing stops until it can", "err", err)
+	case err == nil && w.err != nil:
+		b.Logger.Info("the stream's store takes writes again", "failed_for", time.Since(w.since).Round(time.Millisecond))
+	}
+	w.err = err
+}
+
+// maxStore is the embedded server's limit of stored bytes: none but the disk's.
+const maxStore = 1 << 50
+
+// probeSize is what must be writable beside the store before JetStream starts again.
+const probeSize = 1 << 20
+
+// restartJetStream starts JetStream again, once probeSize bytes can be written in the
+// store's folder.
+func (b *Broker) restartJetStream() error {
+	probe := filepath.Join(b.StoreDir, ".space-probe")
+	err := os.WriteFile(probe, make([]byte, probeSize), 0o600)
+	_ = os.Remove(probe)
+	if err != nil {
+		return err
+	}
+	b.Logger.Info("starting the stream's store again")
+	if err := b.Server.ShutdownJetStream(); err != nil {
+		return fmt.Errorf("stopping JetStream: %w", err)
+	}
+	if err := b.Server.EnableJetStream(&server.JetStreamConfig{StoreDir: b.StoreDir, MaxStore: maxStore, SyncAlways: b.SyncAlways}); err != nil {
+		return fmt.Errorf("starting JetStream: %w", err)
+	}
+	return errors.Join(b.storeErr())
+}
