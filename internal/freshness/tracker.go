@@ -14,9 +14,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
-	"log/slog"
 	"sync"
 	"time"
 
