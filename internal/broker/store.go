@@ -48,7 +48,7 @@ func (b *Broker) watchStore() {
 	b.store = w
 	go func() {
 		defer close(w.done)
-		retry := backoff.Backoff{Initial: storeCheck, Max: 30 * time.Second}
+		retry := backoff.Backoff{Initial: storeCheck, Max: 10 * time.Second}
 		t := time.NewTimer(storeCheck)
 		defer t.Stop()
 		for {
