@@ -29,6 +29,10 @@ type Report struct {
 
 	KillsIndexer int `json:"kills_indexer"` // each one also restarts the embedded NATS server
 	KillsQuery   int `json:"kills_query"`
+	// DiskFull says how the disk-full phase went, or why it was skipped; DiskFullStatus is
+	// guide-mcp's write_error at its end ("" if it had nothing to write meanwhile).
+	DiskFull       string `json:"disk_full,omitempty"`
+	DiskFullStatus string `json:"disk_full_write_error,omitempty"`
 
 	SessionCalls  int64 `json:"session_calls"`
 	SessionErrors int64 `json:"session_transport_errors"`
@@ -332,6 +336,9 @@ func (r Report) String() string {
 	}
 	fmt.Fprintf(&b, "                 %s\n", strings.Join(kinds, ", "))
 	fmt.Fprintf(&b, "  kills          indexer+NATS %d, guide-mcp %d\n", r.KillsIndexer, r.KillsQuery)
+	if r.DiskFull != "" {
+		fmt.Fprintf(&b, "  disk full      %s; guide-mcp's write_error: %q\n", r.DiskFull, clip(r.DiskFullStatus, 200))
+	}
 	fmt.Fprintf(&b, "  sessions       %d calls, %d transport errors, %d tool errors, %d attached, %d detached, %d ended, %d reconnected\n",
 		r.SessionCalls, r.SessionErrors, r.ToolErrors, r.Attached, r.Detached, r.SessionsEnded, r.Reconnects)
 	if len(r.ToolErrorKinds) > 0 {

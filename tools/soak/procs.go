@@ -166,7 +166,7 @@ type deployment struct {
 	metricsURL     string
 }
 
-func newDeployment(binDir, root, work, project string, sessionTTL time.Duration, log io.Writer) (*deployment, error) {
+func newDeployment(binDir, root, data, project string, sessionTTL time.Duration, log io.Writer) (*deployment, error) {
 	natsAddr, err := freeAddr()
 	if err != nil {
 		return nil, err
@@ -178,10 +178,10 @@ func newDeployment(binDir, root, work, project string, sessionTTL time.Duration,
 	d := &deployment{natsURL: "nats://" + natsAddr, mcpURL: "http://" + httpAddr + "/mcp", metricsURL: "http://" + httpAddr + "/metrics"}
 	d.indexer = &proc{name: "indexer", bin: filepath.Join(binDir, "indexer"), addr: natsAddr,
 		// The safety rescan is pushed past the run, so that what the watcher misses shows.
-		args: []string{"--root", root, "--project", project, "--data", filepath.Join(work, "nats"), "--listen", natsAddr,
+		args: []string{"--root", root, "--project", project, "--data", filepath.Join(data, "nats"), "--listen", natsAddr,
 			"--interval", "1h", "--log-level", "warn"}}
 	d.query = &proc{name: "guide-mcp", bin: filepath.Join(binDir, "guide-mcp"), addr: httpAddr,
-		args: []string{"--nats", d.natsURL, "--project", project, "--data", filepath.Join(work, "query"), "--http", httpAddr,
+		args: []string{"--nats", d.natsURL, "--project", project, "--data", filepath.Join(data, "query"), "--http", httpAddr,
 			"--session-ttl", sessionTTL.String(), "--log-level", "warn"}}
 	for _, p := range []*proc{d.indexer, d.query} {
 		p.log = prefixed(log, p.name, p.noteLine)
