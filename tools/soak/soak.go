@@ -43,7 +43,7 @@ type Config struct {
 	// DiskFull is how long the data directories' disk stays full, after the kills (see
 	// diskfull.go); 0 for the default, 15s; negative for no such phase.
 	DiskFull time.Duration
-	Progress   io.Writer     // a line per phase (default io.Discard)
+	Progress io.Writer // a line per phase (default io.Discard)
 }
 
 func (c *Config) defaults() {
