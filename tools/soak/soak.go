@@ -40,10 +40,10 @@ type Config struct {
 	Work       string        // where the tree, the data and the logs go (default a new temporary folder)
 	SessionTTL time.Duration // guide-mcp --session-ttl: bounds how long a killed session's documents live (default 30s)
 	Settle     time.Duration // how long the system may take to settle at the end (default 2m)
+	Progress   io.Writer     // a line per phase (default io.Discard)
 	// DiskFull is how long the data directories' disk stays full, after the kills (see
 	// diskfull.go); 0 for the default, 15s; negative for no such phase.
 	DiskFull time.Duration
-	Progress io.Writer // a line per phase (default io.Discard)
 }
 
 func (c *Config) defaults() {
