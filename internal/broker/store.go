@@ -81,21 +81,22 @@ func (b *Broker) stopWatch() {
 	}
 }
 
-// storeErr asks the embedded server whether JetStream runs and every stream takes writes.
+// storeErr asks the embedded server whether a stream has latched a write error. Only
+// that: its health check fails for passing reasons too (not ready for connections within
+// a millisecond under load), which no restart should follow.
 func (b *Broker) storeErr() error {
 	h := b.Server.Healthz(&server.HealthzOptions{Details: true})
-	if h == nil || h.StatusCode == 0 || h.StatusCode == 200 {
+	if h == nil {
 		return nil
 	}
 	var msgs []string
 	for _, e := range h.Errors {
-		msgs = append(msgs, e.Error)
-	}
-	if len(msgs) == 0 && h.Error != "" {
-		msgs = append(msgs, h.Error)
+		if e.Type == server.HealthzErrorStream && strings.Contains(e.Error, " write error: ") {
+			msgs = append(msgs, e.Error)
+		}
 	}
 	if len(msgs) == 0 {
-		msgs = append(msgs, h.Status)
+		return nil
 	}
 	return fmt.Errorf("stream store: %s", strings.Join(msgs, "; "))
 }
