@@ -60,6 +60,9 @@ func (d *dataDisk) free() error {
 
 // writeError is guide-mcp's write_error as its status says now.
 func writeError(ctx context.Context, url string) string {
+	// Bounded: the phase must end on time, whatever the query process is doing.
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
 	c, err := Connect(ctx, url, "soak-disk-full")
 	if err != nil {
 		return "status unreadable: " + err.Error()
