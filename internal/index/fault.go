@@ -87,26 +87,25 @@ const (
 	merging
 )
 
-// watchFaults makes the callbacks of the index about to be opened in Dir reach x.
+// watchFaults returns what will watch the index about to be opened in Dir.
 func (x *Index) watchFaults() *fault {
 	f := &fault{x: x, path: x.Dir + string(os.PathSeparator) + "store", quit: make(chan struct{})}
 	for i := range f.retry {
 		f.retry[i] = backoff.Backoff{Initial: 100 * time.Millisecond, Max: faultRetryMax}
 	}
+	return f
+}
+
+// opened makes the callbacks of s, the index f watches, now open (and so the only one in
+// its folder: it holds the lock), reach f.
+func (f *fault) opened(s *scorch.Scorch) {
 	faults.Lock()
 	defer faults.Unlock()
 	if faults.byPath == nil {
 		faults.byPath, faults.byScorch = map[string]*fault{}, map[*scorch.Scorch]*fault{}
 	}
-	faults.byPath[f.path] = f
-	return f
-}
-
-// opened tells f the scorch index it watches, once open, for its events.
-func (f *fault) opened(s *scorch.Scorch) {
-	faults.Lock()
-	defer faults.Unlock()
 	f.s = s
+	faults.byPath[f.path] = f
 	faults.byScorch[s] = f
 }
 
