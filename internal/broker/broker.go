@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
@@ -36,10 +37,32 @@ type Broker struct {
 	Name   string // client name, shown by the server
 	Logger *slog.Logger
 
-	Conn   *nats.Conn
+	Conn *nats.Conn
+	// Server is the embedded server as Open started it; one whose store failed is
+	// replaced by a new one on the same store and port (store.go): current returns it.
 	Server *server.Server
 
-	store *storeWatch // the embedded server's store (store.go)
+	store    *storeWatch     // the embedded server's store (store.go)
+	opts     *server.Options // the embedded server's, to start it again
+	serverMu sync.Mutex      // guards cur
+	cur      *server.Server
+}
+
+// current is the embedded server running now.
+func (b *Broker) current() *server.Server {
+	b.serverMu.Lock()
+	defer b.serverMu.Unlock()
+	return b.cur
+}
+
+// InProcessConn connects the broker's own connection to the embedded server running now,
+// and again to the one that replaces it.
+func (b *Broker) InProcessConn() (net.Conn, error) {
+	ns := b.current()
+	if ns == nil {
+		return nil, errors.New("embedded NATS: not running")
+	}
+	return ns.InProcessConn()
 }
 
 // Open starts the embedded server if needed and connects.
@@ -114,8 +137,8 @@ func (b *Broker) Open() error {
 		ns.Shutdown()
 		return fmt.Errorf("embedded NATS did not start (store %s, listen %q)", b.StoreDir, b.Listen)
 	}
-	b.Server = ns
-	nc, err := nats.Connect("", append(opts, nats.InProcessServer(ns))...)
+	b.Server, b.cur, b.opts = ns, ns, so
+	nc, err := nats.Connect("", append(opts, nats.InProcessServer(b))...)
 	if err != nil {
 		ns.Shutdown()
 		return fmt.Errorf("connect to embedded NATS: %w", err)
@@ -144,7 +167,7 @@ func (b *Broker) ClientURL() string {
 		if b.Listen == "" {
 			return ""
 		}
-		return b.Server.ClientURL()
+		return b.current().ClientURL()
 	}
 	return b.URL
 }
@@ -164,9 +187,9 @@ func (b *Broker) Close() error {
 		}
 		b.Conn.Close()
 	}
-	if b.Server != nil {
-		b.Server.Shutdown()
-		b.Server.WaitForShutdown()
+	if ns := b.current(); ns != nil {
+		ns.Shutdown()
+		ns.WaitForShutdown()
 	}
 	return err
 }

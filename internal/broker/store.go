@@ -3,6 +3,7 @@ package broker
 import (
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -85,7 +86,11 @@ func (b *Broker) stopWatch() {
 // that: its health check fails for passing reasons too (not ready for connections within
 // a millisecond under load), which no restart should follow.
 func (b *Broker) storeErr() error {
-	h := b.Server.Healthz(&server.HealthzOptions{Details: true})
+	ns := b.current()
+	if !ns.Running() {
+		return errors.New("stream store: the embedded NATS server is not running")
+	}
+	h := ns.Healthz(&server.HealthzOptions{Details: true})
 	if h == nil {
 		return nil
 	}
@@ -121,8 +126,11 @@ const maxStore = 1 << 50
 // probeSize is what must be writable beside the store before JetStream starts again.
 const probeSize = 1 << 20
 
-// restartJetStream starts JetStream again, once probeSize bytes can be written in the
-// store's folder.
+// restartJetStream starts the embedded server again, on the same store and port, once
+// probeSize bytes can be written in the store's folder: its streams are recovered from
+// their files, and every client reconnects (the broker's own connection to the new server,
+// through InProcessConn). Not JetStream alone: enabling it again while clients call its
+// API races inside the server.
 func (b *Broker) restartJetStream() error {
 	probe := filepath.Join(b.StoreDir, ".space-probe")
 	err := os.WriteFile(probe, make([]byte, probeSize), 0o600)
@@ -130,12 +138,27 @@ func (b *Broker) restartJetStream() error {
 	if err != nil {
 		return err
 	}
-	b.Logger.Info("starting the stream's store again")
-	if err := b.Server.ShutdownJetStream(); err != nil {
-		return fmt.Errorf("stopping JetStream: %w", err)
+	b.Logger.Info("starting the embedded NATS server again, to recover its store")
+	old := b.current()
+	so := b.opts.Clone()
+	if !so.DontListen {
+		if a, ok := old.Addr().(*net.TCPAddr); ok {
+			so.Port = a.Port // where the project's other processes (and the owner's record) look
+		}
 	}
-	if err := b.Server.EnableJetStream(&server.JetStreamConfig{StoreDir: b.StoreDir, MaxStore: maxStore, SyncAlways: b.SyncAlways}); err != nil {
-		return fmt.Errorf("starting JetStream: %w", err)
+	old.Shutdown()
+	old.WaitForShutdown()
+	ns, err := server.NewServer(so)
+	if err != nil {
+		return fmt.Errorf("embedded NATS: %w", err)
 	}
+	ns.Start()
+	if !ns.ReadyForConnections(10 * time.Second) {
+		ns.Shutdown()
+		return fmt.Errorf("embedded NATS did not start again (store %s)", b.StoreDir)
+	}
+	b.serverMu.Lock()
+	b.cur = ns
+	b.serverMu.Unlock()
 	return errors.Join(b.storeErr())
 }
