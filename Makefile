@@ -90,8 +90,8 @@ bench-scale: build
 	$(GO) run ./tools/cmd/guide-bench --scenarios scale
 
 # The soak (about SOAK_DURATION plus a few minutes): split mode from the built binaries,
-# random file-system operations, kill -9 of the indexer (and its NATS) and of guide-mcp,
-# SOAK_SESSIONS HTTP sessions, then the disk, stream, consumer, session and goroutine
+# random file-system operations, kill -9 of the indexer (and its NATS) and of guide-mcp, a
+# full disk (as root), SOAK_SESSIONS HTTP sessions, then the disk, stream, consumer, session and goroutine
 # checks. Loopback only. A failure prints the seed and the operations log: SEED=n replays.
 soak: build
 	$(BIN)/guide-soak --seed $(SEED) --duration $(SOAK_DURATION) --sessions $(SOAK_SESSIONS) --docs $(SOAK_DOCS) --bin $(BIN) --json .soak.json

@@ -96,6 +96,7 @@ func (m *Main) indexFolder(ctx context.Context) {
 	x := &reconcile.Indexer{Root: m.Config.Root, Project: m.project, Stream: m.stream, Interval: m.Config.Interval,
 		Ignore: m.Config.Ignore, NoGitignore: m.Config.NoGitignore, ConfigFile: m.Config.ConfigFile, Logger: m.Logger, Skip: datadir.SkipInside(m.Config.Root, m.dataDir()),
 		StateFile: filepath.Join(m.dataDir(), "nats", reconcile.StateFileName), Cookies: m.cookies}
+	m.srv.Freshness.Writer(x.Err)
 	if err := x.Run(ctx); err != nil {
 		m.Logger.Error("indexer stopped", "err", err)
 	}

@@ -71,7 +71,9 @@ func (m *Main) openServer(ctx context.Context) {
 	// catalog, and search says the index is opening until then.
 	m.index = &index.Index{Dir: filepath.Join(m.dataDir(), "query", "index"), Logger: m.Logger}
 	m.indexOpen = make(chan error, 1)
-	go func() { m.indexOpen <- m.openIndex(ctx) }()
+	// In m.wg, so that Close waits for it: an open that Close outran would leave the
+	// index open, and its directory locked, after the process let the project go.
+	m.wg.Go(func() { m.indexOpen <- m.openIndex(ctx) })
 	// In all-in-one mode this is the only query process of the project, so at start every
 	// session document on the stream of no recorded live session is one of a session that
 	// did not survive the restart (stdio).
@@ -192,6 +194,11 @@ func (m *Main) follow(ctx context.Context) error {
 		return err
 	}
 	m.srv.ConnectSessions(ctx, m.stream) // the index may take seconds to open
+	m.mu.Lock()
+	if b := m.broker; b != nil {
+		m.srv.Freshness.Writer(b.Err) // the embedded server's store, all-in-one
+	}
+	m.mu.Unlock()
 	if err := <-m.indexOpen; err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
@@ -36,8 +37,32 @@ type Broker struct {
 	Name   string // client name, shown by the server
 	Logger *slog.Logger
 
-	Conn   *nats.Conn
+	Conn *nats.Conn
+	// Server is the embedded server as Open started it; one whose store failed is
+	// replaced by a new one on the same store and port (store.go): current returns it.
 	Server *server.Server
+
+	store    *storeWatch     // the embedded server's store (store.go)
+	opts     *server.Options // the embedded server's, to start it again
+	serverMu sync.Mutex      // guards cur
+	cur      *server.Server
+}
+
+// current is the embedded server running now.
+func (b *Broker) current() *server.Server {
+	b.serverMu.Lock()
+	defer b.serverMu.Unlock()
+	return b.cur
+}
+
+// InProcessConn connects the broker's own connection to the embedded server running now,
+// and again to the one that replaces it.
+func (b *Broker) InProcessConn() (net.Conn, error) {
+	ns := b.current()
+	if ns == nil {
+		return nil, errors.New("embedded NATS: not running")
+	}
+	return ns.InProcessConn()
 }
 
 // Open starts the embedded server if needed and connects.
@@ -76,6 +101,10 @@ func (b *Broker) Open() error {
 		NoLog:      true,
 		MaxPayload: 8 << 20,
 		SyncAlways: b.SyncAlways,
+		// The disk is the limit. Left to itself the server takes three quarters of the
+		// space free when it starts, and refuses every publish past it ("insufficient
+		// resources") for good, however much space is freed later.
+		JetStreamMaxStore: maxStore,
 	}
 	if b.Token != "" {
 		so.Authorization = b.Token
@@ -108,13 +137,14 @@ func (b *Broker) Open() error {
 		ns.Shutdown()
 		return fmt.Errorf("embedded NATS did not start (store %s, listen %q)", b.StoreDir, b.Listen)
 	}
-	b.Server = ns
-	nc, err := nats.Connect("", append(opts, nats.InProcessServer(ns))...)
+	b.Server, b.cur, b.opts = ns, ns, so
+	nc, err := nats.Connect("", append(opts, nats.InProcessServer(b))...)
 	if err != nil {
 		ns.Shutdown()
 		return fmt.Errorf("connect to embedded NATS: %w", err)
 	}
 	b.Conn = nc
+	b.watchStore()
 	return nil
 }
 
@@ -137,7 +167,7 @@ func (b *Broker) ClientURL() string {
 		if b.Listen == "" {
 			return ""
 		}
-		return b.Server.ClientURL()
+		return b.current().ClientURL()
 	}
 	return b.URL
 }
@@ -145,6 +175,7 @@ func (b *Broker) ClientURL() string {
 // Close drains the connection and stops the embedded server. It reports a failure to
 // drain; the connection is closed anyway.
 func (b *Broker) Close() error {
+	b.stopWatch()
 	var err error
 	if b.Conn != nil {
 		if err = b.Conn.Drain(); errors.Is(err, nats.ErrConnectionClosed) {
@@ -156,9 +187,9 @@ func (b *Broker) Close() error {
 		}
 		b.Conn.Close()
 	}
-	if b.Server != nil {
-		b.Server.Shutdown()
-		b.Server.WaitForShutdown()
+	if ns := b.current(); ns != nil {
+		ns.Shutdown()
+		ns.WaitForShutdown()
 	}
 	return err
 }

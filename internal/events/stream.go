@@ -49,7 +49,10 @@ func (s *Stream) Open(ctx context.Context) error {
 	if s.MaxPending == 0 {
 		s.MaxPending = 1024
 	}
-	js, err := jetstream.New(s.Conn, jetstream.WithPublishAsyncMaxPending(s.MaxPending))
+	// A server that cannot store a message (its disk full) does not answer its publish:
+	// without a timeout its ack would be awaited for ever.
+	js, err := jetstream.New(s.Conn, jetstream.WithPublishAsyncMaxPending(s.MaxPending),
+		jetstream.WithPublishAsyncTimeout(PublishAckWait))
 	if err != nil {
 		return fmt.Errorf("jetstream: %w", err)
 	}
@@ -292,6 +295,10 @@ func (s *Stream) latest(ctx context.Context, subject string) (Event, error) {
 	return e, err
 }
 
+// PublishAckWait bounds the wait for one publish's ack; a publish that gets none is
+// retried (the message id makes a late duplicate harmless), then reported as failed.
+const PublishAckWait = 15 * time.Second
+
 // Publisher publishes events asynchronously with a bounded number awaiting an ack, and
 // reports every failure on Flush. Retries reuse the message id, so the server drops
 // duplicates.
@@ -397,7 +404,7 @@ func (p *Publisher) collect(ctx context.Context) error {
 }
 
 // Flush waits until every queued event is acknowledged, then returns the acks and an
-// error joining every publish that failed after retries.
+// error for the publishes that failed after retries: the first, and how many more.
 func (p *Publisher) Flush(ctx context.Context) ([]Ack, error) {
 	if err := p.collect(ctx); err != nil {
 		return nil, err
@@ -406,7 +413,14 @@ func (p *Publisher) Flush(ctx context.Context) ([]Ack, error) {
 	defer p.mu.Unlock()
 	acks, failed := p.acked, p.failed
 	p.acked, p.failed = nil, nil
-	return acks, errors.Join(failed...)
+	switch len(failed) {
+	case 0:
+		return acks, nil
+	case 1:
+		return acks, failed[0]
+	}
+	// One line: a full disk fails every publish, and each would say the same.
+	return acks, fmt.Errorf("%w (and %d more publishes failed)", failed[0], len(failed)-1)
 }
 
 // DocKey names a document of either kind: a tree document (Session "") or a session

@@ -2,6 +2,7 @@ package freshness
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/guide/guide/internal/events"
@@ -50,10 +51,12 @@ func (t *Tracker) status(ctx context.Context) (st query.Status, following bool) 
 		st.StreamError = "not connected to NATS yet"
 	}
 	if runner != nil {
-		if err := runner.Err(); err != nil {
+		var ae *projection.ApplyError
+		if err := runner.Err(); err != nil && !errors.As(err, &ae) {
 			st.StreamError = err.Error()
 		}
 	}
+	st.WriteError = t.WriteError()
 	if stream != nil {
 		ctx, cancel := context.WithTimeout(ctx, time.Second)
 		defer cancel()
@@ -68,7 +71,7 @@ func (t *Tracker) status(ctx context.Context) (st query.Status, following bool) 
 			st.StreamError = err.Error()
 		}
 	}
-	if st.StreamError != "" {
+	if st.StreamError != "" || st.WriteError != "" {
 		st.CaughtUp, following = false, false
 	}
 	return st, following
@@ -90,6 +93,8 @@ func (t *Tracker) Health(ctx context.Context, maxLag uint64) Health {
 	switch {
 	case runner == nil:
 		h.Ready, h.Reason = false, "not connected to NATS yet"
+	case st.WriteError != "":
+		h.Ready, h.Reason = false, "cannot write: "+st.WriteError
 	case !following && st.StreamError == "":
 		h.Ready, h.Reason = false, "catching up with the stream"
 	case !st.InitialScanDone:

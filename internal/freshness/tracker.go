@@ -12,7 +12,11 @@ package freshness
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -29,9 +33,11 @@ type Tracker struct {
 	Index   *index.Index // the full-text index, reported on beside the catalog; nil: none
 	Logger  *slog.Logger
 
-	mu     sync.Mutex // guards stream and runner, which Connect sets while serving
+	mu     sync.Mutex // guards stream, runner and writers, which are set while serving
 	stream *events.Stream
 	runner *projection.Runner
+	// writers report what else cannot write now (the stream's store, the indexer).
+	writers []func() error
 
 	recent    recent
 	unapplied unapplied
@@ -49,6 +55,44 @@ func (t *Tracker) Connect(stream *events.Stream, runner *projection.Runner) {
 		t.recent.start(t.Catalog.Checkpoint())
 		runner.BeforeApply = t.recent.note
 	}
+}
+
+// Writer adds a part whose failures to write the status reports (WriteError) and that
+// makes the process not ready: err returns why it cannot write now, nil while it can.
+func (t *Tracker) Writer(err func() error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.writers = append(t.writers, err)
+}
+
+// WriteError says what cannot be written now and why, "" when everything can: the
+// projections, the stream's store, the indexer (Status.WriteError). It asks nothing of
+// NATS, so that every answer may carry it.
+func (t *Tracker) WriteError() string {
+	t.mu.Lock()
+	runner, writers := t.runner, t.writers
+	t.mu.Unlock()
+	var errs []string
+	add := func(err error) {
+		if err != nil && !slices.Contains(errs, err.Error()) {
+			errs = append(errs, err.Error())
+		}
+	}
+	if runner != nil {
+		var ae *projection.ApplyError
+		if err := runner.Err(); errors.As(err, &ae) {
+			add(err)
+		}
+	}
+	if t.Index != nil {
+		if err := t.Index.Err(); err != nil {
+			add(fmt.Errorf("index: %w", err))
+		}
+	}
+	for _, w := range writers {
+		add(w())
+	}
+	return strings.Join(errs, "; ")
 }
 
 func (t *Tracker) connection() (*events.Stream, *projection.Runner) {

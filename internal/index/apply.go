@@ -46,6 +46,11 @@ func (x *Index) apply(b events.Batch, docs []prepared) error {
 	if err := x.broken.Load(); err != nil {
 		return fmt.Errorf("index: %w", *err)
 	}
+	if err := x.persistErr(); err != nil {
+		// The batches before are not on disk yet: hold the next ones off (the runner tries
+		// again with backoff) rather than pile them up in memory.
+		return err
+	}
 	seq := x.seq.Load()
 	batch := x.idx.NewBatch()
 	applied := seq

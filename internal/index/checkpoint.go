@@ -69,9 +69,19 @@ func (x *Index) Flush() {
 func (x *Index) flush() {
 	p := x.disk
 	deadline := time.After(closeWait)
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
 	for p.seq.Load() < x.seq.Load() || !p.begun.Load() {
 		select {
 		case <-p.ch:
+		case <-tick.C:
+			// A persister that cannot write will not catch up: waiting would only hold
+			// a shutdown up.
+			if err := x.persistErr(); err != nil {
+				x.Logger.Warn("closing the index while it cannot persist its last batches; they will be replayed",
+					"persisted", p.seq.Load(), "applied", x.seq.Load(), "err", err)
+				return
+			}
 		case <-deadline:
 			x.Logger.Warn("closing the index before its last batches were persisted; they will be replayed",
 				"persisted", p.seq.Load(), "applied", x.seq.Load())

@@ -197,3 +197,18 @@ func recordSegmentVersion(t *testing.T, dir string, version uint32) {
 		t.Fatal("no snapshot's segment version rewritten")
 	}
 }
+
+// TestOpenAfterClose: a process that closes before its index finished opening (it opens in
+// the background) must not leave it open, holding the directory's lock.
+func TestOpenAfterClose(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "index")
+	x := &index.Index{Dir: dir, Logger: testkit.Logger()}
+	testkit.NoErr(t, x.Close(), "close before open")
+	if err := x.Open(); err == nil {
+		_ = x.Close()
+		t.Fatal("open after close opened the index")
+	}
+	y := &index.Index{Dir: dir, Logger: testkit.Logger()}
+	testkit.NoErr(t, y.Open(), "open by the next process")
+	testkit.NoErr(t, y.Close(), "close")
+}

@@ -3,11 +3,9 @@ package index
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 	"sync"
 
 	"github.com/blevesearch/bleve/v2"
-	"github.com/blevesearch/bleve/v2/index/scorch"
 
 	"github.com/guide/guide/internal/projection"
 )
@@ -84,23 +82,9 @@ func (x *Index) recordSums(idx bleve.Index) {
 	}
 }
 
-// asyncErrors names the callback scorch calls with the errors of its background work.
-const asyncErrors = "guide.index"
-
-// open is every Index opened in this process, by directory, for the callback to find.
+// open is every Index opened in this process, by directory, for scorch's callback to find
+// (fault.go).
 var open sync.Map
-
-func init() {
-	scorch.RegistryAsyncErrorCallbacks[asyncErrors] = func(err error, path string) {
-		if !errors.Is(err, scorch.ErrAsyncPanic) {
-			return
-		}
-		// path is the store directory, inside the index's.
-		if x, ok := open.Load(filepath.Dir(path)); ok {
-			x.(*Index).markBroken(&asyncPanic{err})
-		}
-	}
-}
 
 // asyncPanic is a panic of scorch's background work: the index goes on without it, so it
 // is dropped rather than closed (its persister will never catch up).

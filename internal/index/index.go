@@ -43,6 +43,10 @@ var (
 // ErrLocked is returned when another process has the index open.
 var ErrLocked = errors.New("index is in use by another process")
 
+// ErrClosed is returned by Open after Close: an open that a closing process began late
+// must not leave the index open, and its directory locked, behind it.
+var ErrClosed = errors.New("index is closed")
+
 // Index is the full-text projection in a directory of its own. One goroutine applies
 // batches; any number search.
 type Index struct {
@@ -53,8 +57,9 @@ type Index struct {
 	IdleMerge time.Duration
 
 	// mu guards the Bleve handle against Reset and Close while searches use it.
-	mu  sync.RWMutex
-	idx bleve.Index
+	mu     sync.RWMutex
+	idx    bleve.Index
+	closed bool // Close was called: Open refuses
 
 	// Written by the applying goroutine; read by anyone.
 	seq      atomic.Uint64
@@ -63,6 +68,8 @@ type Index struct {
 	// disk is what scorch has persisted of the open Bleve index (one per open/create,
 	// so that a callback of an index already replaced cannot touch it).
 	disk *persistence
+	// fault is what the open index's persister and merger fail to write (fault.go).
+	fault atomic.Pointer[fault]
 	// merger merges the open index's segments when it is idle (see mergeWhenIdle).
 	merger atomic.Pointer[merger]
 	// batches counts the batches applied; mergedAt is one more than the count the merger
@@ -99,11 +106,15 @@ func (x *Index) Open() error {
 	// answers (search says the index is opening until this returns).
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	if x.closed {
+		return fmt.Errorf("%w: %s", ErrClosed, x.Dir)
+	}
 	if x.Logger == nil {
 		x.Logger = slog.Default()
 	}
 	x.identity.Store(&[2]string{})
 	open.Store(x.Dir, x)
+	f := x.watchFaults()
 	var idx bleve.Index
 	err := x.check()
 	if err == nil {
@@ -122,8 +133,10 @@ func (x *Index) Open() error {
 		format := ownFormat(idx)
 		if gerr == nil && string(v) == MappingVersion && format {
 			x.idx = idx
+			x.watching(idx, f)
 			if err := projection.Guard(x.load); err != nil {
 				x.idx = nil
+				f.close()
 				x.drop(idx, err)
 				return x.rebuildDamaged(err)
 			}
@@ -131,6 +144,7 @@ func (x *Index) Open() error {
 		}
 		n, _ := idx.DocCount()
 		_ = idx.Close()
+		f.close()
 		switch {
 		case gerr == nil && len(v) == 0 && n == 0:
 			// Created, then killed before its first batch was persisted: new and empty,
@@ -142,10 +156,13 @@ func (x *Index) Open() error {
 		}
 	case errors.Is(err, bleve.ErrorIndexPathDoesNotExist) || errors.Is(err, bleve.ErrorIndexMetaMissing):
 	case errors.Is(err, bolterrors.ErrTimeout):
+		f.close()
 		return fmt.Errorf("%w: %s", ErrLocked, x.Dir)
 	case projection.Environmental(err) && !errors.Is(err, projection.ErrDamaged):
+		f.close()
 		return fmt.Errorf("opening the index %s: %w", x.Dir, err)
 	default:
+		f.close()
 		if idx != nil {
 			x.drop(idx, err)
 		}
@@ -213,14 +230,29 @@ func (x *Index) runtimeConfig() map[string]any {
 		"unsafe_batch": true,
 		// Another process holding the index makes Open fail, rather than wait forever.
 		"bolt_timeout": "500ms",
-		// A panic of scorch's merger or persister (a damaged segment) marks the index damaged.
-		"asyncErrorCallbackName": asyncErrors,
+		// What the persister and the merger fail to write is reported, and they wait
+		// before trying again; a panic of either (a damaged segment) marks the index
+		// damaged (fault.go).
+		"eventCallbackName":      callbackName,
+		"asyncErrorCallbackName": callbackName,
 	}
 	// Segments in guide's own format (package segment): scorch writes new segments and
 	// merges in it, and opens an older index's segments with the format they were
 	// written in — which MappingVersion's rebuild then replaces.
 	maps.Copy(cfg, segment.RuntimeConfig())
 	return cfg
+}
+
+// watching makes f, watching the index just opened, the one Err reports.
+func (x *Index) watching(idx bleve.Index, f *fault) {
+	if adv, err := idx.Advanced(); err == nil {
+		if s, ok := adv.(*scorch.Scorch); ok {
+			f.opened(s)
+		}
+	}
+	if old := x.fault.Swap(f); old != nil && old != f {
+		old.close()
+	}
 }
 
 // ownFormat reports whether every segment of idx is in guide's segment format. Scorch
@@ -247,10 +279,13 @@ func (x *Index) create(st projection.State) error {
 		return fmt.Errorf("index mapping: %w", err)
 	}
 	cfg := x.runtimeConfig()
+	f := x.watchFaults()
 	idx, err := bleve.NewUsing(x.Dir, m, bleve.Config.DefaultIndexType, bleve.Config.DefaultKVStore, cfg)
 	if err != nil {
+		f.close()
 		return fmt.Errorf("create index %s: %w", x.Dir, err)
 	}
+	x.watching(idx, f)
 	b := idx.NewBatch()
 	b.SetInternal(keyMapping, []byte(MappingVersion))
 	b.SetInternal(keyStream, []byte(st.StreamID))
@@ -298,10 +333,11 @@ func (x *Index) load() error {
 	return nil
 }
 
-// Close persists the batches applied and closes the index.
+// Close persists the batches applied and closes the index. An Open after it fails.
 func (x *Index) Close() error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	x.closed = true
 	if x.idx == nil {
 		return nil
 	}

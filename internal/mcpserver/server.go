@@ -260,6 +260,7 @@ func (s *Server) search(ctx context.Context, req mcp.CallToolRequest) (*mcp.Call
 	if qerr != nil {
 		return toolError(qerr), nil
 	}
+	res.WriteError = s.Freshness.WriteError()
 	return toolResult(res)
 }
 

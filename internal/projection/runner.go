@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -158,17 +159,39 @@ func (r *Runner) ResumedFrom() uint64 {
 	return r.from[r.Projections[0].Name()]
 }
 
-// Err is the last error that interrupted following the stream, nil while healthy.
+// Err is the last error that interrupted following the stream, nil while healthy: an
+// *ApplyError when a projection could not apply a batch (could not write its files).
 func (r *Runner) Err() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, p := range r.Projections {
 		if err := r.errs[p.Name()]; err != nil {
+			if _, ok := err.(*ApplyError); ok {
+				return err
+			}
 			return fmt.Errorf("%s: %w", p.Name(), err)
 		}
 	}
 	return nil
 }
+
+// ApplyError is a projection's failure to apply a batch — to write its files, mostly (a
+// full disk) — as opposed to a failure to read the stream. The runner tries again with
+// backoff, from the projection's checkpoint.
+type ApplyError struct {
+	Projection string
+	Err        error
+}
+
+func (e *ApplyError) Error() string {
+	msg := e.Err.Error()
+	if strings.HasPrefix(msg, e.Projection+":") {
+		return msg
+	}
+	return e.Projection + ": " + msg
+}
+
+func (e *ApplyError) Unwrap() error { return e.Err }
 
 func (r *Runner) setErr(p Projection, err error) {
 	r.mu.Lock()
@@ -320,7 +343,7 @@ func (r *Runner) followOnce(ctx context.Context, p Projection, caughtUp func()) 
 			r.BeforeApply(b)
 		}
 		if err := p.Apply(b); err != nil {
-			return fmt.Errorf("%s: %w", p.Name(), err)
+			return &ApplyError{Projection: p.Name(), Err: err}
 		}
 		applied(b)
 		return nil
@@ -347,7 +370,7 @@ func (r *Runner) followPrepared(ctx context.Context, p Preparer, from uint64, ap
 				r.BeforeApply(w.b)
 			}
 			if err := w.apply(); err != nil {
-				applyErr = fmt.Errorf("%s: %w", p.Name(), err)
+				applyErr = &ApplyError{Projection: p.Name(), Err: err}
 				cancel()
 				return
 			}

@@ -51,6 +51,9 @@ type SearchResult struct {
 	// Partial, when set, says the search index had not applied everything the catalog
 	// holds (it catches up a moment after view and tree): some documents may be missing.
 	Partial *SearchPartial `json:"partial,omitempty"`
+	// WriteError, when set, says the process cannot write now (Status.WriteError, a full
+	// disk): changes made since may be missing from the hits until it can again.
+	WriteError string `json:"write_error,omitempty"`
 }
 
 // SearchPartial says how much of the project a search behind the catalog covered.

@@ -21,6 +21,10 @@ type Status struct {
 	LastScan        *events.Scan `json:"last_scan,omitempty"`
 	AppliedAt       *time.Time   `json:"applied_at,omitempty"`
 	StreamError     string       `json:"stream_error,omitempty"` // why the stream cannot be read now
+	// WriteError says what cannot be written now, and why (a full disk): a projection
+	// ("index: ...", "catalog: ..."), the stream's store, or the indexer's publishing.
+	// Answers may then miss recent changes; each part retries by itself.
+	WriteError string `json:"write_error,omitempty"`
 	// Index is the full-text index's own progress: its applied sequence may trail the
 	// catalog's by a batch while it catches up.
 	Index *index.State `json:"index,omitempty"`

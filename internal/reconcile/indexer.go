@@ -59,6 +59,8 @@ type Indexer struct {
 	Logger  *slog.Logger
 
 	lastConfigErr string
+	// err is the last failure to publish, until a publish succeeds (Err).
+	err atomic.Pointer[error]
 
 	// What init derives from the settings, which it leaves as they were set.
 	root      string            // Root, absolute, with its own symbolic links resolved
@@ -214,6 +216,24 @@ func (x *Indexer) skip(rel string, dir bool) bool {
 // or the project configuration.
 func (x *Indexer) isConfig(rel string) bool {
 	return ignore.RuleFile(rel) || rel == guideyaml.FileName || rel == x.configRel
+}
+
+// Err says why the indexer's last attempt to publish failed, while it retries; nil once
+// one succeeds.
+func (x *Indexer) Err() error {
+	if p := x.err.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+func (x *Indexer) setErr(err error) {
+	if err == nil {
+		x.err.Store(nil)
+		return
+	}
+	err = fmt.Errorf("indexer: publishing: %w", err)
+	x.err.Store(&err)
 }
 
 // interval is the time between safety rescans that Interval asks for, or its default.

@@ -88,21 +88,26 @@ func (p *publication) begin(ctx context.Context) error {
 	return p.pub.Publish(ctx, &events.Event{Op: events.OpScanBegin, Project: p.x.Project, Scan: p.scan})
 }
 
-// upserts reads the changed files and publishes those whose content did differ. After a
-// failure to publish it drains what is still being read, and returns that failure.
+// upserts reads the changed files and publishes those whose content did differ. The first
+// failure to publish stops the reading: the files being read when it came are drained, the
+// rest are left for the retry (Run's backoff), which compares them again.
 func (p *publication) upserts(ctx context.Context, changed []file) error {
 	x := p.x
 	var pubErr error
 	read := 0
-	for e := range x.readAll(ctx, changed) {
+	rctx, stop := context.WithCancel(ctx)
+	defer stop()
+	for e := range x.readAll(rctx, changed) {
+		if pubErr != nil {
+			continue // drain what the workers had begun
+		}
 		read++
 		if x.Progress != nil && read%256 == 0 {
 			x.Progress(Progress{Files: p.sum.Documents, Read: read, Total: len(changed), Published: p.sum.Published})
 		}
-		if pubErr != nil {
-			continue // drain
+		if pubErr = p.upsert(ctx, e); pubErr != nil {
+			stop()
 		}
-		pubErr = p.upsert(ctx, e)
 	}
 	p.sum.Read = read
 	return pubErr

@@ -1,11 +1,16 @@
 package reconcile_test
 
 import (
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
 
 	"github.com/guide/guide/internal/events"
 	"github.com/guide/guide/internal/reconcile"
@@ -187,4 +192,39 @@ func TestPathTooLongForSubject(t *testing.T) {
 	sum, err = p.Indexer.ReconcilePaths(testkit.Context(t), []string{seg})
 	testkit.NoErr(t, err, "reconcile paths")
 	testkit.Equal(t, sum.Deleted, 1, "deleted with its folder")
+}
+
+func TestPublishFailureStopsReading(t *testing.T) {
+	// A server that takes messages of 256 KiB at most.
+	ns, err := server.NewServer(&server.Options{JetStream: true, StoreDir: t.TempDir(), DontListen: true, NoSigs: true, NoLog: true, MaxPayload: 256 << 10})
+	testkit.NoErr(t, err, "nats server")
+	ns.Start()
+	t.Cleanup(ns.Shutdown)
+	if !ns.ReadyForConnections(10 * time.Second) {
+		t.Fatal("nats server did not start")
+	}
+	nc, err := nats.Connect("", nats.InProcessServer(ns))
+	testkit.NoErr(t, err, "connect")
+	t.Cleanup(nc.Close)
+	s := &events.Stream{Conn: nc}
+	testkit.NoErr(t, s.Open(testkit.Context(t)), "stream")
+
+	root := t.TempDir()
+	// First in the walk's order, and larger than the server takes: its publish fails.
+	testkit.WriteFile(t, root, "0000-huge.md", strings.Repeat("x", 300<<10))
+	const small = 1000
+	for i := range small {
+		testkit.WriteFile(t, root, fmt.Sprintf("doc%04d.md", i), fmt.Sprintf("# doc %d\n", i))
+	}
+	// MaxSize lets the huge file's content travel, so that its publish fails.
+	x := &reconcile.Indexer{Root: root, Project: "p", Stream: s, Logger: testkit.Logger(), MaxSize: 1 << 20}
+	sum, err := x.Reconcile(testkit.Context(t))
+	if err == nil {
+		t.Fatal("reconcile published a document larger than the server takes")
+	}
+	t.Logf("read %d files before the failure stopped the reading (%v)", sum.Read, err)
+	// The files read after the failure are wasted: the retry compares them again.
+	if sum.Read > small/2 {
+		t.Fatalf("read %d of %d files after the first publish failed; want the reading to stop", sum.Read, small+1)
+	}
 }

@@ -45,10 +45,12 @@ func (x *Indexer) Run(ctx context.Context) error {
 			}
 			d := f.retry.Next()
 			x.log.Warn("publishing failed; retrying", "err", err, "in", d)
+			x.setErr(err)
 			retry.Reset(d)
 		} else {
 			f.retry.Reset()
 			f.synced()
+			x.setErr(nil)
 		}
 		select {
 		case <-ctx.Done():

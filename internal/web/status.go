@@ -28,6 +28,8 @@ func describe(st query.Status) statusLine {
 		indexLag = st.AppliedSeq - st.Index.AppliedSeq
 	}
 	switch {
+	case st.WriteError != "":
+		l.State, l.Detail = "error", "cannot write, recent changes may be missing: "+st.WriteError
 	case st.StreamError != "":
 		l.State, l.Detail = "error", "stream unreachable, answering from what is indexed: "+st.StreamError
 	case !st.CaughtUp || !st.InitialScanDone:

@@ -28,6 +28,8 @@ func TestDescribe(t *testing.T) {
 			statusLine{Documents: "0 documents", Detail: "indexing, first scan not complete", State: "behind"}},
 		{"StreamAway", query.Status{Documents: 10, CaughtUp: true, InitialScanDone: true, StreamError: "nats: no servers available"},
 			statusLine{Documents: "10 documents", Detail: "stream unreachable, answering from what is indexed: nats: no servers available", State: "error"}},
+		{"DiskFull", query.Status{Documents: 10, InitialScanDone: true, WriteError: "catalog: write bodies.1: no space left on device"},
+			statusLine{Documents: "10 documents", Detail: "cannot write, recent changes may be missing: catalog: write bodies.1: no space left on device", State: "error"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := describe(tc.st); got != tc.want {

@@ -45,6 +45,11 @@ type Report struct {
 	// query/catalog.db"); the checks below hold after them as after kills.
 	Corruptions []string `json:"corruptions,omitempty"`
 
+	// DiskFull says how the disk-full phase went, or why it was skipped; DiskFullStatus is
+	// guide-mcp's write_error at its end ("" if it had nothing to write meanwhile).
+	DiskFull       string `json:"disk_full,omitempty"`
+	DiskFullStatus string `json:"disk_full_write_error,omitempty"`
+
 	SessionCalls  int64 `json:"session_calls"`
 	SessionErrors int64 `json:"session_transport_errors"`
 	ToolErrors    int64 `json:"session_tool_errors"`
@@ -350,6 +355,9 @@ func (r Report) String() string {
 	fmt.Fprintf(&b, "  read-your-writes %d changes checked at once through guide-mcp --root: %d stale, %d answers partial, %d cut short by a kill\n",
 		r.RYWTrials, r.RYWStale, r.RYWPartial, r.RYWErrors)
 	fmt.Fprintf(&b, "  corruptions    %d %v\n", len(r.Corruptions), r.Corruptions)
+	if r.DiskFull != "" {
+		fmt.Fprintf(&b, "  disk full      %s; guide-mcp's write_error: %q\n", r.DiskFull, clip(r.DiskFullStatus, 200))
+	}
 	fmt.Fprintf(&b, "  sessions       %d calls, %d transport errors, %d tool errors, %d attached, %d detached, %d ended, %d reconnected\n",
 		r.SessionCalls, r.SessionErrors, r.ToolErrors, r.Attached, r.Detached, r.SessionsEnded, r.Reconnects)
 	if len(r.ToolErrorKinds) > 0 {

@@ -170,7 +170,7 @@ type deployment struct {
 	allInOneURL    string
 }
 
-func newDeployment(binDir, root, work, project string, sessionTTL time.Duration, log io.Writer) (*deployment, error) {
+func newDeployment(binDir, root, data, project string, sessionTTL time.Duration, log io.Writer) (*deployment, error) {
 	natsAddr, err := freeAddr()
 	if err != nil {
 		return nil, err
@@ -187,15 +187,16 @@ func newDeployment(binDir, root, work, project string, sessionTTL time.Duration,
 		allInOneURL: "http://" + ownAddr + "/mcp"}
 	d.indexer = &proc{name: "indexer", bin: filepath.Join(binDir, "indexer"), addr: natsAddr,
 		// The safety rescan is pushed past the run, so that what the watcher misses shows.
-		args: []string{"--root", root, "--project", project, "--data", filepath.Join(work, "nats"), "--listen", natsAddr,
+		args: []string{"--root", root, "--project", project, "--data", filepath.Join(data, "nats"), "--listen", natsAddr,
 			"--interval", "1h", "--log-level", "warn"}}
 	d.query = &proc{name: "guide-mcp", bin: filepath.Join(binDir, "guide-mcp"), addr: httpAddr,
-		args: []string{"--nats", d.natsURL, "--project", project, "--data", filepath.Join(work, "query"), "--http", httpAddr,
+		args: []string{"--nats", d.natsURL, "--project", project, "--data", filepath.Join(data, "query"), "--http", httpAddr,
 			"--session-ttl", sessionTTL.String(), "--log-level", "warn"}}
 	// A bound far above any wait of a healthy process: an answer that says it is partial
-	// is counted, one that misses a change and does not say so fails the soak.
+	// is counted, one that misses a change and does not say so fails the soak. Its data
+	// directory is beside the others, off the disk the disk-full phase fills.
 	d.allInOne = &proc{name: "guide-mcp --root", bin: filepath.Join(binDir, "guide-mcp"), addr: ownAddr,
-		args: []string{"--root", root, "--data", filepath.Join(work, "allinone"), "--http", ownAddr, "--interval", "1h",
+		args: []string{"--root", root, "--data", filepath.Join(filepath.Dir(data), "allinone"), "--http", ownAddr, "--interval", "1h",
 			"--sync-wait", "10s", "--log-level", "warn"}}
 	for _, p := range []*proc{d.indexer, d.query, d.allInOne} {
 		p.log = prefixed(log, p.name, p.noteLine)

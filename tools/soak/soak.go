@@ -10,6 +10,7 @@
 package soak
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -42,6 +43,9 @@ type Config struct {
 	SessionTTL time.Duration // guide-mcp --session-ttl: bounds how long a killed session's documents live (default 30s)
 	Settle     time.Duration // how long the system may take to settle at the end (default 2m)
 	Progress   io.Writer     // a line per phase (default io.Discard)
+	// DiskFull is how long the data directories' disk stays full, after the kills (see
+	// diskfull.go); 0 for the default, 15s; negative for no such phase.
+	DiskFull time.Duration
 }
 
 func (c *Config) defaults() {
@@ -68,6 +72,9 @@ func (c *Config) defaults() {
 	}
 	if c.Progress == nil {
 		c.Progress = io.Discard
+	}
+	if c.DiskFull == 0 {
+		c.DiskFull = 15 * time.Second
 	}
 }
 
@@ -156,11 +163,24 @@ func Run(ctx context.Context, cfg Config) (rep Report, err error) {
 	ops := &opLog{w: opsLog, start: time.Now()}
 	ops.printf("seed %d, %d documents, %d sessions, %s, marker %s", cfg.Seed, cfg.Docs, cfg.Sessions, cfg.Duration, marker)
 
-	d, err := newDeployment(bin, root, cfg.Work, project, cfg.SessionTTL, procOut)
+	data := filepath.Join(cfg.Work, "data")
+	var disk *dataDisk
+	if cfg.DiskFull > 0 {
+		if disk, err = mountData(data); err != nil {
+			rep.DiskFull = "skipped: " + err.Error()
+			logf("no disk-full phase: %v", err)
+		}
+	}
+	d, err := newDeployment(bin, root, data, project, cfg.SessionTTL, procOut)
 	if err != nil {
 		return rep, err
 	}
-	defer d.close()
+	defer func() {
+		d.close()
+		if disk != nil {
+			disk.unmount()
+		}
+	}()
 	if err := d.indexer.start(ctx); err != nil {
 		return rep, err
 	}
@@ -276,6 +296,7 @@ func Run(ctx context.Context, cfg Config) (rep Report, err error) {
 		revive(d.query)
 	}
 	chaos := true
+	var fullUntil time.Time // while the disk-full phase lasts
 	lastReport := time.Now()
 	n := 0
 	for ; n < cfg.MaxOps && time.Now().Before(deadline) && ctx.Err() == nil; n++ {
@@ -286,6 +307,19 @@ func Run(ctx context.Context, cfg Config) (rep Report, err error) {
 			kill(d.indexer, 0, "the last NATS restart")
 			restarts.Wait()
 			logf("kills over (%d of the indexer and NATS, %d of guide-mcp); churn goes on", rep.KillsIndexer, rep.KillsQuery)
+			if disk != nil {
+				n, err := disk.fill()
+				ops.printf("disk full: a ballast of %d MiB (%v)", n>>20, err)
+				logf("the data directories' disk is full (a ballast of %d MiB) for %s; churn goes on", n>>20, cfg.DiskFull)
+				rep.DiskFull = fmt.Sprintf("full for %s (ballast %d MiB)", cfg.DiskFull, n>>20)
+				fullUntil = time.Now().Add(cfg.DiskFull)
+			}
+		}
+		if disk != nil && disk.full && time.Now().After(fullUntil) {
+			rep.DiskFullStatus = writeError(ctx, d.mcpURL)
+			err := disk.free()
+			ops.printf("disk space given back (%v); guide-mcp's write_error was %q", err, rep.DiskFullStatus)
+			logf("disk space given back; guide-mcp said: %s", cmp.Or(rep.DiskFullStatus, "(no write error)"))
 		}
 		for _, p := range []*proc{d.indexer, d.query, d.allInOne} {
 			for _, e := range p.died() {
@@ -330,6 +364,11 @@ func Run(ctx context.Context, cfg Config) (rep Report, err error) {
 		time.Sleep(time.Duration(10+r.IntN(70)) * time.Millisecond)
 	}
 	rep.Operations = n
+	if disk != nil && disk.full {
+		rep.DiskFullStatus = writeError(ctx, d.mcpURL)
+		_ = disk.free()
+		ops.printf("disk space given back at the end")
+	}
 	restarts.Wait()
 	for _, p := range []*proc{d.indexer, d.query, d.allInOne} { // the last moments: the same care as above
 		for _, e := range p.died() {

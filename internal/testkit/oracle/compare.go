@@ -293,19 +293,27 @@ func searchDiffers(ctx context.Context, c client.MCPClient, disk map[string]Doc)
 	return "", nil
 }
 
-// searchWord picks a word of a document to search it by: its longest run of ASCII letters,
-// which the index holds as a whole word whatever the analysis.
+// searchWord picks a word of a document to search it by: its longest word of ASCII letters
+// alone, which the index holds as a whole word whatever the analysis. A run of ASCII
+// letters next to another letter ("berschreitung" in "Zeitüberschreitung") is part of a
+// longer word, not one.
 func searchWord(content string) string {
-	best, cur := "", 0
+	best, start, ascii := "", 0, true
 	for i := 0; i <= len(content); i++ {
-		if i < len(content) && (content[i] >= 'a' && content[i] <= 'z' || content[i] >= 'A' && content[i] <= 'Z') {
-			cur++
-			continue
+		if i < len(content) {
+			c := content[i]
+			if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' {
+				continue
+			}
+			if c >= 0x80 { // a byte of a letter (or mark) beyond ASCII: the word goes on
+				ascii = false
+				continue
+			}
 		}
-		if cur > len(best) && cur >= 3 {
-			best = content[i-cur : i]
+		if n := i - start; ascii && n > len(best) && n >= 3 {
+			best = content[start:i]
 		}
-		cur = 0
+		start, ascii = i+1, true
 	}
 	return best
 }

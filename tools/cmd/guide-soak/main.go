@@ -55,6 +55,7 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.StringVar(&c.Work, "work", "", "folder for the tree, the data and the logs (default: a new temporary folder)")
 	fs.DurationVar(&c.SessionTTL, "session-ttl", 30*time.Second, "guide-mcp --session-ttl")
 	fs.DurationVar(&c.Settle, "settle", 2*time.Minute, "how long the system may take to settle at the end")
+	fs.DurationVar(&c.DiskFull, "disk-full", 15*time.Second, "how long the data directories' tmpfs stays full after the kills (needs root to mount it; negative: no such phase)")
 	fs.StringVar(&m.JSON, "json", "", "write the report as JSON to this file")
 	fs.BoolVar(&m.Keep, "keep", false, "keep the work folder of a run that passed")
 	if err := fs.Parse(args); err != nil {
