@@ -5,6 +5,7 @@
 package contentroot
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -12,6 +13,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // Root is an open content root. It is safe for concurrent use.
@@ -159,42 +161,76 @@ func (t *Root) Walk(rel string, fn fs.WalkDirFunc) error {
 	return fs.WalkDir(t.r.FS(), start, fn)
 }
 
-// Target is what the symbolic link rel leads to: a path relative to the root, read through
-// the root. It is ErrOutside when the link leaves the root, and not found when it is broken.
+// Target is what the symbolic link rel leads to: a path relative to the root with no link
+// in it, and what is there. It is ErrOutside when the link leaves the root, at any step,
+// and not found when it is broken inside the root. Links are followed one component at a
+// time through the root (relative or absolute, to a file or a folder); nothing outside
+// the root is ever looked at, so the answer changes only when the tree does.
 func (t *Root) Target(rel string) (string, fs.FileInfo, error) {
-	n, err := t.name(rel)
+	if _, err := t.name(rel); err != nil {
+		return "", nil, err
+	}
+	target, err := t.resolve(rel)
 	if err != nil {
 		return "", nil, err
 	}
-	st, err := t.r.Stat(n)
-	if err == nil {
-		return rel, st, nil // a relative link within the root: os.Root follows it
-	}
-	if errors.Is(err, fs.ErrNotExist) {
-		return "", nil, err
-	}
-	// An absolute link, which os.Root refuses: within the root, read it by its path there.
-	link, lerr := t.r.Readlink(n)
-	if lerr != nil || !filepath.IsAbs(link) {
-		return "", nil, ErrOutside
-	}
-	real, lerr := filepath.EvalSymlinks(link)
-	if lerr != nil {
-		if errors.Is(lerr, fs.ErrNotExist) {
-			return "", nil, lerr
-		}
-		return "", nil, ErrOutside
-	}
-	target, ok := t.Rel(real)
-	if !ok {
-		return "", nil, ErrOutside
-	}
-	st, err = t.r.Stat(filepath.FromSlash(target))
+	st, err := t.r.Stat(filepath.FromSlash(cmp.Or(target, ".")))
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return "", nil, err
-		}
-		return "", nil, ErrOutside
+		return "", nil, err
 	}
 	return target, st, nil
+}
+
+// maxHops is how many links one path may pass through, as Linux's ELOOP limit.
+const maxHops = 40
+
+// resolve follows the slash path rel, relative to the root, to the path with no link in
+// it that it names, stopping with ErrOutside as soon as a step would leave the root.
+func (t *Root) resolve(rel string) (string, error) {
+	done, rest, hops := "", strings.Split(rel, "/"), 0
+	for len(rest) > 0 {
+		c := rest[0]
+		rest = rest[1:]
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			if done == "" {
+				return "", ErrOutside
+			}
+			done = strings.TrimSuffix(path.Dir(done), ".")
+			continue
+		}
+		next := path.Join(done, c)
+		st, err := t.r.Lstat(filepath.FromSlash(next))
+		if err != nil {
+			return "", err
+		}
+		if st.Mode()&fs.ModeSymlink == 0 {
+			done = next
+			continue
+		}
+		if hops++; hops > maxHops {
+			return "", &fs.PathError{Op: "resolve", Path: rel, Err: syscall.ELOOP}
+		}
+		dest, err := t.r.Readlink(filepath.FromSlash(next))
+		if err != nil {
+			return "", err
+		}
+		if filepath.IsAbs(dest) {
+			dest = filepath.Clean(dest)
+			if dest != t.dir {
+				r, ok := t.Rel(dest)
+				if !ok {
+					return "", ErrOutside
+				}
+				dest = r
+			} else {
+				dest = ""
+			}
+			done = ""
+		}
+		rest = append(strings.Split(filepath.ToSlash(dest), "/"), rest...)
+	}
+	return done, nil
 }

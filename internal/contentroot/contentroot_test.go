@@ -19,6 +19,13 @@ func TestRoot(t *testing.T) {
 	for link, to := range map[string]string{
 		"cur": out, "in": "v2", "rel.md": "v2/a.md", "abs.md": filepath.Join(dir, "v2/a.md"),
 		"out.md": filepath.Join(out, "secret.md"), "up.md": "../x.md", "broken.md": "missing.md",
+		// Whether a link leaves the root never depends on what lies outside it: a missing
+		// file out there, or reached through a folder link that leads there, is outside.
+		"gone.md": filepath.Join(out, "missing.md"), "via.md": filepath.Join(dir, "cur/missing.md"),
+		"via-rel.md": "cur/missing.md",
+		// Links within the root are followed however they are written.
+		"absin": filepath.Join(dir, "v2"), "chain.md": filepath.Join(dir, "absin/a.md"),
+		"chain-rel.md": "absin/../absin/a.md", "loop.md": "loop2.md", "loop2.md": "loop.md",
 	} {
 		testkit.NoErr(t, os.Symlink(to, filepath.Join(dir, link)), "symlink "+link)
 	}
@@ -40,7 +47,7 @@ func TestRoot(t *testing.T) {
 		}
 	})
 	t.Run("Targets", func(t *testing.T) {
-		for link, want := range map[string]string{"rel.md": "rel.md", "abs.md": "v2/a.md"} {
+		for link, want := range map[string]string{"rel.md": "v2/a.md", "abs.md": "v2/a.md", "chain.md": "v2/a.md", "chain-rel.md": "v2/a.md"} {
 			got, st, err := r.Target(link)
 			testkit.NoErr(t, err, "target "+link)
 			testkit.Equal(t, [2]any{got, st.Size()}, [2]any{want, int64(6)}, "target of "+link)
@@ -48,13 +55,16 @@ func TestRoot(t *testing.T) {
 			testkit.NoErr(t, err, "read "+got)
 			testkit.Equal(t, string(b), "inside", "content through "+link)
 		}
-		for _, link := range []string{"out.md", "up.md", "cur"} {
+		for _, link := range []string{"out.md", "up.md", "cur", "gone.md", "via.md", "via-rel.md"} {
 			if _, _, err := r.Target(link); !errors.Is(err, contentroot.ErrOutside) {
 				t.Errorf("Target(%q) = %v; want ErrOutside", link, err)
 			}
 		}
 		if _, _, err := r.Target("broken.md"); !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("Target(broken.md) = %v; want not found", err)
+		}
+		if _, _, err := r.Target("loop.md"); err == nil || errors.Is(err, contentroot.ErrOutside) {
+			t.Errorf("Target(loop.md) = %v; want a loop error", err)
 		}
 	})
 	t.Run("WalkDoesNotFollowLinks", func(t *testing.T) {
