@@ -101,7 +101,7 @@ func corrupt(dir string, r *rand.Rand) (string, error) {
 		return nil
 	})
 	if len(files) == 0 {
-		return "no file to damage", nil
+		return "nothing", fmt.Errorf("no file to damage in %s", dir)
 	}
 	f := files[r.IntN(len(files))]
 	k := damage.Kinds[r.IntN(len(damage.Kinds))]
@@ -287,7 +287,7 @@ func Run(ctx context.Context, cfg Config) (rep Report, err error) {
 	corruptQuery := func() {
 		restarts.Wait()
 		d.query.kill()
-		what, err := corrupt(filepath.Join(cfg.Work, "query"), r)
+		what, err := corrupt(filepath.Join(data, "query"), r)
 		ops.printf("kill -9 guide-mcp, %s, restart", what)
 		if err != nil {
 			rep.fail("damaging %s: %v", what, err)
