@@ -116,6 +116,7 @@ func (w *Watcher) Run(ctx context.Context, out chan<- Batch) error {
 	}
 	w.fw = fw
 	defer fw.Close()
+	errs := forwardErrors(fw.Errors)
 	w.addTree(w.root)
 	if w.Cookies != nil {
 		if err := w.add(w.Cookies.Dir()); err == nil {
@@ -191,7 +192,7 @@ func (w *Watcher) Run(ctx context.Context, out chan<- Batch) error {
 				continue
 			}
 			w.handle(ev, mark)
-		case err, ok := <-fw.Errors:
+		case err, ok := <-errs:
 			if !ok {
 				return nil
 			}
@@ -210,6 +211,25 @@ func (w *Watcher) Run(ctx context.Context, out chan<- Batch) error {
 			}
 		}
 	}
+}
+
+// forwardErrors reads the notifier's errors on a goroutine of its own, keeping the first
+// of those not yet taken: any one of them means a rescan. The notifier sends some errors
+// while it holds its lock (a folder moved whose watch could not be removed), which every
+// call to it (Add, Remove, WatchList) takes: read by the goroutine that also makes those
+// calls, such an error would wait for it while it waits for the lock.
+func forwardErrors(in <-chan error) <-chan error {
+	out := make(chan error, 1)
+	go func() {
+		defer close(out)
+		for err := range in {
+			select {
+			case out <- err:
+			default: // one is already waiting: the rescan it asks for covers this one
+			}
+		}
+	}()
+	return out
 }
 
 func (w *Watcher) rel(abs string) (string, bool) {
