@@ -60,8 +60,9 @@ func (d *dataDisk) free() error {
 
 // writeError is guide-mcp's write_error as its status says now.
 func writeError(ctx context.Context, url string) string {
-	// Bounded: the phase must end on time, whatever the query process is doing.
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	// Bounded: the phase must end on time, whatever the query process is doing. Above the
+	// 5 s a new session waits for its record while the stream's store takes no write.
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	c, err := Connect(ctx, url, "soak-disk-full")
 	if err != nil {
