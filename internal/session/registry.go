@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -75,8 +76,8 @@ type Registry struct {
 	// at: an answer about the documents' statuses that has not seen the stream that far
 	// would miss what a session just did (see Pending).
 	published atomic.Uint64
-	connMu    sync.Mutex // guards Stream, Freshness and Store, which Connect sets while serving
-	storeMu   sync.Mutex // serialises opening the store
+	connMu    sync.Mutex    // guards Stream, Freshness and Store, which Connect sets while serving
+	storeSem  chan struct{} // one call at a time opens the store (openStore)
 	// connected is closed by Connect: a session this process did not issue can be
 	// checked from then on.
 	connected chan struct{}
@@ -125,8 +126,21 @@ func (r *Registry) store(ctx context.Context) (*Store, error) {
 	if stream == nil || stream.JS == nil {
 		return nil, errNotConnected
 	}
-	r.storeMu.Lock()
-	defer r.storeMu.Unlock()
+	// One call at a time opens the store; the others wait for it, each only as long as
+	// its own context allows: when NATS does not answer (a full store), N callers must not
+	// take N times the wait.
+	r.connMu.Lock()
+	if r.storeSem == nil {
+		r.storeSem = make(chan struct{}, 1)
+	}
+	sem := r.storeSem
+	r.connMu.Unlock()
+	select {
+	case sem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("opening the session store: %w", ctx.Err())
+	}
+	defer func() { <-sem }()
 	r.connMu.Lock()
 	st = r.Store
 	r.connMu.Unlock()

@@ -377,3 +377,47 @@ func TestAttachedBytesLimit(t *testing.T) {
 		t.Fatalf("attach once the first was detached: %v", qerr)
 	}
 }
+
+// TestOpeningTheStoreHonoursEachCallersContext: while one call opens the session store
+// and NATS does not answer (a full store takes no write), a call queued behind it gives
+// up with its own context rather than after the first: N callers must not take N times
+// the wait. Seen in the soak's disk-full phase, where a new MCP session's initialize
+// waited behind every other session's.
+func TestOpeningTheStoreHonoursEachCallersContext(t *testing.T) {
+	b := testkit.NATS(t)
+	asked := make(chan struct{}, 64)
+	sub, err := b.Conn.Subscribe("silent.>", func(*nats.Msg) { asked <- struct{}{} }) // answers nothing
+	testkit.NoErr(t, err, "subscribe")
+	defer sub.Unsubscribe()
+	js, err := jetstream.NewWithAPIPrefix(b.Conn, "silent")
+	testkit.NoErr(t, err, "jetstream")
+	stream := testkit.Stream(t, b)
+	stream.JS = js // the store is opened through a JetStream that never answers
+	r := &session.Registry{Project: "p", Catalog: testkit.Catalog(t, map[string]string{"a.md": "# A\n"}),
+		Stream: stream, Logger: testkit.Logger()}
+
+	first, cancelFirst := context.WithTimeout(context.Background(), time.Minute)
+	defer cancelFirst()
+	firstDone := make(chan error, 1)
+	go func() { firstDone <- r.Issue(first, session.IDPrefix+"first") }()
+	<-asked // the first call is opening the store, waiting for NATS
+
+	second, cancelSecond := context.WithCancel(context.Background())
+	cancelSecond()
+	secondDone := make(chan error, 1)
+	go func() { secondDone <- r.Issue(second, session.IDPrefix+"second") }()
+	select {
+	case err := <-secondDone:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("second call: %v; want its context's error", err)
+		}
+	case err := <-firstDone:
+		t.Fatalf("the first call ended (%v) though NATS never answered", err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("a call whose context had ended still waited for another call opening the store")
+	}
+	cancelFirst()
+	if err := <-firstDone; err == nil {
+		t.Fatal("the first call succeeded though NATS never answered")
+	}
+}
