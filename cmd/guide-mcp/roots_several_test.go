@@ -328,6 +328,40 @@ func TestClientRootsSeveral(t *testing.T) {
 			}
 		}
 	})
+
+	t.Run("changes", func(t *testing.T) {
+		var start query.ChangesView
+		call(t, c, "changes", map[string]any{"since": "now"}, &start)
+		testkit.WriteFile(t, docs2, "fresh.md", "# Fresh\n\nnew in the second docs\n")
+		testkit.WriteFile(t, content, "notes/fresh.md", "# Fresh\n\nnew in the content\n")
+		testkit.NoErr(t, os.Remove(filepath.Join(docs, "intro.md")), "remove docs/intro.md")
+		var v query.ChangesView
+		call(t, c, "changes", map[string]any{"cursor": start.Cursor}, &v)
+		var got []string
+		for _, ch := range v.Changes {
+			got = append(got, ch.Kind+" "+ch.Path)
+		}
+		sort.Strings(got)
+		testkit.Equal(t, strings.Join(got, ", "), "added content/notes/fresh.md, added docs-2/fresh.md, deleted docs/intro.md",
+			"the changes of every root after the cursor")
+		if !v.Complete || !strings.HasPrefix(v.Cursor, "changes:") {
+			t.Errorf("changes across roots: complete %v, cursor %q", v.Complete, v.Cursor)
+		}
+		var one query.ChangesView
+		call(t, c, "changes", map[string]any{"cursor": start.Cursor, "folder": "docs-2"}, &one)
+		testkit.Equal(t, len(one.Changes), 1, "changes of docs-2 after the merged cursor")
+		testkit.Equal(t, one.Changes[0].Path, "docs-2/fresh.md", "the change of docs-2")
+		var after query.ChangesView
+		call(t, c, "changes", map[string]any{"cursor": v.Cursor}, &after)
+		testkit.Equal(t, len(after.Changes), 0, "changes after the latest cursor")
+		req := mcp.ReadResourceRequest{}
+		req.Params.URI = "guide://_changes"
+		res, err := c.ReadResource(testkit.Context(t), req)
+		testkit.NoErr(t, err, "read guide://_changes")
+		if text := res.Contents[0].(mcp.TextResourceContents).Text; !strings.Contains(text, `"docs-2/fresh.md"`) {
+			t.Errorf("guide://_changes = %.300s", text)
+		}
+	})
 }
 
 // TestClientRootsChangeSeveral: a change of roots adds and drops projects, and the

@@ -42,6 +42,22 @@ func (r *muxRequest) resource(ctx context.Context, params *object) (any, error) 
 	if uri == "guide://"+statusName && r.method == "resources/read" {
 		return r.status(ctx, uri)
 	}
+	if uri == changesURI {
+		if r.method == "resources/read" {
+			return r.readChanges(ctx, uri)
+		}
+		// Subscribing to every root's changes: each root's updates are passed on as this one's.
+		r.f.mu.Lock()
+		r.f.changesSub = r.method == "resources/subscribe"
+		r.f.mu.Unlock()
+		var first error
+		r.each(r.mounts, func(_ int, s *rootServed) {
+			if _, err := r.call(ctx, s, r.method, params); err != nil && s == r.primary {
+				first = err
+			}
+		})
+		return newObject(), first
+	}
 	rest, ok := strings.CutPrefix(uri, "guide://")
 	first, within, _ := strings.Cut(rest, "/")
 	s := r.named(first)

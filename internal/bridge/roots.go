@@ -79,6 +79,9 @@ type Front struct {
 	focus    string             // of several roots, the one in focus ("" for all)
 	focusAt  string             // and the focus context, below its name
 	history  []string           // of several roots, the earlier focus contexts
+	// changesSub: of several roots, the client subscribed to guide://_changes, which each
+	// root's updates of its own changes update too.
+	changesSub bool
 }
 
 // rootServed is one root served, fed the client's messages.
