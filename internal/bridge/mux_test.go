@@ -33,6 +33,7 @@ type fakeChange struct {
 	Path string `json:"path"`
 	From string `json:"from,omitempty"`
 	Time string `json:"time"`
+	Diff string `json:"diff,omitempty"`
 }
 
 type fakeHit struct {
@@ -680,5 +681,65 @@ func TestChangesAcrossRoots(t *testing.T) {
 		if !c.toolResult("changes", map[string]any{"cursor": cursor}, &f) || f.Type != "invalid_argument" {
 			t.Errorf("changes with cursor %q: %+v; want invalid_argument", cursor, f)
 		}
+	}
+}
+
+// TestChangesAcrossRootsBounded: changes of several roots, each root's page within its
+// bound but too large together, end early; the pages still show every change once, and a
+// diff's headers carry the root's name.
+func TestChangesAcrossRootsBounded(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fakes := map[string]*fakeRoot{}
+	var roots, want []string
+	big := strings.Repeat("+a line of the new text\n", 1500) // 36k characters
+	for i := range 2 {
+		f := &fakeRoot{}
+		for s := range 6 {
+			p := fmt.Sprintf("d%d.md", s)
+			f.changes = append(f.changes, fakeChange{Kind: "modified", Path: p,
+				Time: time.Date(2026, 1, 1, 0, 0, 2*s+i, 0, time.UTC).Format(time.RFC3339Nano),
+				Diff: "--- a/" + p + "\n+++ b/" + p + "\n@@ -1 +1,1500 @@\n" + big})
+		}
+		dir := filepath.Join(base, fmt.Sprint("r", i))
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		fakes[dir], roots = f, append(roots, dir)
+	}
+	for s := range 6 {
+		want = append(want, fmt.Sprintf("r0/d%d.md", s), fmt.Sprintf("r1/d%d.md", s))
+	}
+	c := startFront(t, roots, fakes)
+	var got []string
+	cursor := ""
+	for pages := 0; ; pages++ {
+		if pages > len(want) {
+			t.Fatalf("no end to the pages: %v", got)
+		}
+		args := map[string]any{"limit": 10}
+		if cursor != "" {
+			args["cursor"] = cursor
+		}
+		var p changesPage
+		c.tool("changes", args, &p)
+		if p.Count > 2 {
+			t.Errorf("a page of %d changes of 36k characters each", p.Count)
+		}
+		for _, ch := range p.Changes {
+			got = append(got, ch.Path)
+			if !strings.HasPrefix(ch.Diff, "--- a/"+ch.Path+"\n+++ b/"+ch.Path+"\n") {
+				t.Errorf("the diff of %s: %.60q", ch.Path, ch.Diff)
+			}
+		}
+		if p.Complete {
+			break
+		}
+		cursor = p.Cursor
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("pages give %v, want %v", got, want)
 	}
 }
