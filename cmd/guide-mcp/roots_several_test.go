@@ -377,11 +377,37 @@ func TestClientRootsChangeSeveral(t *testing.T) {
 	if r.IsError {
 		t.Fatalf("attach: %s", testkit.Text(t, r))
 	}
+	var start query.ChangesView
+	call(t, c, "changes", map[string]any{"since": "now"}, &start)
+	changed := func(cursor string) (kinds map[string]string, next string) {
+		t.Helper()
+		var v query.ChangesView
+		call(t, c, "changes", map[string]any{"cursor": cursor, "limit": 1000}, &v)
+		if !v.Complete {
+			t.Fatalf("changes from %s: not complete", cursor)
+		}
+		kinds = map[string]string{}
+		for _, ch := range v.Changes {
+			kinds[ch.Path] = ch.Kind
+		}
+		return kinds, v.Cursor
+	}
 
 	// docs-2 dropped, content added.
 	roots.set(fileURI(docs), fileURI(content))
 	testkit.NoErr(t, c.RootListChanges(testkit.Context(t)), "roots changed")
 	waitRoots(t, c, "docs", "content")
+	// changes from a cursor of before: a root added since lists what it got since the
+	// cursor; a root dropped keeps its place in the cursor.
+	testkit.WriteFile(t, docs, "late.md", "# Late\n\nlate in docs\n")
+	testkit.WriteFile(t, content, "late.md", "# Late\n\nlate in content\n")
+	kinds, next := changed(start.Cursor)
+	testkit.Equal(t, kinds["docs/late.md"]+" "+kinds["content/late.md"], "added added", "changes of the roots after the change of roots")
+	for p := range kinds {
+		if strings.HasPrefix(p, "docs-2/") || strings.HasPrefix(p, "session:") {
+			t.Errorf("changes list %s", p)
+		}
+	}
 	testkit.Eventually(t, 30*time.Second, func() (bool, string) {
 		return !owner.Held(projectData(home, docs2)), "the dropped root's owner still has a client"
 	})
@@ -395,6 +421,10 @@ func TestClientRootsChangeSeveral(t *testing.T) {
 	roots.set(fileURI(docs), fileURI(content), fileURI(docs2))
 	testkit.NoErr(t, c.RootListChanges(testkit.Context(t)), "roots changed")
 	waitRoots(t, c, "docs", "content", "docs-2")
+	testkit.WriteFile(t, docs2, "back.md", "# Back\n\nback in docs-2\n")
+	kinds, _ = changed(next)
+	testkit.Equal(t, kinds["docs-2/back.md"], "added", "a change of the root back, from its place in the cursor")
+	testkit.Equal(t, len(kinds), 1, fmt.Sprintf("the changes after the last cursor: %v", kinds))
 
 	// One root: its paths as they are, no prefix; the session's document is still there.
 	roots.set(fileURI(docs))
