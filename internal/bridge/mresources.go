@@ -22,7 +22,7 @@ func (r *muxRequest) prompt(ctx context.Context, params *object) (any, error) {
 		return json.RawMessage(res), nil
 	}
 	note := fmt.Sprintf("\n\nThis workspace has several roots, each a folder at the top of one tree: %s. "+
-		"Every path starts with a root's name (%s/…); view(\"\") lists them, and search covers all of them unless given a folder. "+
+		"Every path starts with a root's name (%s/…); view(\"\") lists them, and search and changes cover all of them unless given a folder. "+
 		"The contexts above are those of the root %s, with paths within it.", r.names(), r.mounts[0].name, r.primary.name)
 	for _, m := range o.list("messages") {
 		if m, ok := m.(*object); !ok {

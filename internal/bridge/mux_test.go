@@ -65,6 +65,18 @@ func (f *fakeRoot) serve(in io.Reader, out io.Writer) error {
 		mu.Lock()
 		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": res})
 		_, err := out.Write(append(b, '\n'))
+		if req.Method == "resources/subscribe" && err == nil {
+			// As if a change came at once: the resource subscribed to is updated.
+			var p struct {
+				Params struct {
+					URI string `json:"uri"`
+				} `json:"params"`
+			}
+			_ = json.Unmarshal(sc.Bytes(), &p)
+			b, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "notifications/resources/updated",
+				"params": map[string]any{"uri": p.Params.URI}})
+			_, err = out.Write(append(b, '\n'))
+		}
 		mu.Unlock()
 		if err != nil {
 			return err
@@ -741,5 +753,43 @@ func TestChangesAcrossRootsBounded(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("pages give %v, want %v", got, want)
+	}
+}
+
+// TestChangesSubscribedAcrossRoots: a client subscribed to guide://_changes of several
+// roots hears of each root's update of its own changes as an update of guide://_changes.
+func TestChangesSubscribedAcrossRoots(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fakes := map[string]*fakeRoot{}
+	var roots []string
+	for i := range 2 {
+		dir := filepath.Join(base, fmt.Sprint("r", i))
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		fakes[dir], roots = &fakeRoot{}, append(roots, dir)
+	}
+	c := startFront(t, roots, fakes)
+	c.send(`{"jsonrpc":"2.0","id":"s","method":"resources/subscribe","params":{"uri":"guide://_changes"}}`)
+	updated := map[string]int{}
+	answered := false
+	for !answered || updated["guide://_changes"] < 2 {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Params struct {
+				URI string `json:"uri"`
+			} `json:"params"`
+		}
+		if err := json.Unmarshal(c.read(), &m); err != nil {
+			t.Fatal(err)
+		}
+		if string(m.ID) == `"s"` {
+			answered = true
+		} else {
+			updated[m.Params.URI]++
+		}
 	}
 }
