@@ -772,13 +772,20 @@ func TestChangesSubscribedAcrossRoots(t *testing.T) {
 		}
 		fakes[dir], roots = &fakeRoot{}, append(roots, dir)
 	}
+	third := filepath.Join(base, "r2") // added later
+	if err := os.Mkdir(third, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fakes[third] = &fakeRoot{}
 	c := startFront(t, roots, fakes)
 	c.send(`{"jsonrpc":"2.0","id":"s","method":"resources/subscribe","params":{"uri":"guide://_changes"}}`)
 	updated := map[string]int{}
 	answered := false
-	for !answered || updated["guide://_changes"] < 2 {
+	asked := false
+	for !answered || updated["guide://_changes"] < 3 || updated["guide://r2/_changes"] < 1 {
 		var m struct {
 			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
 			Params struct {
 				URI string `json:"uri"`
 			} `json:"params"`
@@ -786,10 +793,23 @@ func TestChangesSubscribedAcrossRoots(t *testing.T) {
 		if err := json.Unmarshal(c.read(), &m); err != nil {
 			t.Fatal(err)
 		}
-		if string(m.ID) == `"s"` {
+		switch {
+		case string(m.ID) == `"s"`:
 			answered = true
-		} else {
+		case m.Method == "roots/list":
+			// A root added: subscribed too, its updates are heard.
+			var list []map[string]string
+			for _, r := range append(slices.Clone(roots), third) {
+				list = append(list, map[string]string{"uri": "file://" + r})
+			}
+			b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"roots": list}})
+			c.send(string(b))
+		case m.Method == "notifications/resources/updated":
 			updated[m.Params.URI]++
+		}
+		if updated["guide://_changes"] == 2 && !asked {
+			asked = true
+			c.send(`{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`)
 		}
 	}
 }

@@ -416,6 +416,14 @@ func (f *Front) serve(ctx context.Context, folders []string) {
 			if f.initNote != nil {
 				s.in.Push(f.initNote)
 			}
+			if f.changesSub {
+				// The client hears of every root's changes, this one's too.
+				f.next++
+				id := fmt.Sprintf("%s%d", muxID, f.next)
+				f.answers[id] = make(chan []byte, 1) // its answer is not awaited
+				s.in.Push(mustJSON(map[string]any{"jsonrpc": "2.0", "id": id, "method": "resources/subscribe",
+					"params": map[string]any{"uri": changesURI}}))
+			}
 			started = append(started, s)
 		}
 		mounts = append(mounts, s)
