@@ -336,6 +336,16 @@ describe('stdio with several roots', () => {
     assert.ok(py.hits.some((h) => h.path === 'content/lang/python.md'), JSON.stringify(py));
   });
 
+  test('changes: every root after a cursor, each below its name', async () => {
+    const start = json(await client.callTool({ name: 'changes', arguments: { since: 'now' } }));
+    writeFileSync(join(two, 'notes/egret.md'), '# Egret\n\nAn egret.\n');
+    writeFileSync(join(one, 'egret.md'), '# Egret one\n\nAn egret too.\n');
+    const r = json(await client.callTool({ name: 'changes', arguments: { cursor: start.cursor } }));
+    assert.deepEqual(r.changes.map((c) => `${c.change} ${c.path}`).sort(), ['added docs-2/notes/egret.md', 'added docs/egret.md'], JSON.stringify(r));
+    const one2 = json(await client.callTool({ name: 'changes', arguments: { cursor: start.cursor, folder: 'docs-2' } }));
+    assert.deepEqual(one2.changes.map((c) => c.path), ['docs-2/notes/egret.md']);
+  });
+
   test('list, focus, get_summary, analyze, attach, detach', async () => {
     const all = json(await client.callTool({ name: 'list', arguments: { scope: 'all', limit: 500 } }));
     for (const root of ['docs/', 'docs-2/', 'content/']) assert.ok(all.documents.some((d) => d.path.startsWith(root)), root);

@@ -328,6 +328,40 @@ func TestClientRootsSeveral(t *testing.T) {
 			}
 		}
 	})
+
+	t.Run("changes", func(t *testing.T) {
+		var start query.ChangesView
+		call(t, c, "changes", map[string]any{"since": "now"}, &start)
+		testkit.WriteFile(t, docs2, "fresh.md", "# Fresh\n\nnew in the second docs\n")
+		testkit.WriteFile(t, content, "notes/fresh.md", "# Fresh\n\nnew in the content\n")
+		testkit.NoErr(t, os.Remove(filepath.Join(docs, "intro.md")), "remove docs/intro.md")
+		var v query.ChangesView
+		call(t, c, "changes", map[string]any{"cursor": start.Cursor}, &v)
+		var got []string
+		for _, ch := range v.Changes {
+			got = append(got, ch.Kind+" "+ch.Path)
+		}
+		sort.Strings(got)
+		testkit.Equal(t, strings.Join(got, ", "), "added content/notes/fresh.md, added docs-2/fresh.md, deleted docs/intro.md",
+			"the changes of every root after the cursor")
+		if !v.Complete || !strings.HasPrefix(v.Cursor, "changes:") {
+			t.Errorf("changes across roots: complete %v, cursor %q", v.Complete, v.Cursor)
+		}
+		var one query.ChangesView
+		call(t, c, "changes", map[string]any{"cursor": start.Cursor, "folder": "docs-2"}, &one)
+		testkit.Equal(t, len(one.Changes), 1, "changes of docs-2 after the merged cursor")
+		testkit.Equal(t, one.Changes[0].Path, "docs-2/fresh.md", "the change of docs-2")
+		var after query.ChangesView
+		call(t, c, "changes", map[string]any{"cursor": v.Cursor}, &after)
+		testkit.Equal(t, len(after.Changes), 0, "changes after the latest cursor")
+		req := mcp.ReadResourceRequest{}
+		req.Params.URI = "guide://_changes"
+		res, err := c.ReadResource(testkit.Context(t), req)
+		testkit.NoErr(t, err, "read guide://_changes")
+		if text := res.Contents[0].(mcp.TextResourceContents).Text; !strings.Contains(text, `"docs-2/fresh.md"`) {
+			t.Errorf("guide://_changes = %.300s", text)
+		}
+	})
 }
 
 // TestClientRootsChangeSeveral: a change of roots adds and drops projects, and the
@@ -343,11 +377,37 @@ func TestClientRootsChangeSeveral(t *testing.T) {
 	if r.IsError {
 		t.Fatalf("attach: %s", testkit.Text(t, r))
 	}
+	var start query.ChangesView
+	call(t, c, "changes", map[string]any{"since": "now"}, &start)
+	changed := func(cursor string) (kinds map[string]string, next string) {
+		t.Helper()
+		var v query.ChangesView
+		call(t, c, "changes", map[string]any{"cursor": cursor, "limit": 1000}, &v)
+		if !v.Complete {
+			t.Fatalf("changes from %s: not complete", cursor)
+		}
+		kinds = map[string]string{}
+		for _, ch := range v.Changes {
+			kinds[ch.Path] = ch.Kind
+		}
+		return kinds, v.Cursor
+	}
 
 	// docs-2 dropped, content added.
 	roots.set(fileURI(docs), fileURI(content))
 	testkit.NoErr(t, c.RootListChanges(testkit.Context(t)), "roots changed")
 	waitRoots(t, c, "docs", "content")
+	// changes from a cursor of before: a root added since lists what it got since the
+	// cursor; a root dropped keeps its place in the cursor.
+	testkit.WriteFile(t, docs, "late.md", "# Late\n\nlate in docs\n")
+	testkit.WriteFile(t, content, "late.md", "# Late\n\nlate in content\n")
+	kinds, next := changed(start.Cursor)
+	testkit.Equal(t, kinds["docs/late.md"]+" "+kinds["content/late.md"], "added added", "changes of the roots after the change of roots")
+	for p := range kinds {
+		if strings.HasPrefix(p, "docs-2/") || strings.HasPrefix(p, "session:") {
+			t.Errorf("changes list %s", p)
+		}
+	}
 	testkit.Eventually(t, 30*time.Second, func() (bool, string) {
 		return !owner.Held(projectData(home, docs2)), "the dropped root's owner still has a client"
 	})
@@ -361,6 +421,10 @@ func TestClientRootsChangeSeveral(t *testing.T) {
 	roots.set(fileURI(docs), fileURI(content), fileURI(docs2))
 	testkit.NoErr(t, c.RootListChanges(testkit.Context(t)), "roots changed")
 	waitRoots(t, c, "docs", "content", "docs-2")
+	testkit.WriteFile(t, docs2, "back.md", "# Back\n\nback in docs-2\n")
+	kinds, _ = changed(next)
+	testkit.Equal(t, kinds["docs-2/back.md"], "added", "a change of the root back, from its place in the cursor")
+	testkit.Equal(t, len(kinds), 1, fmt.Sprintf("the changes after the last cursor: %v", kinds))
 
 	// One root: its paths as they are, no prefix; the session's document is still there.
 	roots.set(fileURI(docs))

@@ -22,7 +22,7 @@ func (r *muxRequest) prompt(ctx context.Context, params *object) (any, error) {
 		return json.RawMessage(res), nil
 	}
 	note := fmt.Sprintf("\n\nThis workspace has several roots, each a folder at the top of one tree: %s. "+
-		"Every path starts with a root's name (%s/…); view(\"\") lists them, and search covers all of them unless given a folder. "+
+		"Every path starts with a root's name (%s/…); view(\"\") lists them, and search and changes cover all of them unless given a folder. "+
 		"The contexts above are those of the root %s, with paths within it.", r.names(), r.mounts[0].name, r.primary.name)
 	for _, m := range o.list("messages") {
 		if m, ok := m.(*object); !ok {
@@ -41,6 +41,22 @@ func (r *muxRequest) resource(ctx context.Context, params *object) (any, error) 
 	uri := params.str("uri")
 	if uri == "guide://"+statusName && r.method == "resources/read" {
 		return r.status(ctx, uri)
+	}
+	if uri == changesURI {
+		if r.method == "resources/read" {
+			return r.readChanges(ctx, uri)
+		}
+		// Subscribing to every root's changes: each root's updates are passed on as this one's.
+		r.f.mu.Lock()
+		r.f.changesSub = r.method == "resources/subscribe"
+		r.f.mu.Unlock()
+		var first error
+		r.each(r.mounts, func(_ int, s *rootServed) {
+			if _, err := r.call(ctx, s, r.method, params); err != nil && s == r.primary {
+				first = err
+			}
+		})
+		return newObject(), first
 	}
 	rest, ok := strings.CutPrefix(uri, "guide://")
 	first, within, _ := strings.Cut(rest, "/")

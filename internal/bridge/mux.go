@@ -67,12 +67,17 @@ func (f *Front) fromRoot(s *rootServed, line []byte) {
 			return
 		}
 	}
-	several := len(f.mounts) > 1
+	several, whole := len(f.mounts) > 1, f.changesSub
 	f.mu.Unlock()
 	if several && m.Method == "notifications/resources/updated" {
 		if o, err := parseObject(line); err == nil {
 			if p := o.obj("params"); p != nil {
-				p.set("uri", clientURI(s.name, p.str("uri")))
+				uri := p.str("uri")
+				if uri == changesURI && whole {
+					// The changes of every root changed too.
+					f.out.Send(line)
+				}
+				p.set("uri", clientURI(s.name, uri))
 				line = encode(o)
 			}
 		}
@@ -433,6 +438,8 @@ func (r *muxRequest) tool(ctx context.Context, params *object) *object {
 		return r.setFocus(ctx, name, args).result()
 	case "get_content", "get_category_content", "get_collection_content":
 		return r.content(ctx, name, args).result()
+	case "changes":
+		return r.changes(ctx, name, args).result()
 	case "attach", "detach": // the session's documents live with the primary root
 		return r.callTool(ctx, r.primary, name, args).result()
 	default:

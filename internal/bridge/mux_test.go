@@ -23,6 +23,17 @@ type fakeRoot struct {
 	hits []fakeHit
 	fail bool // every call fails, as when the root's owner cannot be reached
 	docs int  // documents in its tree
+
+	mu      sync.Mutex
+	changes []fakeChange // changes pages through these, a cursor "c<n>" after the n-th
+}
+
+type fakeChange struct {
+	Kind string `json:"change"`
+	Path string `json:"path"`
+	From string `json:"from,omitempty"`
+	Time string `json:"time"`
+	Diff string `json:"diff,omitempty"`
 }
 
 type fakeHit struct {
@@ -54,6 +65,18 @@ func (f *fakeRoot) serve(in io.Reader, out io.Writer) error {
 		mu.Lock()
 		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": res})
 		_, err := out.Write(append(b, '\n'))
+		if req.Method == "resources/subscribe" && err == nil {
+			// As if a change came at once: the resource subscribed to is updated.
+			var p struct {
+				Params struct {
+					URI string `json:"uri"`
+				} `json:"params"`
+			}
+			_ = json.Unmarshal(sc.Bytes(), &p)
+			b, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "notifications/resources/updated",
+				"params": map[string]any{"uri": p.Params.URI}})
+			_, err = out.Write(append(b, '\n'))
+		}
 		mu.Unlock()
 		if err != nil {
 			return err
@@ -87,6 +110,29 @@ func (f *fakeRoot) tool(name string, args map[string]any) any {
 		}
 		v = map[string]any{"type": "folder", "name": "", "path": "", "words": f.docs, "documents": f.docs,
 			"children": children, "depth": args["depth"], "entries": f.docs}
+	case "changes":
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		from := 0
+		if c, ok := args["cursor"].(string); ok {
+			n, err := strconv.Atoi(strings.TrimPrefix(c, "c"))
+			if !strings.HasPrefix(c, "c") || err != nil || n > len(f.changes) {
+				return map[string]any{"isError": true, "content": []any{map[string]any{"type": "text",
+					"text": `{"success":false,"error_type":"invalid_argument","error":"not a cursor","instruction":"fix it"}`}}}
+			}
+			from = n
+		}
+		limit := 200
+		if l, ok := args["limit"].(float64); ok {
+			limit = int(l)
+		}
+		end := min(from+limit, len(f.changes))
+		r := map[string]any{"cursor": fmt.Sprint("c", end), "from": fmt.Sprint("c", from), "complete": end == len(f.changes),
+			"count": end - from, "changes": f.changes[from:end], "history_kept": 3}
+		if end < len(f.changes) {
+			r["message"] = fmt.Sprintf("More changes follow: call changes again with cursor %q.", r["cursor"])
+		}
+		v = r
 	case "echo": // a tool the front does not know
 		p, _ := args["path"].(string)
 		if p == "" {
@@ -507,5 +553,263 @@ func TestFolders(t *testing.T) {
 	got := Folders([]Root{{URI: "https://x"}, {URI: "file://" + b}, {URI: "file://" + a}, {URI: "file://localhost" + b}})
 	if !slices.Equal(got, []string{b, a}) {
 		t.Errorf("Folders = %v; want %v", got, []string{b, a})
+	}
+}
+
+type changesPage struct {
+	Cursor   string       `json:"cursor"`
+	Complete bool         `json:"complete"`
+	Count    int          `json:"count"`
+	Changes  []fakeChange `json:"changes"`
+	Message  string       `json:"message"`
+	Partial  struct {
+		Note string `json:"note"`
+	} `json:"partial"`
+}
+
+// TestChangesAcrossRoots: changes across roots merges every root's changes by time, their
+// paths below the root's name; paging, whatever the page size, shows every change once in
+// that order, and a cursor hears only of later changes, of every root; a folder narrows to
+// one root, which a merged cursor can continue; a root that fails makes the answer partial,
+// naming it, and the cursor keeps its place; a cursor not of a merged changes is refused.
+func TestChangesAcrossRoots(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(s int) string { return time.Date(2026, 1, 1, 0, 0, s, 0, time.UTC).Format(time.RFC3339Nano) }
+	fakes := map[string]*fakeRoot{}
+	var roots []string
+	rng := rand.New(rand.NewPCG(3, 4))
+	var want []string // every change, as the client sees it, by time, then root
+	for s := range 60 {
+		for i := range 3 {
+			if rng.IntN(3) == i {
+				want = append(want, fmt.Sprintf("r%d/d%02d.md", i, s))
+			}
+		}
+	}
+	for i := range 3 {
+		f := &fakeRoot{}
+		for _, w := range want {
+			if p, ok := strings.CutPrefix(w, fmt.Sprintf("r%d/", i)); ok {
+				s, _ := strconv.Atoi(p[1:3])
+				f.changes = append(f.changes, fakeChange{Kind: "modified", Path: p, Time: at(s)})
+			}
+		}
+		dir := filepath.Join(base, fmt.Sprint("r", i))
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		fakes[dir], roots = f, append(roots, dir)
+	}
+	fakes[roots[1]].changes[0].Kind, fakes[roots[1]].changes[0].From = "moved", "old/x.md"
+	c := startFront(t, roots, fakes)
+	paths := func(p changesPage) []string {
+		var out []string
+		for _, ch := range p.Changes {
+			out = append(out, ch.Path)
+		}
+		return out
+	}
+	var all changesPage
+	c.tool("changes", map[string]any{}, &all)
+	if got := paths(all); !slices.Equal(got, want) || !all.Complete || all.Count != len(want) {
+		t.Fatalf("changes of every root: %v (complete %v), want %v", got, all.Complete, want)
+	}
+	if ch := all.Changes[slices.Index(paths(all), "r1/"+fakes[roots[1]].changes[0].Path)]; ch.From != "r1/old/x.md" {
+		t.Errorf("a moved document's from: %q, want r1/old/x.md", ch.From)
+	}
+	for _, limit := range []int{1, 7, 20} {
+		var got []string
+		var p changesPage
+		c.tool("changes", map[string]any{"limit": limit}, &p)
+		for pages := 0; ; pages++ {
+			if p.Count > limit || pages > len(want) {
+				t.Fatalf("limit %d: a page of %d", limit, p.Count)
+			}
+			got = append(got, paths(p)...)
+			if p.Complete {
+				break
+			}
+			if !strings.Contains(p.Message, p.Cursor) {
+				t.Errorf("limit %d: message %q names not the cursor", limit, p.Message)
+			}
+			cursor := p.Cursor
+			p = changesPage{}
+			c.tool("changes", map[string]any{"limit": limit, "cursor": cursor}, &p)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("limit %d: pages give %v, want %v", limit, got, want)
+		}
+	}
+
+	// Later changes, from the cursor of the whole answer.
+	for i, f := range []*fakeRoot{fakes[roots[0]], fakes[roots[2]]} {
+		f.mu.Lock()
+		f.changes = append(f.changes, fakeChange{Kind: "added", Path: fmt.Sprint("new", i, ".md"), Time: at(100 + i)})
+		f.mu.Unlock()
+	}
+	var later changesPage
+	c.tool("changes", map[string]any{"cursor": all.Cursor}, &later)
+	if got := fmt.Sprint(paths(later)); got != "[r0/new0.md r2/new1.md]" || !later.Complete {
+		t.Errorf("changes after the cursor: %s (complete %v)", got, later.Complete)
+	}
+	// A folder is one root's; a merged cursor continues in it.
+	var one changesPage
+	c.tool("changes", map[string]any{"folder": "r2", "cursor": all.Cursor}, &one)
+	if got := fmt.Sprint(paths(one)); got != "[r2/new1.md]" {
+		t.Errorf("changes of r2 after the merged cursor: %s", got)
+	}
+	c.tool("changes", map[string]any{"folder": "r0"}, &one)
+	if got := paths(one); len(got) != len(fakes[roots[0]].changes) || !strings.HasPrefix(got[0], "r0/") {
+		t.Errorf("changes of r0: %v", got)
+	}
+
+	// A root that fails: the others' changes come, the answer partial; its place is kept.
+	fakes[roots[1]].mu.Lock()
+	fakes[roots[1]].fail = true
+	fakes[roots[1]].changes = append(fakes[roots[1]].changes, fakeChange{Kind: "added", Path: "late.md", Time: at(200)})
+	fakes[roots[1]].mu.Unlock()
+	var part changesPage
+	c.tool("changes", map[string]any{"cursor": later.Cursor}, &part)
+	if len(part.Changes) != 0 || !strings.Contains(part.Partial.Note, "root r1") {
+		t.Errorf("changes with r1 failing: %v, partial %q", paths(part), part.Partial.Note)
+	}
+	fakes[roots[1]].mu.Lock()
+	fakes[roots[1]].fail = false
+	fakes[roots[1]].mu.Unlock()
+	var back changesPage
+	c.tool("changes", map[string]any{"cursor": part.Cursor}, &back)
+	if got := fmt.Sprint(paths(back)); got != "[r1/late.md]" || back.Partial.Note != "" {
+		t.Errorf("changes once r1 answers again: %s, partial %q", got, back.Partial.Note)
+	}
+
+	for _, cursor := range []string{"changes:garbage", "c3", encodeCursor(searchCursor{Query: "y", Roots: map[string]*rootPlace{}}),
+		changesPrefix + "e30"} {
+		var f struct {
+			Type string `json:"error_type"`
+		}
+		if !c.toolResult("changes", map[string]any{"cursor": cursor}, &f) || f.Type != "invalid_argument" {
+			t.Errorf("changes with cursor %q: %+v; want invalid_argument", cursor, f)
+		}
+	}
+}
+
+// TestChangesAcrossRootsBounded: changes of several roots, each root's page within its
+// bound but too large together, end early; the pages still show every change once, and a
+// diff's headers carry the root's name.
+func TestChangesAcrossRootsBounded(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fakes := map[string]*fakeRoot{}
+	var roots, want []string
+	big := strings.Repeat("+a line of the new text\n", 1500) // 36k characters
+	for i := range 2 {
+		f := &fakeRoot{}
+		for s := range 6 {
+			p := fmt.Sprintf("d%d.md", s)
+			f.changes = append(f.changes, fakeChange{Kind: "modified", Path: p,
+				Time: time.Date(2026, 1, 1, 0, 0, 2*s+i, 0, time.UTC).Format(time.RFC3339Nano),
+				Diff: "--- a/" + p + "\n+++ b/" + p + "\n@@ -1 +1,1500 @@\n" + big})
+		}
+		dir := filepath.Join(base, fmt.Sprint("r", i))
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		fakes[dir], roots = f, append(roots, dir)
+	}
+	for s := range 6 {
+		want = append(want, fmt.Sprintf("r0/d%d.md", s), fmt.Sprintf("r1/d%d.md", s))
+	}
+	c := startFront(t, roots, fakes)
+	var got []string
+	cursor := ""
+	for pages := 0; ; pages++ {
+		if pages > len(want) {
+			t.Fatalf("no end to the pages: %v", got)
+		}
+		args := map[string]any{"limit": 10}
+		if cursor != "" {
+			args["cursor"] = cursor
+		}
+		var p changesPage
+		c.tool("changes", args, &p)
+		if p.Count > 2 {
+			t.Errorf("a page of %d changes of 36k characters each", p.Count)
+		}
+		for _, ch := range p.Changes {
+			got = append(got, ch.Path)
+			if !strings.HasPrefix(ch.Diff, "--- a/"+ch.Path+"\n+++ b/"+ch.Path+"\n") {
+				t.Errorf("the diff of %s: %.60q", ch.Path, ch.Diff)
+			}
+		}
+		if p.Complete {
+			break
+		}
+		cursor = p.Cursor
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("pages give %v, want %v", got, want)
+	}
+}
+
+// TestChangesSubscribedAcrossRoots: a client subscribed to guide://_changes of several
+// roots hears of each root's update of its own changes as an update of guide://_changes.
+func TestChangesSubscribedAcrossRoots(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fakes := map[string]*fakeRoot{}
+	var roots []string
+	for i := range 2 {
+		dir := filepath.Join(base, fmt.Sprint("r", i))
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		fakes[dir], roots = &fakeRoot{}, append(roots, dir)
+	}
+	third := filepath.Join(base, "r2") // added later
+	if err := os.Mkdir(third, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fakes[third] = &fakeRoot{}
+	c := startFront(t, roots, fakes)
+	c.send(`{"jsonrpc":"2.0","id":"s","method":"resources/subscribe","params":{"uri":"guide://_changes"}}`)
+	updated := map[string]int{}
+	answered := false
+	asked := false
+	for !answered || updated["guide://_changes"] < 3 || updated["guide://r2/_changes"] < 1 {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				URI string `json:"uri"`
+			} `json:"params"`
+		}
+		if err := json.Unmarshal(c.read(), &m); err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case string(m.ID) == `"s"`:
+			answered = true
+		case m.Method == "roots/list":
+			// A root added: subscribed too, its updates are heard.
+			var list []map[string]string
+			for _, r := range append(slices.Clone(roots), third) {
+				list = append(list, map[string]string{"uri": "file://" + r})
+			}
+			b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"roots": list}})
+			c.send(string(b))
+		case m.Method == "notifications/resources/updated":
+			updated[m.Params.URI]++
+		}
+		if updated["guide://_changes"] == 2 && !asked {
+			asked = true
+			c.send(`{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`)
+		}
 	}
 }

@@ -79,6 +79,9 @@ type Front struct {
 	focus    string             // of several roots, the one in focus ("" for all)
 	focusAt  string             // and the focus context, below its name
 	history  []string           // of several roots, the earlier focus contexts
+	// changesSub: of several roots, the client subscribed to guide://_changes, which each
+	// root's updates of its own changes update too.
+	changesSub bool
 }
 
 // rootServed is one root served, fed the client's messages.
@@ -412,6 +415,14 @@ func (f *Front) serve(ctx context.Context, folders []string) {
 			s.in.Push(f.initReq)
 			if f.initNote != nil {
 				s.in.Push(f.initNote)
+			}
+			if f.changesSub {
+				// The client hears of every root's changes, this one's too.
+				f.next++
+				id := fmt.Sprintf("%s%d", muxID, f.next)
+				f.answers[id] = make(chan []byte, 1) // its answer is not awaited
+				s.in.Push(mustJSON(map[string]any{"jsonrpc": "2.0", "id": id, "method": "resources/subscribe",
+					"params": map[string]any{"uri": changesURI}}))
 			}
 			started = append(started, s)
 		}

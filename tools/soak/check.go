@@ -72,6 +72,14 @@ type Report struct {
 	SearchDiffer string `json:"search_mismatch,omitempty"`
 	DiffSample   string `json:"diff_sample,omitempty"`
 
+	// Changes: the changes tool from a cursor taken before the operations, paged through
+	// once settled, against the disk then and now.
+	ChangesPages      int    `json:"changes_pages"`
+	ChangesListed     int    `json:"changes_listed"`
+	ChangesDiffer     int    `json:"changes_disk_differs"` // documents the disk differs on since the cursor
+	ChangesMismatches int    `json:"changes_mismatches"`   // documents whose reported state is not the disk's
+	ChangesSample     string `json:"changes_sample,omitempty"`
+
 	Escaped       int      `json:"escaped"`        // stream messages carrying bytes from outside the root
 	EscapedHits   int      `json:"escaped_search"` // search hits for the word only outside files hold
 	EscapedIn     []string `json:"escaped_subjects,omitempty"`
@@ -112,7 +120,7 @@ func (r *Report) fail(format string, args ...any) {
 const goroutineSlack = 25
 
 // check settles the system and runs every check at the end of a run.
-func (r *Report) check(ctx context.Context, cfg Config, d *deployment, sv *streamView, t *tree, logf func(string, ...any)) {
+func (r *Report) check(ctx context.Context, cfg Config, d *deployment, sv *streamView, t *tree, chStart changesStart, logf func(string, ...any)) {
 	t.restore()
 	end := time.Now()
 	checker, err := Connect(ctx, d.mcpURL, "soak-checker")
@@ -181,6 +189,7 @@ func (r *Report) check(ctx context.Context, cfg Config, d *deployment, sv *strea
 		r.fail("search differs from the disk: %s", r.SearchDiffer)
 	}
 	logf("disk check: %d documents, %d lost, %d phantom, %d stale (%s)", r.DiskDocs, r.Lost, r.Phantom, r.Stale, r.Settled)
+	r.checkChanges(ctx, checker, chStart, t.root, logf)
 
 	// The word only the outside files hold is found nowhere.
 	if text, isErr, err := call(ctx, checker, "search", map[string]any{"query": t.marker, "scope": "all"}); err != nil {
@@ -372,6 +381,8 @@ func (r Report) String() string {
 	if r.SearchDiffer != "" {
 		fmt.Fprintf(&b, "  search         %s\n", r.SearchDiffer)
 	}
+	fmt.Fprintf(&b, "  changes        %d listed in %d pages from a cursor of the start; %d documents differ on the disk since; %d mismatches\n",
+		r.ChangesListed, r.ChangesPages, r.ChangesDiffer, r.ChangesMismatches)
 	fmt.Fprintf(&b, "  stream         %d messages; lost %d, phantom %d, stale %d\n", r.Messages, r.StreamLost, r.StreamPhantom, r.StreamStale)
 	fmt.Fprintf(&b, "  escaped        %d stream messages, %d search hits\n", r.Escaped, r.EscapedHits)
 	fmt.Fprintf(&b, "  orphans        %d session documents\n", len(r.Orphans))

@@ -203,6 +203,10 @@ func Run(ctx context.Context, cfg Config) (rep Report, err error) {
 	if _, err := settle(ctx, checker, sv, cfg.Settle); err != nil {
 		return rep, fmt.Errorf("first scan: %w", err)
 	}
+	chStart, err := startChanges(ctx, checker, root)
+	if err != nil {
+		rep.fail("changes check: %v", err)
+	}
 	_ = checker.Close()
 	rep.ConsumersBaseline, _, _ = sv.info(ctx)
 	if m, err := d.scrape(ctx, "go_goroutines", "process_resident_memory_bytes"); err == nil {
@@ -399,7 +403,7 @@ func Run(ctx context.Context, cfg Config) (rep Report, err error) {
 	ops.printf("operations over: %d", n)
 	logf("operations over: %d file-system operations, %d session calls; settling", n, rep.SessionCalls)
 
-	rep.check(ctx, cfg, d, sv, t, logf)
+	rep.check(ctx, cfg, d, sv, t, chStart, logf)
 	if len(rep.Failures) > 0 {
 		ops.printf("FAILED: %s", strings.Join(rep.Failures, "; "))
 	}
