@@ -214,36 +214,13 @@ var errBatchEnd = errors.New("end of batch")
 // get) and calls fn with each event, its Seq and Time set. Messages of the stream that
 // are not events of this contract (another program's) are skipped.
 func (s *Stream) direct(ctx context.Context, req map[string]any, fn func(Event)) error {
-	body, err := json.Marshal(req)
-	if err != nil {
-		return err
-	}
-	inbox := s.Conn.NewRespInbox()
-	sub, err := s.Conn.SubscribeSync(inbox)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = sub.Unsubscribe() }()
-	if err := s.Conn.PublishRequest("$JS.API.DIRECT.GET."+s.Name, inbox, body); err != nil {
-		return err
-	}
-	if _, ok := ctx.Deadline(); !ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, 10*time.Second)
-		defer cancel()
-	}
-	for {
-		m, err := sub.NextMsgWithContext(ctx)
-		if err != nil {
-			return fmt.Errorf("direct get: %w", err)
+	return s.directRaw(ctx, req, func(m *nats.Msg, seq uint64, ts time.Time) bool {
+		if e, err := Decode(m.Header.Get(jetstream.SubjectHeader), m.Header, m.Data); err == nil {
+			e.Seq, e.Time = seq, ts
+			fn(e)
 		}
-		if err := directAnswer(m, fn); err != nil {
-			if errors.Is(err, errBatchEnd) {
-				return nil
-			}
-			return err
-		}
-	}
+		return true
+	})
 }
 
 // directAnswer handles one answer of a direct get: an event for fn, or the status that
