@@ -19,9 +19,10 @@ type changesStart struct {
 	disk   map[string]oracle.Doc
 }
 
-// changesMaxPages bounds the calls of the changes check: a run changes a few thousand
-// documents, a page holds up to a thousand.
-const changesMaxPages = 20
+// changesMaxPages bounds the calls of the changes check, a guard against a cursor that
+// never ends: a page holds up to a thousand changes, fewer when the response bound cuts it,
+// and a ten-minute run lists tens of thousands.
+const changesMaxPages = 1000
 
 // changesEntry is one entry of a changes answer, as the check reads it.
 type changesEntry struct {
@@ -99,10 +100,14 @@ func (r *Report) checkChanges(ctx context.Context, c *client.Client, start chang
 			}
 			present[e.Path] = e.Kind != "deleted"
 		}
-		cursor = v.Cursor
 		if v.Complete {
 			break
 		}
+		if v.Cursor == cursor {
+			r.fail("changes: the cursor did not move, and the answer is not complete (page %d)", r.ChangesPages)
+			return
+		}
+		cursor = v.Cursor
 	}
 	disk, err := oracle.Disk(root, oracle.Options{Project: project})
 	if err != nil {
