@@ -25,19 +25,31 @@ func (b *Batch) Last() uint64 {
 	return b.Events[len(b.Events)-1].Seq
 }
 
+// Budget bounds a batch: at most Events events, and at most Bytes bytes of their
+// messages' data (their content). A batch's memory grows with its bytes far more than
+// with its count (the full-text index analyzes ten to twenty times a text's size in
+// terms and positions), so a consumer that holds a batch or two in flight is bounded by
+// Bytes whatever the documents. An event larger than Bytes is a batch of its own. Zero
+// bounds nothing.
+type Budget struct {
+	Events int
+	Bytes  int
+}
+
 // Follow delivers the events of project with a sequence above after, in order, in batches
-// of at most maxBatch, until ctx ends or apply fails. A message that breaks the contract
-// stops it with an error: skipping it would make this projection differ from the others.
-func (s *Stream) Follow(ctx context.Context, project string, after uint64, maxBatch int, apply func(Batch) error) error {
-	ch, stop, err := s.deliver(ctx, project, after, maxBatch)
+// within max, until ctx ends or apply fails. A message that breaks the contract stops it
+// with an error: skipping it would make this projection differ from the others.
+func (s *Stream) Follow(ctx context.Context, project string, after uint64, max Budget, apply func(Batch) error) error {
+	ch, stop, err := s.deliver(ctx, project, after, max.Events)
 	if err != nil {
 		return err
 	}
 	// The delivery's goroutines are this call's: they end before it returns, whatever the
 	// caller's context, so that a caller retrying through an outage leaves none behind.
 	defer stop()
+	bs := &batcher{ch: ch, max: max}
 	for {
-		b, stopped, err := nextBatch(ctx, ch, maxBatch)
+		b, stopped, err := bs.next(ctx)
 		if err != nil {
 			return err
 		}
@@ -111,28 +123,55 @@ func (s *Stream) deliver(ctx context.Context, project string, after uint64, maxB
 	return ch, stop, nil
 }
 
-// nextBatch waits for one event, then takes what follows it up to maxBatch (see more).
+// batcher cuts the deliveries into batches within a budget. The delivery that would
+// take a batch over its bytes is held for the next.
+type batcher struct {
+	ch   <-chan delivery
+	max  Budget
+	held *delivery
+}
+
+// receive returns the delivery held back by the batch before, else waits for one.
+func (bs *batcher) receive(ctx context.Context) (d delivery, ok bool, err error) {
+	if bs.held != nil {
+		d, bs.held = *bs.held, nil
+		return d, true, nil
+	}
+	select {
+	case <-ctx.Done():
+		return d, false, ctx.Err()
+	case d, ok = <-bs.ch:
+		return d, ok, nil
+	}
+}
+
+// next waits for one event, then takes what follows it within the budget (see more).
 // stopped is why delivery ended after the batch's first event, to return once the batch
 // is applied; err ends following at once (ctx ended, delivery ended before any event, or
 // an event breaks the contract).
-func nextBatch(ctx context.Context, ch <-chan delivery, maxBatch int) (b Batch, stopped, err error) {
-	select {
-	case <-ctx.Done():
-		return b, nil, ctx.Err()
-	case d, ok := <-ch:
-		stop, err := b.take(ctx, d, ok)
-		if stop != nil {
-			return b, nil, stop
-		}
-		if err != nil {
-			return b, nil, err
-		}
+func (bs *batcher) next(ctx context.Context) (b Batch, stopped, err error) {
+	d, ok, err := bs.receive(ctx)
+	if err != nil {
+		return b, nil, err
 	}
-	for len(b.Events) < maxBatch {
-		d, ok, got := more(ch, b.Pending > 0)
+	stop, err := b.take(ctx, d, ok)
+	if stop != nil {
+		return b, nil, stop
+	}
+	if err != nil {
+		return b, nil, err
+	}
+	bytes := d.size()
+	for bs.max.Events <= 0 || len(b.Events) < bs.max.Events {
+		d, ok, got := more(bs.ch, b.Pending > 0)
 		if !got {
 			break
 		}
+		if ok && d.err == nil && bs.max.Bytes > 0 && bytes+d.size() > bs.max.Bytes {
+			bs.held = &d
+			break
+		}
+		bytes += d.size()
 		stop, err := b.take(ctx, d, ok)
 		if err != nil {
 			return b, nil, err
@@ -142,6 +181,14 @@ func nextBatch(ctx context.Context, ch <-chan delivery, maxBatch int) (b Batch, 
 		}
 	}
 	return b, nil, nil
+}
+
+// size is what a delivery counts against a batch's bytes: its message's data.
+func (d delivery) size() int {
+	if d.m == nil {
+		return 0
+	}
+	return len(d.m.Data())
 }
 
 // more takes the next delivery already buffered. When none is and the server says more

@@ -22,7 +22,7 @@ func TestFollowEndsItsGoroutines(t *testing.T) {
 	testkit.PublishDocs(t, s, "p", "d%d.md", "doc %d", 5)
 	failed := errors.New("apply failed")
 	follow := func() {
-		err := s.Follow(ctx, "p", 0, 10, func(events.Batch) error { return failed })
+		err := s.Follow(ctx, "p", 0, events.Budget{Events: 10}, func(events.Batch) error { return failed })
 		if !errors.Is(err, failed) {
 			t.Fatalf("Follow = %v, want the apply's error", err)
 		}
@@ -39,4 +39,58 @@ func TestFollowEndsItsGoroutines(t *testing.T) {
 	info, err := s.Info(ctx)
 	testkit.NoErr(t, err, "stream info")
 	testkit.Equal(t, info.State.Consumers, 0, "consumers left on the stream")
+}
+
+// TestFollowKeepsBatchesWithinTheirBytes: a batch holds at most Budget.Bytes of content,
+// but for an event larger than that, delivered alone; every event comes once, in order,
+// none lost at the cut (the one that would overflow a batch starts the next).
+func TestFollowKeepsBatchesWithinTheirBytes(t *testing.T) {
+	b := testkit.NATS(t)
+	s := testkit.Stream(t, b)
+	ctx := testkit.Context(t)
+	const budget, n = 10_000, 60
+	pub := s.Publisher()
+	for i := range n {
+		size := 500 + 900*(i%7)
+		if i == 30 {
+			size = 3 * budget // larger than a batch may be
+		}
+		c := make([]byte, size)
+		for j := range c {
+			c[j] = 'a' + byte(j%26)
+		}
+		e := &events.Event{Op: events.OpUpsert, Project: "p", Path: fmt.Sprintf("d%02d.md", i), Size: int64(len(c)),
+			Mtime: time.Unix(1700000000, 0).UTC(), Hash: events.HashContent(c), Status: events.StatusOK, Content: c}
+		testkit.NoErr(t, pub.Publish(ctx, e), "publish")
+	}
+	_, err := pub.Flush(ctx)
+	testkit.NoErr(t, err, "flush")
+
+	done := errors.New("every event delivered")
+	var seqs []uint64
+	batches := 0
+	err = s.Follow(ctx, "p", 0, events.Budget{Events: 1000, Bytes: budget}, func(bt events.Batch) error {
+		batches++
+		bytes := 0
+		for _, e := range bt.Events {
+			bytes += len(e.Content)
+			seqs = append(seqs, e.Seq)
+		}
+		if bytes > budget && len(bt.Events) > 1 {
+			t.Errorf("batch %d: %d events of %d bytes, over the budget of %d", batches, len(bt.Events), bytes, budget)
+		}
+		if len(seqs) == n {
+			return done
+		}
+		return nil
+	})
+	if !errors.Is(err, done) {
+		t.Fatalf("Follow = %v after %d events", err, len(seqs))
+	}
+	for i, seq := range seqs {
+		testkit.Equal(t, seq, uint64(i+1), fmt.Sprintf("sequence of event %d", i))
+	}
+	if batches < 2 {
+		t.Errorf("%d batch(es) for %d bytes of content: the budget cut none", batches, n*3000)
+	}
 }
