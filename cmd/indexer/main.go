@@ -55,7 +55,7 @@ type Config struct {
 	Replicas    int
 	// Partitions is P for a stream this indexer creates; 0 keeps the stream's own.
 	Partitions int
-	LogLevel    string
+	LogLevel   string
 	// CPUProfile, when set, is written with a CPU profile of the run (for --once).
 	CPUProfile string
 	NATS       broker.Security
