@@ -57,6 +57,9 @@ func (m *Main) setBroker(b *broker.Broker) *events.Stream {
 // openCatalog opens the catalog in the data directory.
 func (m *Main) openCatalog() error {
 	m.catalog = &projection.Catalog{Dir: filepath.Join(m.dataDir(), "query"), Logger: m.Logger}
+	if !m.parts.Whole() {
+		m.catalog.Holds = m.parts.Holds
+	}
 	return m.catalog.Open()
 }
 
@@ -68,6 +71,9 @@ func (m *Main) openServer() {
 	// It opens in the background (seconds for a large one): view and tree need only the
 	// catalog, and search says the index is opening until then.
 	m.index = &index.Index{Dir: filepath.Join(m.dataDir(), "query", "index"), Logger: m.Logger}
+	if !m.parts.Whole() {
+		m.index.Holds = m.parts.Holds
+	}
 	m.indexOpen = make(chan error, 1)
 	go func() { m.indexOpen <- m.index.Open() }()
 	// In all-in-one mode this is the only query process of the project, so at start every

@@ -19,6 +19,7 @@ import (
 	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
 	bolterrors "go.etcd.io/bbolt/errors"
 
+	"github.com/guide/guide/internal/events"
 	"github.com/guide/guide/internal/index/search"
 	"github.com/guide/guide/internal/projection"
 )
@@ -44,6 +45,9 @@ var ErrLocked = errors.New("index is in use by another process")
 type Index struct {
 	Dir    string
 	Logger *slog.Logger
+	// Holds, when set, says which documents the index folds: a replica of some partitions
+	// indexes theirs alone. nil folds every document.
+	Holds func(events.DocKey) bool
 	// IdleMerge is how long the index has had no batch before it merges its segments
 	// (merge.go); 0 means defaultIdleMerge.
 	IdleMerge time.Duration

@@ -1,6 +1,7 @@
 package projection
 
 import (
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -65,6 +66,14 @@ type State struct {
 type Catalog struct {
 	Dir    string
 	Logger *slog.Logger
+	// Holds, when set, says whose bodies the catalog keeps: a replica of some partitions
+	// keeps the record of every document, and the bodies of its partitions' alone. nil
+	// keeps every body.
+	Holds func(events.DocKey) bool
+	// Fetch, when set, fetches bodies the catalog does not keep, from where they are kept:
+	// by content hash, checked against it here. Read calls it between two runs of its
+	// function, never under the lock (see Read).
+	Fetch func(ctx context.Context, docs []*Document) map[string][]byte
 
 	db *bolt.DB
 
@@ -271,7 +280,7 @@ func (c *Catalog) load() error {
 			}
 			c.put(d)
 			c.records++
-			if d.Hash != "" && d.Readable() {
+			if d.Hash != "" && c.keeps(d) {
 				c.refs[d.Hash]++
 			}
 			return nil
@@ -549,10 +558,10 @@ func record(e *events.Event) change {
 func (c *Catalog) refDelta(f *folded) map[string]int {
 	delta := make(map[string]int)
 	for _, p := range f.order {
-		if old, ok := c.lookup(p); ok && old.Readable() {
+		if old, ok := c.lookup(p); ok && c.keeps(old) {
 			delta[old.Hash]--
 		}
-		if d := f.changes[p].doc; d != nil && d.Readable() {
+		if d := f.changes[p].doc; d != nil && c.keeps(d) {
 			delta[d.Hash]++
 		}
 	}
@@ -650,7 +659,7 @@ func (c *Catalog) write(f *folded, delta map[string]int) error {
 			if err := docs.Put(recordKey(p), encodeDocument(ch.doc, ch.sum)); err != nil {
 				return err
 			}
-			if ch.body != nil && c.refs[ch.doc.Hash] <= 0 && content.Get([]byte(ch.doc.Hash)) == nil {
+			if ch.body != nil && c.keeps(ch.doc) && c.refs[ch.doc.Hash] <= 0 && content.Get([]byte(ch.doc.Hash)) == nil {
 				if err := content.Put([]byte(ch.doc.Hash), a.add(ch.body).encode()); err != nil {
 					return err
 				}
@@ -758,25 +767,68 @@ func (c *Catalog) setConfig(cfg *guideyaml.Config) {
 
 // Read calls fn with a consistent snapshot of the catalog. The snapshot, and anything it
 // returns, is valid only during fn; fn must not block for long, since the writer waits.
+// When fn asked for bodies kept elsewhere (another partition's), they are fetched once fn
+// has returned and the lock is released, and fn runs again on a new snapshot with them:
+// fn must do nothing but read.
 func (c *Catalog) Read(fn func(*Snapshot) error) error {
+	missing, err := c.read(fn, nil)
+	if len(missing) == 0 || c.Fetch == nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), FetchTimeout)
+	got := c.Fetch(ctx, missing)
+	cancel()
+	for h, b := range got {
+		if events.HashContent(b) != h {
+			c.Logger.Warn("catalog: a fetched body does not match its hash; left out", "hash", h)
+			delete(got, h)
+		}
+	}
+	if len(got) == 0 {
+		return err // as the first run found it: those bodies are not to be had
+	}
+	_, err = c.read(fn, got)
+	return err
+}
+
+// FetchTimeout bounds the fetching of bodies kept elsewhere, for one Read.
+const FetchTimeout = 5 * time.Second
+
+// ErrElsewhere is returned for the body of a document another partition keeps, when no
+// replica of it gave it.
+var ErrElsewhere = errors.New("content kept by another partition, and none of its replicas answered")
+
+// keeps reports whether the catalog keeps d's body.
+func (c *Catalog) keeps(d *Document) bool {
+	return d.Readable() && (c.Holds == nil || c.Holds(d.Key()))
+}
+
+// read is one run of fn under the lock, with the bodies fetched before by hash; it
+// returns the documents whose bodies fn asked for and neither the catalog nor fetched had.
+func (c *Catalog) read(fn func(*Snapshot) error, fetched map[string][]byte) ([]*Document, error) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	if c.db == nil {
-		return errors.New("catalog is closed")
+		return nil, errors.New("catalog is closed")
 	}
-	s := &Snapshot{c: c}
+	s := &Snapshot{c: c, fetched: fetched}
 	defer func() {
 		if s.tx != nil {
 			_ = s.tx.Rollback()
 		}
 	}()
-	return fn(s)
+	err := fn(s)
+	return s.missing, err
 }
 
 // Snapshot is a consistent read-only view of the catalog.
 type Snapshot struct {
 	c  *Catalog
 	tx *bolt.Tx
+	// Bodies kept elsewhere: those fetched for this snapshot, by hash, and the documents
+	// asked for that were not (see Catalog.Read).
+	fetched map[string][]byte
+	missing []*Document
 }
 
 // Document returns the document at path p.
@@ -880,15 +932,24 @@ func (s *Snapshot) Summary(d *Document) (Summary, error) {
 // snapshot's transaction and is for one goroutine at a time; reading it, the costly part,
 // is not.
 type Body struct {
-	s     *Snapshot
-	d     *Document
-	where []byte
+	s         *Snapshot
+	d         *Document
+	where     []byte
+	held      []byte // the content itself, fetched from another partition (elsewhere)
+	elsewhere bool
 }
 
 // Body finds where d's content is stored.
 func (s *Snapshot) Body(d *Document) (Body, error) {
 	if !d.Readable() {
 		return Body{}, fmt.Errorf("%s: no content (%s)", d.Path, d.Status)
+	}
+	if !s.c.keeps(d) {
+		if b, ok := s.fetched[d.Hash]; ok {
+			return Body{s: s, d: d, held: b, elsewhere: true}, nil
+		}
+		s.missing = append(s.missing, d)
+		return Body{}, fmt.Errorf("%s: %w", d.Path, ErrElsewhere)
 	}
 	tx, err := s.begin()
 	if err != nil {
@@ -898,7 +959,7 @@ func (s *Snapshot) Body(d *Document) (Body, error) {
 	if v == nil {
 		return Body{}, fmt.Errorf("%s: content %s missing from the catalog", d.Path, d.Hash)
 	}
-	return Body{s, d, v}, nil
+	return Body{s: s, d: d, where: v}, nil
 }
 
 // Read returns the content.
@@ -910,6 +971,9 @@ func (b Body) Read() ([]byte, error) {
 // until buf is used again. Reading many bodies one after the other into one buffer
 // allocates once for the largest of them, not twice for each.
 func (b Body) ReadBuffered(buf *BodyBuffer) ([]byte, error) {
+	if b.elsewhere {
+		return b.held, nil
+	}
 	body, err := b.s.readBody(b.where, buf)
 	if err != nil {
 		return nil, fmt.Errorf("%s: content %s: %w", b.d.Path, b.d.Hash, err)

@@ -1,0 +1,104 @@
+package main
+
+// Partitions: guide-mcp --nats URL --partitions k[,k…] folds the bodies and the search
+// index of its partitions alone (events/partition.go), and answers a search over all of
+// them through the partition services of the replicas (package partition).
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/guide/guide/internal/events"
+)
+
+// partitionsFile records, in the query data directory, the partitions its projections
+// hold: "P own,own"; absent for the whole project (no partitions), so that the data
+// directory of an unpartitioned replica is as it always was.
+const partitionsFile = "partitions"
+
+// partitionSet returns the partitions this replica folds, and prepares the query data
+// directory for them: projections built for another set are removed, to be rebuilt from
+// the stream. With no --partitions it returns the whole set and touches nothing.
+func (m *Main) partitionSet(ctx context.Context) (events.PartitionSet, error) {
+	own := m.Config.Partitions
+	if len(own) == 0 {
+		return events.PartitionSet{}, nil
+	}
+	dir := filepath.Join(m.dataDir(), "query")
+	file := filepath.Join(dir, partitionsFile)
+	if set, ok := readPartitions(file); ok && set.String() == (events.PartitionSet{Count: set.Count, Own: own}).String() {
+		m.parts = set
+		return set, m.checkPartitions() // or once connected
+	}
+	// The stream says what P is: wait for it.
+	if err := m.connect(ctx); err != nil {
+		return events.PartitionSet{}, err
+	}
+	set, err := m.stream.Set(own)
+	if err != nil {
+		return set, err
+	}
+	if set.Whole() {
+		return set, fmt.Errorf("%w: --partitions %s covers the whole of the stream's %d; leave it out", events.ErrPartitions, set.String(), set.Count)
+	}
+	if _, err := os.Stat(dir); err == nil {
+		m.Logger.Info("the data directory holds other partitions; rebuilding it from the stream", "dir", dir, "partitions", set.String())
+		if err := os.RemoveAll(dir); err != nil {
+			return set, err
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return set, err
+	}
+	return set, os.WriteFile(file, []byte(strconv.Itoa(set.Count)+" "+set.String()+"\n"), 0o644)
+}
+
+// checkPartitions refuses a stream whose P is not the one the data directory was built for.
+func (m *Main) checkPartitions() error {
+	if m.parts.Whole() || m.stream == nil {
+		return nil
+	}
+	if p := m.stream.PartitionCount(); p != m.parts.Count {
+		return fmt.Errorf("%w: the data directory holds partitions of %d, the stream has %d; remove %s",
+			events.ErrPartitions, m.parts.Count, p, filepath.Join(m.dataDir(), "query"))
+	}
+	return nil
+}
+
+// readPartitions reads the partitions file; ok is false when there is none or it is not one.
+func readPartitions(file string) (events.PartitionSet, bool) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return events.PartitionSet{}, false
+	}
+	p, own, _ := strings.Cut(strings.TrimSpace(string(b)), " ")
+	n, err := strconv.Atoi(p)
+	if err != nil {
+		return events.PartitionSet{}, false
+	}
+	ks, err := events.ParsePartitions(own)
+	if err != nil || len(ks) == 0 {
+		return events.PartitionSet{}, false
+	}
+	return events.PartitionSet{Count: n, Own: ks}, true
+}
+
+// partitionsFlag parses --partitions.
+func partitionsFlag(c *Config) func(string) error {
+	return func(v string) error {
+		ks, err := events.ParsePartitions(v)
+		if err != nil {
+			return err
+		}
+		if len(ks) == 0 {
+			return errors.New("--partitions: name at least one partition, e.g. 0 or 1,3")
+		}
+		c.Partitions = ks
+		return nil
+	}
+}
