@@ -40,3 +40,9 @@ func (x *Index) Read(fn func(bleve.Index) error) error {
 func (x *Index) BM25(docs uint64) *bsearch.BM25Stats { return x.lengths.Load().bm25Stats(docs) }
 
 var _ search.Index = (*Index)(nil)
+
+// Part answers one step of a search over several partitions, of which this index is one
+// (search.Engine.Part).
+func (x *Index) Part(ctx context.Context, req search.PartRequest) (search.PartReply, error) {
+	return x.searcher().Part(ctx, req)
+}
