@@ -42,6 +42,7 @@ import (
 	"github.com/guide/guide/internal/mcpserver"
 	"github.com/guide/guide/internal/metrics"
 	"github.com/guide/guide/internal/owner"
+	"github.com/guide/guide/internal/partition"
 	"github.com/guide/guide/internal/projection"
 	"github.com/guide/guide/internal/query"
 	"github.com/guide/guide/internal/session"
@@ -138,6 +139,7 @@ type Main struct {
 	catalog  *projection.Catalog
 	index    *index.Index
 	parts    events.PartitionSet // the partitions folded here (--partitions)
+	partsOut *partition.Client   // asks the other partitions (partitions.go)
 	runner   *projection.Runner
 	mcp      *server.MCPServer
 	srv      *mcpserver.Server

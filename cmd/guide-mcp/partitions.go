@@ -14,6 +14,9 @@ import (
 	"strings"
 
 	"github.com/guide/guide/internal/events"
+	"github.com/guide/guide/internal/index"
+	isearch "github.com/guide/guide/internal/index/search"
+	"github.com/guide/guide/internal/partition"
 )
 
 // partitionsFile records, in the query data directory, the partitions its projections
@@ -101,4 +104,39 @@ func partitionsFlag(c *Config) func(string) error {
 		c.Partitions = ks
 		return nil
 	}
+}
+
+// partitionClient is the client that asks the other partitions, made once.
+func (m *Main) partitionClient() *partition.Client {
+	if m.partsOut == nil {
+		m.partsOut = &partition.Client{Set: m.parts, Logger: m.Logger}
+	}
+	return m.partsOut
+}
+
+// fanout is the search of every partition, this replica's own from its own index.
+func (m *Main) fanout() *isearch.Fanout {
+	c := m.partitionClient()
+	c.Local = m.index
+	return &isearch.Fanout{Call: c.Call, BM25: index.BM25Of, Count: m.parts.Count}
+}
+
+// servePartitions serves this replica's partitions to the others, and lets it ask theirs,
+// until ctx ends. A whole replica serves nothing.
+func (m *Main) servePartitions(ctx context.Context) error {
+	if m.parts.Whole() {
+		return nil
+	}
+	svc := &partition.Service{Conn: m.broker.Conn, Project: m.project, Set: m.parts, Index: m.index,
+		Catalog: m.catalog, Logger: m.Logger}
+	if err := svc.Start(); err != nil {
+		return err
+	}
+	m.partitionClient().Connect(m.broker.Conn, m.project)
+	m.Logger.Info("serving partitions", "partitions", m.parts.String(), "of", m.parts.Count)
+	m.wg.Go(func() {
+		<-ctx.Done()
+		svc.Stop()
+	})
+	return nil
 }

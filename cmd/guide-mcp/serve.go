@@ -58,7 +58,7 @@ func (m *Main) setBroker(b *broker.Broker) *events.Stream {
 func (m *Main) openCatalog() error {
 	m.catalog = &projection.Catalog{Dir: filepath.Join(m.dataDir(), "query"), Logger: m.Logger}
 	if !m.parts.Whole() {
-		m.catalog.Holds = m.parts.Holds
+		m.catalog.Holds, m.catalog.Fetch = m.parts.Holds, m.partitionClient().Fetch
 	}
 	return m.catalog.Open()
 }
@@ -72,7 +72,7 @@ func (m *Main) openServer() {
 	// catalog, and search says the index is opening until then.
 	m.index = &index.Index{Dir: filepath.Join(m.dataDir(), "query", "index"), Logger: m.Logger}
 	if !m.parts.Whole() {
-		m.index.Holds = m.parts.Holds
+		m.index.Holds, m.index.Fanout = m.parts.Holds, m.fanout()
 	}
 	m.indexOpen = make(chan error, 1)
 	go func() { m.indexOpen <- m.index.Open() }()
@@ -179,6 +179,9 @@ func (m *Main) follow(ctx context.Context) error {
 	}
 	m.srv.ConnectSessions(m.stream) // the index may take seconds to open
 	if err := <-m.indexOpen; err != nil {
+		return err
+	}
+	if err := m.servePartitions(ctx); err != nil {
 		return err
 	}
 	runner := &projection.Runner{Stream: m.stream, Project: m.project,

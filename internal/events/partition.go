@@ -66,6 +66,11 @@ func (s PartitionSet) Holds(k DocKey) bool {
 	return found
 }
 
+// HoldsPartition reports whether partition k is one of the set's.
+func (s PartitionSet) HoldsPartition(k int) bool {
+	return s.Whole() || slices.Contains(s.Own, k)
+}
+
 // All lists every partition, 0..Count-1.
 func (s PartitionSet) All() []int {
 	out := make([]int, max(s.Count, 1))

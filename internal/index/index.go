@@ -48,6 +48,9 @@ type Index struct {
 	// Holds, when set, says which documents the index folds: a replica of some partitions
 	// indexes theirs alone. nil folds every document.
 	Holds func(events.DocKey) bool
+	// Fanout, when set, makes Search a search of every partition of the project, this
+	// index answering for its own through Part.
+	Fanout *search.Fanout
 	// IdleMerge is how long the index has had no batch before it merges its segments
 	// (merge.go); 0 means defaultIdleMerge.
 	IdleMerge time.Duration

@@ -10,7 +10,11 @@ import (
 )
 
 // Search runs a query over the index and returns one page of hits (search.Engine.Search).
+// With Fanout set, the search is of every partition of the project (search.Fanout).
 func (x *Index) Search(ctx context.Context, r search.Request) (search.Result, error) {
+	if x.Fanout != nil {
+		return x.Fanout.Search(ctx, r)
+	}
 	return x.searcher().Search(ctx, r)
 }
 

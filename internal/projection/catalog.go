@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -775,19 +776,25 @@ func (c *Catalog) Read(fn func(*Snapshot) error) error {
 	if len(missing) == 0 || c.Fetch == nil {
 		return err
 	}
+	// fn may stop at the first body missing: each run fetches those it asked for, until
+	// it asks for none new or they are not to be had.
 	ctx, cancel := context.WithTimeout(context.Background(), FetchTimeout)
-	got := c.Fetch(ctx, missing)
-	cancel()
-	for h, b := range got {
-		if events.HashContent(b) != h {
-			c.Logger.Warn("catalog: a fetched body does not match its hash; left out", "hash", h)
-			delete(got, h)
+	defer cancel()
+	fetched := map[string][]byte{}
+	for len(missing) > 0 && ctx.Err() == nil {
+		got := c.Fetch(ctx, missing)
+		for h, b := range got {
+			if events.HashContent(b) != h {
+				c.Logger.Warn("catalog: a fetched body does not match its hash; left out", "hash", h)
+				delete(got, h)
+			}
 		}
+		if len(got) == 0 {
+			return err // as the last run found it: those bodies are not to be had
+		}
+		maps.Copy(fetched, got)
+		missing, err = c.read(fn, fetched)
 	}
-	if len(got) == 0 {
-		return err // as the first run found it: those bodies are not to be had
-	}
-	_, err = c.read(fn, got)
 	return err
 }
 

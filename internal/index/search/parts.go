@@ -202,6 +202,8 @@ type Fanout struct {
 	// BM25 returns the statistics BM25 scores by, from field lengths and a number of
 	// documents (index.BM25Of).
 	BM25 func(map[string]FieldLength, uint64) *bsearch.BM25Stats
+	// Count is the project's number of partitions.
+	Count int
 	// NearWindow is the partitions' Engine.NearWindow; 0 means defaultNearWindow.
 	NearWindow int
 	// Misses counts the terms partitions scored without the whole project's counts, over
@@ -215,6 +217,9 @@ func (f *Fanout) Search(ctx context.Context, r Request) (Result, error) {
 	s := &fanSearch{f: f, missing: map[int]bool{}, gathered: map[string]*Gathered{}}
 	res, err := searchWith(ctx, r, s.searchPage, s.correct)
 	res.Missing = slices.Sorted(maps.Keys(s.missing))
+	if len(res.Missing) > 0 {
+		res.Partitions = f.Count
+	}
 	f.Misses.Add(s.misses)
 	return res, err
 }

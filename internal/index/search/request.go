@@ -52,6 +52,8 @@ type Result struct {
 	// Missing, for a search of several partitions (Fanout), are the partitions none of
 	// whose replicas answered: the hits are the other partitions'.
 	Missing []int
+	// Partitions is the project's number of partitions, when some are Missing.
+	Partitions int
 
 	more bool
 }
