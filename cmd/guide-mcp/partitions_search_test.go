@@ -152,7 +152,8 @@ func TestPartitionedReplicasSearchAsOne(t *testing.T) {
 
 // TestPartitionWithNoReplicaAnswersPartial: with no live replica of a partition, a search
 // answers from the others, marked partial with the partition and its documents, never
-// an error; once a replica of it is back, the answer is whole again.
+// an error; a replica of it started on an empty disk catches up that partition alone, and
+// the answer is whole again.
 func TestPartitionWithNoReplicaAnswersPartial(t *testing.T) {
 	ns := testkit.NATSListening(t)
 	url := ns.ClientURL()
@@ -185,7 +186,9 @@ func TestPartitionWithNoReplicaAnswersPartial(t *testing.T) {
 			t.Errorf("a hit of the partition that is down: %s", h.Path)
 		}
 	}
-	startReplica(t, url, "--partitions", "1")
+	// A replica of partition 1 on an empty disk catches up that partition alone.
+	back := startReplica(t, url, "--partitions", "1")
+	testkit.Equal(t, back.index.State().Documents, uint64(inOne), "documents in the index of the new replica of partition 1")
 	testkit.Equal(t, searchPages(t, front.c, "the release"), before, "the search once partition 1 has a replica again")
 }
 
