@@ -103,8 +103,8 @@ func searchPages(t *testing.T, c *client.Client, q string) string {
 var partitionQueries = []string{"dragon", "kael stormborn", `"brass compass"`, "code review", "magic system rules",
 	"release", "cache timeout", "dragn", "zzqxnotaword"}
 
-// TestPartitionedReplicasSearchAsOne: four replicas, one for each of four partitions, each
-// answer search for the whole project: every page (hits, order, scores, snippets from
+// TestPartitionedReplicasSearchAsOne: four replicas, one for each of four partitions, and
+// two of two partitions each, each answer search for the whole project: every page (hits, order, scores, snippets from
 // other partitions' bodies, cursors) is the same as a whole replica's; view and
 // get_content of a document another partition holds are fetched from it.
 func TestPartitionedReplicasSearchAsOne(t *testing.T) {
@@ -116,6 +116,8 @@ func TestPartitionedReplicasSearchAsOne(t *testing.T) {
 	for k := range 4 {
 		parts = append(parts, startReplica(t, url, "--partitions", fmt.Sprint(k)))
 	}
+	// Replicas of two partitions each, sharing the partitions' requests with those of one.
+	parts = append(parts, startReplica(t, url, "--partitions", "0,1"), startReplica(t, url, "--partitions", "2,3"))
 	for _, q := range partitionQueries {
 		want := searchPages(t, whole.c, q)
 		if !strings.Contains(want, `"path"`) && !strings.HasPrefix(q, "zz") {
@@ -123,7 +125,7 @@ func TestPartitionedReplicasSearchAsOne(t *testing.T) {
 		}
 		for k, p := range parts {
 			if got := searchPages(t, p.c, q); got != want {
-				t.Errorf("%q on the replica of partition %d:\n%s", q, k, firstLineDiff(want, got))
+				t.Errorf("%q on the replica of %s:\n%s", q, parts[k].parts.String(), firstLineDiff(want, got))
 			}
 		}
 	}

@@ -204,9 +204,10 @@ type conn struct {
 
 const (
 	// DefaultAttempt is a search's own bound (search.Timeout) and a margin for the network.
-	DefaultAttempt = search.Timeout + time.Second
-	// DefaultDeadline leaves room for one retry after an attempt unanswered.
-	DefaultDeadline = 2*DefaultAttempt + time.Second
+	DefaultAttempt = search.Timeout + search.Timeout/4
+	// DefaultDeadline leaves room for one retry after an attempt unanswered; it is well
+	// within a page's bound over partitions (search.DefaultBudget).
+	DefaultDeadline = 2*DefaultAttempt + search.Timeout/4
 )
 
 // maxTries bounds the replicas asked for one partition's answer.
@@ -250,12 +251,13 @@ func (c *Client) Call(ctx context.Context, req search.PartRequest) ([]search.Par
 	}
 	wg.Wait()
 	// One answer for every partition: a replica of several answers for each it folds.
+	// Those of most partitions first, so that a replica of {0,1} and one of {1} asked for
+	// partitions 0 and 1 cover both, the second left out.
+	answers = slices.DeleteFunc(answers, func(a *reply) bool { return a == nil })
+	slices.SortStableFunc(answers, func(a, b *reply) int { return len(b.Parts) - len(a.Parts) })
 	var replies []search.PartReply
 	covered := map[int]bool{}
 	for _, a := range answers {
-		if a == nil {
-			continue
-		}
 		switch a.Kind {
 		case "invalid":
 			return nil, nil, fmt.Errorf("%w: %s", search.ErrInvalidRequest, a.Error)

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/blevesearch/bleve/v2"
 	bsearch "github.com/blevesearch/bleve/v2/search"
@@ -63,12 +64,16 @@ type pager interface {
 	search(ctx context.Context, r Request, after *cursor, partial bool) (Result, error)
 	// holdsAll reports whether some document in the request's scope holds every word.
 	holdsAll(ctx context.Context, r Request) (bool, error)
+	// budget bounds the time of a page.
+	budget() time.Duration
 }
+
+func (v view) budget() time.Duration { return Timeout }
 
 // pageOn is searchPage on p: the page after the cursor after (nil for the first) of the
 // search whose fingerprint is key.
 func pageOn(ctx context.Context, v pager, r Request, key string, after *cursor) (Result, error) {
-	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	ctx, cancel := context.WithTimeout(ctx, v.budget())
 	defer cancel()
 	n := len(r.Query.Words) + len(r.Query.Phrases)
 	sentence := n >= rankedWords

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/blevesearch/bleve/v2"
 	bsearch "github.com/blevesearch/bleve/v2/search"
@@ -204,6 +205,10 @@ type Fanout struct {
 	BM25 func(map[string]FieldLength, uint64) *bsearch.BM25Stats
 	// Count is the project's number of partitions.
 	Count int
+	// Budget bounds a page, its steps asked of every partition included: more than Call
+	// takes to give up on a partition, so that one not answering makes the answer partial,
+	// not too broad. 0 means DefaultBudget.
+	Budget time.Duration
 	// NearWindow is the partitions' Engine.NearWindow; 0 means defaultNearWindow.
 	NearWindow int
 	// Misses counts the terms partitions scored without the whole project's counts, over
@@ -356,6 +361,12 @@ func (s *fanSearch) correct(ctx context.Context, q querylang.Query) (querylang.Q
 	q.Words = words
 	return q, subs
 }
+
+// DefaultBudget is a page's bound over partitions: a few steps, each of which may wait
+// for a partition's search (Timeout) and ask another replica once.
+const DefaultBudget = 6 * Timeout
+
+func (p *fanPager) budget() time.Duration { return cmp.Or(p.s.f.Budget, DefaultBudget) }
 
 // fanPager is a pager over every partition, with the statistics of one search.
 type fanPager struct {
