@@ -121,22 +121,31 @@ func (m *Main) fanout() *isearch.Fanout {
 	return &isearch.Fanout{Call: c.Call, BM25: index.BM25Of, Count: m.parts.Count}
 }
 
-// servePartitions serves this replica's partitions to the others, and lets it ask theirs,
-// until ctx ends. A whole replica serves nothing.
-func (m *Main) servePartitions(ctx context.Context) error {
+// servePartitions lets this replica ask the other partitions at once, and serves its own
+// to the others once the projections have caught up with the stream (caught): a replica
+// catching up would answer short, and no one could tell. Until then its partitions are
+// asked of their other replicas, or are missing. A whole replica serves nothing.
+func (m *Main) servePartitions(ctx context.Context, caught <-chan struct{}) {
 	if m.parts.Whole() {
-		return nil
+		return
 	}
-	svc := &partition.Service{Conn: m.broker.Conn, Project: m.project, Set: m.parts, Index: m.index,
-		Catalog: m.catalog, Logger: m.Logger}
-	if err := svc.Start(); err != nil {
-		return err
-	}
-	m.partitionClient().Connect(m.broker.Conn, m.project)
-	m.Logger.Info("serving partitions", "partitions", m.parts.String(), "of", m.parts.Count)
+	c := m.partitionClient()
+	c.Connect(m.broker.Conn, m.project)
 	m.wg.Go(func() {
+		select {
+		case <-caught:
+		case <-ctx.Done():
+			return
+		}
+		svc := &partition.Service{Conn: m.broker.Conn, Project: m.project, Set: m.parts, Index: m.index,
+			Catalog: m.catalog, Logger: m.Logger}
+		if err := svc.Start(); err != nil {
+			m.Logger.Error("cannot serve this replica's partitions; searches of every replica miss them", "partitions", m.parts.String(), "err", err)
+			return
+		}
+		c.Serve()
+		m.Logger.Info("serving partitions", "partitions", m.parts.String(), "of", m.parts.Count)
 		<-ctx.Done()
 		svc.Stop()
 	})
-	return nil
 }

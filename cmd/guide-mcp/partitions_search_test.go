@@ -63,6 +63,9 @@ func startReplica(t *testing.T, url string, args ...string) *replica {
 	t.Cleanup(r.kill)
 	r.c = httpClient(t, m)
 	testkit.WaitCaughtUp(t, r.c)
+	if m.partsOut != nil {
+		testkit.Eventually(t, 30*time.Second, func() (bool, string) { return m.partsOut.Serving(), "partitions not served" })
+	}
 	return r
 }
 

@@ -181,15 +181,13 @@ func (m *Main) follow(ctx context.Context) error {
 	if err := <-m.indexOpen; err != nil {
 		return err
 	}
-	if err := m.servePartitions(ctx); err != nil {
-		return err
-	}
 	runner := &projection.Runner{Stream: m.stream, Project: m.project,
 		Projections: append([]projection.Projection{m.catalog, m.index}, m.Projections...), Logger: m.Logger}
 	m.mu.Lock()
 	m.runner = runner
 	m.mu.Unlock()
 	m.srv.Connect(m.stream, runner) // and the session registry with it
+	m.servePartitions(ctx, runner.CaughtUp())
 	var wg sync.WaitGroup
 	wg.Go(func() { m.sessions.Run(ctx, runner.CaughtUp()) })
 	wg.Go(func() { releaseAfterCatchUp(ctx, runner) })

@@ -193,7 +193,8 @@ type Client struct {
 	Attempt, Deadline time.Duration
 	Logger            *slog.Logger
 
-	conn atomic.Pointer[conn]
+	conn    atomic.Pointer[conn]
+	serving atomic.Bool // Local has caught up, and is served to the others
 }
 
 // conn is a connection, and the project whose partitions it asks.
@@ -209,6 +210,14 @@ const (
 	// within a page's bound over partitions (search.DefaultBudget).
 	DefaultDeadline = 2*DefaultAttempt + search.Timeout/4
 )
+
+// Serve says that Local has caught up with the stream: from now on the client answers for
+// its partitions from it. Until then it asks them of the other replicas like any other,
+// since an index catching up would answer short, and silently.
+func (c *Client) Serve() { c.serving.Store(true) }
+
+// Serving reports whether the client answers for its partitions from Local (Serve).
+func (c *Client) Serving() bool { return c.serving.Load() }
 
 // maxTries bounds the replicas asked for one partition's answer.
 const maxTries = 3
@@ -233,7 +242,7 @@ func (c *Client) Call(ctx context.Context, req search.PartRequest) ([]search.Par
 	var wg sync.WaitGroup
 	local := false
 	for _, k := range all {
-		if c.Local != nil && !c.Set.Whole() && c.Set.HoldsPartition(k) {
+		if c.Local != nil && c.serving.Load() && !c.Set.Whole() && c.Set.HoldsPartition(k) {
 			if !local {
 				local = true
 				wg.Go(func() {
