@@ -42,6 +42,7 @@ import (
 	"github.com/guide/guide/internal/mcpserver"
 	"github.com/guide/guide/internal/metrics"
 	"github.com/guide/guide/internal/owner"
+	"github.com/guide/guide/internal/partition"
 	"github.com/guide/guide/internal/projection"
 	"github.com/guide/guide/internal/query"
 	"github.com/guide/guide/internal/session"
@@ -58,6 +59,9 @@ type Config struct {
 	ConfigFile string // guide.yaml, all-in-one; "" for the one at the root
 	ToolPrefix string
 	NATSURL    string
+	// Partitions, with --nats: the partitions this replica folds (events.PartitionSet);
+	// none: the whole project.
+	Partitions []int
 	Project    string // "" to learn it from the root, the data directory or the stream
 	DataDir    string
 	HTTPAddr   string
@@ -142,6 +146,8 @@ type Main struct {
 	stream   *events.Stream
 	catalog  *projection.Catalog
 	index    *index.Index
+	parts    events.PartitionSet // the partitions folded here (--partitions)
+	partsOut *partition.Client   // asks the other partitions (partitions.go)
 	runner   *projection.Runner
 	mcp      *server.MCPServer
 	srv      *mcpserver.Server
@@ -190,6 +196,7 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.StringVar(&c.ConfigFile, "config", "", "all-in-one: project configuration file (default: guide.yaml at the root, if present)")
 	fs.StringVar(&c.ToolPrefix, "tool-prefix", d.ToolPrefix, "prefix for every tool name, e.g. \"guide_\" (default: $MCP_TOOL_PREFIX, else none)")
 	fs.StringVar(&c.NATSURL, "nats", "", "follow the stream on this NATS server (comma-separated URLs)")
+	fs.Func("partitions", "with --nats: fold only these partitions of a partitioned stream, e.g. 0 or 1,3, and search the others through their replicas", partitionsFlag(c))
 	fs.StringVar(&c.Project, "project", "", "project to serve (default: the root's name and a short hash of its canonical path, e.g. docs-3f9a2c1b; or the only project on the stream)")
 	fs.StringVar(&c.DataDir, "data", "", "where the projections live (default: "+filepath.Join(datadir.DataHome(), "<project>")+")")
 	fs.StringVar(&c.HTTPAddr, "http", "", "serve Streamable HTTP on this address (endpoint /mcp, the web page at /) instead of stdio, e.g. 127.0.0.1:8080")
@@ -235,6 +242,9 @@ func (m *Main) ParseFlags(args []string) error {
 	if c.Root == "" && c.NATSURL == "" && (c.HTTPAddr != "" || c.ServeOwner) {
 		// Over stdio the folder may come from the client's roots; over HTTP nothing names it.
 		return errors.New("no folder to serve; name it with: guide-mcp --root /path/to/docs (or follow a stream with --nats URL)")
+	}
+	if len(c.Partitions) > 0 && c.NATSURL == "" {
+		return errors.New("--partitions needs --nats: partitions are a stream's, served by several replicas")
 	}
 	if c.Root != "" && c.NATSURL != "" {
 		return errors.New("give --root DIR (all-in-one) or --nats URL (follow a stream), not both")

@@ -29,6 +29,10 @@ func (m *Main) runReplica(ctx context.Context, cancel context.CancelFunc) error 
 			return err
 		}
 	}
+	var err error
+	if m.parts, err = m.partitionSet(ctx); err != nil {
+		return err
+	}
 	if err := m.openCatalog(); err != nil {
 		return err
 	}
@@ -80,7 +84,7 @@ func (m *Main) connectReplica(ctx context.Context) error {
 		}
 		m.project = p
 	}
-	return nil
+	return m.checkPartitions()
 }
 
 // serveStdio serves MCP on stdio until the client closes its end or ctx ends.

@@ -59,6 +59,9 @@ func (m *Main) setBroker(b *broker.Broker) *events.Stream {
 // openCatalog opens the catalog in the data directory.
 func (m *Main) openCatalog() error {
 	m.catalog = &projection.Catalog{Dir: filepath.Join(m.dataDir(), "query"), Logger: m.Logger}
+	if !m.parts.Whole() {
+		m.catalog.Holds, m.catalog.Fetch = m.parts.Holds, m.partitionClient().Fetch
+	}
 	return m.catalog.Open()
 }
 
@@ -70,6 +73,9 @@ func (m *Main) openServer(ctx context.Context) {
 	// It opens in the background (seconds for a large one): view and tree need only the
 	// catalog, and search says the index is opening until then.
 	m.index = &index.Index{Dir: filepath.Join(m.dataDir(), "query", "index"), Logger: m.Logger}
+	if !m.parts.Whole() {
+		m.index.Holds, m.index.Fanout = m.parts.Holds, m.fanout()
+	}
 	m.indexOpen = make(chan error, 1)
 	// In m.wg, so that Close waits for it: an open that Close outran would leave the
 	// index open, and its directory locked, after the process let the project go.
@@ -208,6 +214,7 @@ func (m *Main) follow(ctx context.Context) error {
 	m.runner = runner
 	m.mu.Unlock()
 	m.srv.Connect(ctx, m.stream, runner) // and the session registry with it
+	m.servePartitions(ctx, runner.CaughtUp())
 	var wg sync.WaitGroup
 	wg.Go(func() { m.sessions.Run(ctx, runner.CaughtUp()) })
 	wg.Go(func() { releaseAfterCatchUp(ctx, runner) })

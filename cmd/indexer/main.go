@@ -53,7 +53,9 @@ type Config struct {
 	NoGitignore bool
 	MaxSize     int64
 	Replicas    int
-	LogLevel    string
+	// Partitions is P for a stream this indexer creates; 0 keeps the stream's own.
+	Partitions int
+	LogLevel   string
 	// CPUProfile, when set, is written with a CPU profile of the run (for --once).
 	CPUProfile string
 	NATS       broker.Security
@@ -136,6 +138,7 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.BoolVar(&c.NoGitignore, "no-gitignore", false, "do not honour .gitignore files, .git/info/exclude or the global git excludes file")
 	fs.Int64Var(&c.MaxSize, "max-size", 0, "largest document whose content is published, in bytes (default: what the server accepts, at most 16 MiB)")
 	fs.IntVar(&c.Replicas, "replicas", d.Replicas, "stream replicas, on a NATS cluster")
+	fs.IntVar(&c.Partitions, "partitions", 0, "partitions of a stream this creates (fixed for its life; default 1); query replicas choose theirs with guide-mcp --partitions")
 	fs.StringVar(&c.LogLevel, "log-level", d.LogLevel, "debug, info, warn or error")
 	fs.StringVar(&c.CPUProfile, "cpuprofile", "", "write a CPU profile of the run to this file")
 	c.NATS.Flags(fs)
@@ -205,7 +208,7 @@ func (m *Main) Run(ctx context.Context) int {
 			return ExitFailure
 		}
 	}
-	m.stream = &events.Stream{Conn: b.Conn, Replicas: m.Config.Replicas}
+	m.stream = &events.Stream{Conn: b.Conn, Replicas: m.Config.Replicas, Partitions: m.Config.Partitions}
 	octx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	err = m.stream.Open(octx)
 	cancel()

@@ -30,6 +30,11 @@ type Stream struct {
 	History int64 // default 3
 	// MaxPending bounds the asynchronous publishes awaiting an ack.
 	MaxPending int // default 1024
+	// Partitions is P for a stream Open creates (partition.go); 0 takes the stream's own,
+	// and a count other than the stream's is refused.
+	Partitions int
+
+	partitions int // P as the stream records it, once opened or bound
 
 	JS     jetstream.JetStream
 	stream jetstream.Stream
@@ -72,6 +77,9 @@ func (s *Stream) Open(ctx context.Context) error {
 		// without it is updated in place; its existing blocks stay as they were.
 		Compression: jetstream.S2Compression,
 	}
+	if err := s.partitionMeta(ctx, js, &cfg); err != nil {
+		return err
+	}
 	st, err := js.CreateOrUpdateStream(ctx, cfg)
 	if err != nil {
 		return fmt.Errorf("create stream %s: %w", s.Name, err)
@@ -94,7 +102,11 @@ func (s *Stream) Bind(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("stream %s: %w", s.Name, err)
 	}
-	s.stream = st
+	p, err := recordedPartitions(st.CachedInfo().Config)
+	if err != nil {
+		return err
+	}
+	s.stream, s.partitions = st, max(p, 1)
 	return nil
 }
 

@@ -31,7 +31,7 @@ func (x *Index) Prepare(b events.Batch) func() error {
 	seq := x.seq.Load()
 	for i := range b.Events {
 		e := &b.Events[i]
-		if e.Op != events.OpUpsert || e.Seq <= seq {
+		if e.Op != events.OpUpsert || e.Seq <= seq || !x.holds(e) {
 			continue
 		}
 		p := &docs[i]
@@ -61,6 +61,9 @@ func (x *Index) apply(b events.Batch, docs []prepared) error {
 			continue
 		}
 		applied = e.Seq
+		if !x.holds(e) {
+			continue // another partition's: its checkpoint is passed all the same
+		}
 		switch e.Op {
 		case events.OpUpsert:
 			p := docs[i]
@@ -92,4 +95,9 @@ func (x *Index) apply(b events.Batch, docs []prepared) error {
 	x.seq.Store(applied)
 	x.batchApplied()
 	return nil
+}
+
+// holds reports whether the index folds e's document (Index.Holds).
+func (x *Index) holds(e *events.Event) bool {
+	return x.Holds == nil || x.Holds(events.DocKey{Session: e.Session, Path: e.Path})
 }

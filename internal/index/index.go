@@ -22,6 +22,7 @@ import (
 	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
 	bolterrors "go.etcd.io/bbolt/errors"
 
+	"github.com/guide/guide/internal/events"
 	"github.com/guide/guide/internal/index/search"
 	"github.com/guide/guide/internal/projection"
 	"github.com/guide/guide/internal/segment"
@@ -52,6 +53,12 @@ var ErrClosed = errors.New("index is closed")
 type Index struct {
 	Dir    string
 	Logger *slog.Logger
+	// Holds, when set, says which documents the index folds: a replica of some partitions
+	// indexes theirs alone. nil folds every document.
+	Holds func(events.DocKey) bool
+	// Fanout, when set, makes Search a search of every partition of the project, this
+	// index answering for its own through Part.
+	Fanout *search.Fanout
 	// IdleMerge is how long the index has had no batch before it merges its segments
 	// (merge.go); 0 means defaultIdleMerge.
 	IdleMerge time.Duration

@@ -7,6 +7,7 @@ import (
 	bsearch "github.com/blevesearch/bleve/v2/search"
 
 	"github.com/guide/guide/internal/index/schema"
+	"github.com/guide/guide/internal/index/search"
 	"github.com/guide/guide/internal/text"
 )
 
@@ -109,4 +110,28 @@ func countTokens(s string) int {
 		return true
 	})
 	return n
+}
+
+// FieldLengths returns the field lengths of the documents applied, for the statistics of
+// a search over several partitions (search.Fanout), which sums them.
+func (x *Index) FieldLengths() map[string]search.FieldLength {
+	l := x.lengths.Load()
+	if l == nil {
+		return nil
+	}
+	out := make(map[string]search.FieldLength, len(*l))
+	for f, n := range *l {
+		out[f] = search.FieldLength{Words: n.Words, Docs: n.Docs}
+	}
+	return out
+}
+
+// BM25Of returns the statistics BM25 scores docs documents by, from field lengths summed
+// over partitions: what one index of all of them would score by (Index.BM25).
+func BM25Of(l map[string]search.FieldLength, docs uint64) *bsearch.BM25Stats {
+	own := make(lengths, len(l))
+	for f, n := range l {
+		own[f] = fieldLength{Words: n.Words, Docs: n.Docs}
+	}
+	return own.bm25Stats(docs)
 }

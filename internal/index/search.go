@@ -11,7 +11,11 @@ import (
 )
 
 // Search runs a query over the index and returns one page of hits (search.Engine.Search).
+// With Fanout set, the search is of every partition of the project (search.Fanout).
 func (x *Index) Search(ctx context.Context, r search.Request) (search.Result, error) {
+	if x.Fanout != nil {
+		return x.Fanout.Search(ctx, r)
+	}
 	return x.searcher().Search(ctx, r)
 }
 
@@ -44,3 +48,9 @@ func (x *Index) Read(fn func(bleve.Index) error) error {
 func (x *Index) BM25(docs uint64) *bsearch.BM25Stats { return x.lengths.Load().bm25Stats(docs) }
 
 var _ search.Index = (*Index)(nil)
+
+// Part answers one step of a search over several partitions, of which this index is one
+// (search.Engine.Part).
+func (x *Index) Part(ctx context.Context, req search.PartRequest) (search.PartReply, error) {
+	return x.searcher().Part(ctx, req)
+}

@@ -1,6 +1,7 @@
 package projection
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -9,6 +10,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -72,6 +74,14 @@ type Catalog struct {
 	// BodyRead, when set, is called before each body is read from its file: tests make
 	// reads slow with it.
 	BodyRead func()
+	// Holds, when set, says whose bodies the catalog keeps: a replica of some partitions
+	// keeps the record of every document, and the bodies of its partitions' alone. nil
+	// keeps every body.
+	Holds func(events.DocKey) bool
+	// Fetch, when set, fetches bodies the catalog does not keep, from where they are kept:
+	// by content hash, checked against it here. Read calls it between two runs of its
+	// function, never under the lock (see Read).
+	Fetch func(ctx context.Context, docs []*Document) map[string][]byte
 
 	db *bolt.DB
 
@@ -393,7 +403,7 @@ func (c *Catalog) load() error {
 			}
 			c.put(d)
 			c.records++
-			if d.Hash != "" && d.Readable() {
+			if d.Hash != "" && c.keeps(d) {
 				c.refs[d.Hash]++
 			}
 			return nil
@@ -715,10 +725,10 @@ func record(e *events.Event) change {
 func (c *Catalog) refDelta(f *folded) map[string]int {
 	delta := make(map[string]int)
 	for _, p := range f.order {
-		if old, ok := c.lookup(p); ok && old.Readable() {
+		if old, ok := c.lookup(p); ok && c.keeps(old) {
 			delta[old.Hash]--
 		}
-		if d := f.changes[p].doc; d != nil && d.Readable() {
+		if d := f.changes[p].doc; d != nil && c.keeps(d) {
 			delta[d.Hash]++
 		}
 	}
@@ -816,7 +826,7 @@ func (c *Catalog) write(f *folded, delta map[string]int) error {
 			if err := docs.Put(recordKey(p), encodeDocument(ch.doc, ch.sum)); err != nil {
 				return err
 			}
-			if ch.body != nil && c.refs[ch.doc.Hash] <= 0 && content.Get([]byte(ch.doc.Hash)) == nil {
+			if ch.body != nil && c.keeps(ch.doc) && c.refs[ch.doc.Hash] <= 0 && content.Get([]byte(ch.doc.Hash)) == nil {
 				if err := content.Put([]byte(ch.doc.Hash), a.add(ch.body).encode()); err != nil {
 					return err
 				}
@@ -947,25 +957,74 @@ func (c *Catalog) setConfig(cfg *guideyaml.Config) {
 
 // Read calls fn with a consistent snapshot of the catalog. The snapshot, and anything it
 // returns, is valid only during fn; fn must not block for long, since the writer waits.
+// When fn asked for bodies kept elsewhere (another partition's), they are fetched once fn
+// has returned and the lock is released, and fn runs again on a new snapshot with them:
+// fn must do nothing but read.
 func (c *Catalog) Read(fn func(*Snapshot) error) error {
+	missing, err := c.read(fn, nil)
+	if len(missing) == 0 || c.Fetch == nil {
+		return err
+	}
+	// fn may stop at the first body missing: each run fetches those it asked for, until
+	// it asks for none new or they are not to be had.
+	ctx, cancel := context.WithTimeout(context.Background(), FetchTimeout)
+	defer cancel()
+	fetched := map[string][]byte{}
+	for len(missing) > 0 && ctx.Err() == nil {
+		got := c.Fetch(ctx, missing)
+		for h, b := range got {
+			if events.HashContent(b) != h {
+				c.Logger.Warn("catalog: a fetched body does not match its hash; left out", "hash", h)
+				delete(got, h)
+			}
+		}
+		if len(got) == 0 {
+			return err // as the last run found it: those bodies are not to be had
+		}
+		maps.Copy(fetched, got)
+		missing, err = c.read(fn, fetched)
+	}
+	return err
+}
+
+// FetchTimeout bounds the fetching of bodies kept elsewhere, for one Read.
+const FetchTimeout = 5 * time.Second
+
+// ErrElsewhere is returned for the body of a document another partition keeps, when no
+// replica of it gave it.
+var ErrElsewhere = errors.New("content kept by another partition, and none of its replicas answered")
+
+// keeps reports whether the catalog keeps d's body.
+func (c *Catalog) keeps(d *Document) bool {
+	return d.Readable() && (c.Holds == nil || c.Holds(d.Key()))
+}
+
+// read is one run of fn under the lock, with the bodies fetched before by hash; it
+// returns the documents whose bodies fn asked for and neither the catalog nor fetched had.
+func (c *Catalog) read(fn func(*Snapshot) error, fetched map[string][]byte) ([]*Document, error) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	if c.db == nil {
-		return errors.New("catalog is closed")
+		return nil, errors.New("catalog is closed")
 	}
-	s := &Snapshot{c: c}
+	s := &Snapshot{c: c, fetched: fetched}
 	defer func() {
 		if s.tx != nil {
 			_ = s.tx.Rollback()
 		}
 	}()
-	return fn(s)
+	err := fn(s)
+	return s.missing, err
 }
 
 // Snapshot is a consistent read-only view of the catalog.
 type Snapshot struct {
 	c  *Catalog
 	tx *bolt.Tx
+	// Bodies kept elsewhere: those fetched for this snapshot, by hash, and the documents
+	// asked for that were not (see Catalog.Read).
+	fetched map[string][]byte
+	missing []*Document
 }
 
 // Document returns the document at path p.
@@ -1097,6 +1156,9 @@ type Body struct {
 	where location
 	lost  error
 	kept  *keptBody // set by KeepBody
+	// held is the content itself, fetched from another partition (elsewhere).
+	held      []byte
+	elsewhere bool
 }
 
 // keptBody is a body read after its snapshot ended: its catalog, its location, and its
@@ -1113,8 +1175,8 @@ type keptBody struct {
 // body file it lies in stays open until then, even if a compaction replaces it.
 func (s *Snapshot) KeepBody(d *Document) (Body, error) {
 	b, err := s.Body(d)
-	if err != nil {
-		return Body{}, err
+	if err != nil || b.elsewhere {
+		return b, err
 	}
 	kept := &keptBody{c: s.c, loc: b.where}
 	if b.lost == nil {
@@ -1139,6 +1201,13 @@ func (b Body) Release() {
 func (s *Snapshot) Body(d *Document) (Body, error) {
 	if !d.Readable() {
 		return Body{}, fmt.Errorf("%s: no content (%s)", d.Path, d.Status)
+	}
+	if !s.c.keeps(d) {
+		if b, ok := s.fetched[d.Hash]; ok {
+			return Body{s: s, d: d, held: b, elsewhere: true}, nil
+		}
+		s.missing = append(s.missing, d)
+		return Body{}, fmt.Errorf("%s: %w", d.Path, ErrElsewhere)
 	}
 	b := Body{s: s, d: d}
 	err := Guard(func() error {
@@ -1170,6 +1239,9 @@ func (b Body) Read() ([]byte, error) {
 // until buf is used again. Reading many bodies one after the other into one buffer
 // allocates once for the largest of them, not twice for each.
 func (b Body) ReadBuffered(buf *BodyBuffer) ([]byte, error) {
+	if b.elsewhere {
+		return b.held, nil
+	}
 	c := b.catalog()
 	problem := b.lost
 	if problem == nil {

@@ -1,7 +1,9 @@
 package query
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"path"
 	"slices"
@@ -221,6 +223,12 @@ func (b *builder) build(matches []match) (*ContentResult, *Error) {
 // parts reads the matches that have text content, rendering templates; unreadable lists the
 // others with their status.
 func (b *builder) parts(matches []match) (parts []Part, unreadable []string, qerr *Error) {
+	var elsewhere error // the first body another partition keeps, not fetched yet
+	defer func() {
+		if elsewhere != nil && qerr == nil {
+			parts, unreadable, qerr = nil, nil, Internal(ErrIO, elsewhere, "reading the documents")
+		}
+	}()
 	for _, m := range matches {
 		d := m.doc
 		if !d.Readable() {
@@ -228,6 +236,11 @@ func (b *builder) parts(matches []match) (parts []Part, unreadable []string, qer
 			continue
 		}
 		body, err := b.s.Content(d)
+		if errors.Is(err, projection.ErrElsewhere) {
+			// Read the others: the catalog fetches every body asked for at once.
+			elsewhere = cmp.Or(elsewhere, err)
+			continue
+		}
 		if err != nil {
 			return nil, nil, Internal(ErrIO, err, "reading %s", d.Path)
 		}

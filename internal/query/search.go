@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 
+	"github.com/guide/guide/internal/events"
 	"github.com/guide/guide/internal/index"
 	"github.com/guide/guide/internal/index/querylang"
 	"github.com/guide/guide/internal/index/search"
@@ -61,6 +63,10 @@ type SearchPartial struct {
 	Searchable uint64 `json:"searchable"` // documents in the search index
 	Documents  int    `json:"documents"`  // documents view and tree show
 	Note       string `json:"note"`
+	// MissingPartitions are the partitions of a partitioned project that no replica
+	// answered for, and MissingDocuments the documents of the folder they hold.
+	MissingPartitions []int `json:"missing_partitions,omitempty"`
+	MissingDocuments  int   `json:"missing_documents,omitempty"`
 }
 
 // Catalog gives consistent snapshots of the catalog (projection.Catalog).
@@ -145,7 +151,34 @@ func Search(ctx context.Context, cat Catalog, x Searcher, a SearchArgs, l Limits
 		out.Partial = &SearchPartial{Searchable: n, Documents: shown,
 			Note: fmt.Sprintf("partial: the search index is catching up (%d of %d documents searchable); search again in a moment for complete results", n, shown)}
 	}
+	if len(res.Missing) > 0 {
+		missingPartitions(cat, out, folder, res)
+	}
 	return out, nil
+}
+
+// missingPartitions marks a result partial for the partitions no replica answered for,
+// with the number of the folder's documents they hold (the catalog has every document's
+// record).
+func missingPartitions(cat Catalog, out *SearchResult, folder string, res search.Result) {
+	n := 0
+	_ = cat.Read(func(snap *projection.Snapshot) error {
+		if f, ok := snap.Folder(folder); ok {
+			f.EachDoc(func(d *projection.Document) {
+				if slices.Contains(res.Missing, events.PartitionOf(d.Key(), res.Partitions)) {
+					n++
+				}
+			})
+		}
+		return nil
+	})
+	if out.Partial == nil {
+		out.Partial = &SearchPartial{}
+	} else {
+		out.Partial.Note += "; "
+	}
+	out.Partial.MissingPartitions, out.Partial.MissingDocuments = res.Missing, n
+	out.Partial.Note += fmt.Sprintf("partial: no replica of partition %v answered, so %d documents were not searched; search again in a moment for complete results", res.Missing, n)
 }
 
 // checkSearchFolder refuses a folder that is not one of the catalog's.

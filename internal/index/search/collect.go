@@ -9,6 +9,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	bsearch "github.com/blevesearch/bleve/v2/search"
+	"github.com/blevesearch/bleve/v2/search/collector"
 	bq "github.com/blevesearch/bleve/v2/search/query"
 	bindex "github.com/blevesearch/bleve_index_api"
 
@@ -20,6 +21,9 @@ import (
 // the first limit+1 hits are those an ordering by path would give.
 func (v view) run(ctx context.Context, q bq.Query, n int, after *cursor, relaxed, byPath bool) (Result, func(int) bool, error) {
 	v.counts.bleveRuns.Add(1)
+	if v.part != nil {
+		return v.runPart(ctx, q, n, after, relaxed, byPath)
+	}
 	req := bleve.NewSearchRequestOptions(q, n, 0, false)
 	// BM25 with the mean length of each field (Index.BM25).
 	if docs, err := v.idx.DocCount(); err == nil {
@@ -44,6 +48,46 @@ func (v view) run(ctx context.Context, q bq.Query, n int, after *cursor, relaxed
 	}
 	res := Result{Total: sr.Total, Relaxed: relaxed}
 	for _, h := range sr.Hits {
+		if res.Hits, err = appendHit(res.Hits, h.ID, h.Score); err != nil {
+			return Result{}, nil, err
+		}
+	}
+	return res.ranked(n)
+}
+
+// runPart is run for one partition of a search of several: Bleve's own collector, as its
+// search runs it, over a reader that scores by the whole project's statistics (statsReader),
+// which Bleve's search cannot be given.
+func (v view) runPart(ctx context.Context, q bq.Query, n int, after *cursor, relaxed, byPath bool) (Result, func(int) bool, error) {
+	r, ctx, err := v.reader(ctx)
+	if err != nil {
+		return Result{}, nil, err
+	}
+	defer r.Close()
+	order := bsearch.SortOrder{&bsearch.SortScore{Desc: true}}
+	if byPath {
+		order = bsearch.ParseSortOrderStrings([]string{"-_score", "_id"})
+	}
+	var coll *collector.TopNCollector
+	if after != nil {
+		coll = collector.NewTopNCollectorAfter(n, order, []string{after.Score, after.Path})
+	} else {
+		coll = collector.NewTopNCollector(n, 0, order)
+	}
+	s, err := q.Searcher(ctx, r, v.idx.Mapping(), bsearch.SearcherOptions{})
+	if err != nil {
+		return Result{}, nil, fmt.Errorf("search: %w", err)
+	}
+	defer s.Close()
+	err = coll.Collect(ctx, s, r)
+	if ctx.Err() != nil {
+		return Result{}, nil, errTooBroad()
+	}
+	if err != nil {
+		return Result{}, nil, fmt.Errorf("search: %w", err)
+	}
+	res := Result{Total: coll.Total(), Relaxed: relaxed}
+	for _, h := range coll.Results() {
 		if res.Hits, err = appendHit(res.Hits, h.ID, h.Score); err != nil {
 			return Result{}, nil, err
 		}

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
 	bsearch "github.com/blevesearch/bleve/v2/search"
 	bindex "github.com/blevesearch/bleve_index_api"
 
@@ -63,6 +64,8 @@ type counts struct {
 type view struct {
 	*Engine
 	idx bleve.Index
+	// part, when set, makes the search one partition's of a search of several (stats.go).
+	part *part
 }
 
 func (e *Engine) nearWindow() int { return cmp.Or(e.NearWindow, defaultNearWindow) }
@@ -72,7 +75,21 @@ func (e *Engine) nearWindow() int { return cmp.Or(e.NearWindow, defaultNearWindo
 // the query is searched again with the closest words the index holds, if that finds more
 // (Result.Corrections).
 func (e *Engine) Search(ctx context.Context, r Request) (Result, error) {
-	res, err := e.searchPage(ctx, r)
+	return searchWith(ctx, r, e.searchPage, func(_ context.Context, q querylang.Query) (querylang.Query, []Correction) {
+		var fixed querylang.Query
+		var subs []Correction
+		_ = e.Index.Read(func(idx bleve.Index) error {
+			fixed, subs = view{Engine: e, idx: idx}.correct(q)
+			return nil
+		})
+		return fixed, subs
+	})
+}
+
+// searchWith is Search with its pages run by page, and words corrected by correct.
+func searchWith(ctx context.Context, r Request, page func(context.Context, Request) (Result, error),
+	correct func(context.Context, querylang.Query) (querylang.Query, []Correction)) (Result, error) {
+	res, err := page(ctx, r)
 	switch {
 	case err == nil && res.Total > 0 && !res.Relaxed:
 		return res, nil
@@ -81,18 +98,13 @@ func (e *Engine) Search(ctx context.Context, r Request) (Result, error) {
 	}
 	// Nothing, or only some of the words, found (or a cursor of a corrected search):
 	// words the index does not hold may be typing errors.
-	var fixed querylang.Query
-	var subs []Correction
-	_ = e.Index.Read(func(idx bleve.Index) error {
-		fixed, subs = view{e, idx}.correct(r.Query)
-		return nil
-	})
+	fixed, subs := correct(ctx, r.Query)
 	if len(subs) == 0 {
 		return res, err
 	}
 	fr := r
 	fr.Query = fixed
-	fres, ferr := e.searchPage(ctx, fr)
+	fres, ferr := page(ctx, fr)
 	if ferr != nil || fres.Total == 0 || err == nil && res.Total > 0 && fres.Relaxed {
 		return res, err
 	}
@@ -105,7 +117,7 @@ func (e *Engine) Search(ctx context.Context, r Request) (Result, error) {
 func (e *Engine) Stem(w string) string {
 	var s string
 	_ = e.Index.Read(func(idx bleve.Index) error {
-		s = view{e, idx}.stem(w)
+		s = view{Engine: e, idx: idx}.stem(w)
 		return nil
 	})
 	return s
@@ -129,6 +141,14 @@ func (v view) reader(ctx context.Context) (bindex.IndexReader, context.Context, 
 		return nil, ctx, fmt.Errorf("search: %w", err)
 	}
 	ctx = context.WithValue(ctx, bsearch.GetScoringModelCallbackKey, bsearch.GetScoringModelCallbackFn(func() string { return bindex.BM25Scoring }))
+	if v.part != nil {
+		if snap, ok := r.(*scorch.IndexSnapshot); ok {
+			r = &statsReader{IndexSnapshot: snap, p: v.part}
+		}
+		if v.part.st != nil && v.part.st.BM25 != nil {
+			return r, context.WithValue(ctx, bsearch.BM25StatsKey, v.part.st.BM25), nil
+		}
+	}
 	if st := v.Index.BM25(docs); st != nil {
 		ctx = context.WithValue(ctx, bsearch.BM25StatsKey, st)
 	}

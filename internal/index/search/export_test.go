@@ -35,7 +35,7 @@ func TermsQuery(cs []Clause) (direct, generic bq.Query) {
 	for _, c := range cs {
 		tcs = append(tcs, termClause{c.Field, c.Term, c.Boost})
 	}
-	q := newTermsQuery(tcs, nil, nil).(*termsQuery)
+	q := newTermsQuery(tcs, nil, nil, nil).(*termsQuery)
 	return q, q.generic()
 }
 
@@ -44,7 +44,7 @@ func SumQuery(qs []bq.Query) bq.Query { return &sumQuery{qs: qs} }
 
 // Reader opens a reader of idx's snapshot with the context a search gives its searchers.
 func (e *Engine) Reader(ctx context.Context, idx bleve.Index) (bindex.IndexReader, context.Context, error) {
-	return view{e, idx}.reader(ctx)
+	return view{Engine: e, idx: idx}.reader(ctx)
 }
 
 // BleveRuns is how many collections e's searches ran through Bleve's collector.
@@ -56,7 +56,7 @@ func (e *Engine) ChunksPassed() int64 { return e.counts.chunksPassed.Load() }
 // CollectsDirectly reports whether the query of q's words (its pairs left out) is a
 // sentence collected directly rather than by Bleve (plainSentence).
 func (e *Engine) CollectsDirectly(idx bleve.Index, q querylang.Query, partial bool) bool {
-	tq, _ := plainSentence(view{e, idx}.build(q, "", nil, partial))
+	tq, _ := plainSentence(view{Engine: e, idx: idx}.build(q, "", nil, partial))
 	return tq != nil
 }
 
@@ -64,7 +64,7 @@ func (e *Engine) CollectsDirectly(idx bleve.Index, q querylang.Query, partial bo
 // page does (best), and the first n+1 through Bleve's collector ordered by path (run);
 // exact is best's.
 func (e *Engine) BestAndRun(ctx context.Context, idx bleve.Index, q querylang.Query, partial bool, n int) (best Result, exact bool, run Result, err error) {
-	v := view{e, idx}
+	v := view{Engine: e, idx: idx}
 	bq := v.build(q, "", nil, partial)
 	best, ex, err := v.best(ctx, bq, n, false)
 	if err != nil {
@@ -85,7 +85,7 @@ type WordSearcher struct{ s *termsSearcher }
 
 // NewWordSearcher makes w's direct searcher over reader, opened with e.Reader.
 func (e *Engine) NewWordSearcher(ctx context.Context, idx bleve.Index, reader bindex.IndexReader, w string) (*WordSearcher, error) {
-	q, ok := view{e, idx}.wordQuery(w, 1).(*termsQuery)
+	q, ok := view{Engine: e, idx: idx}.wordQuery(w, 1).(*termsQuery)
 	if !ok {
 		return nil, fmt.Errorf("%s: not a terms query", w)
 	}

@@ -199,7 +199,7 @@ func plainSentence(q bq.Query) (*termsQuery, *wordGroups) {
 				return false
 			}
 			all.clauses = append(all.clauses, tq.clauses...)
-			all.sat, all.counts = tq.sat, tq.counts
+			all.sat, all.counts, all.part = tq.sat, tq.counts, tq.part
 			g.ends = append(g.ends, len(all.clauses))
 		}
 		return true

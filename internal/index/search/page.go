@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/blevesearch/bleve/v2"
 	bsearch "github.com/blevesearch/bleve/v2/search"
@@ -20,37 +21,59 @@ const rankedWords = 3
 
 // searchPage runs one page of a search, as it is asked: the words as they are.
 func (e *Engine) searchPage(ctx context.Context, r Request) (Result, error) {
+	r, key, after, err := pageArgs(r)
+	if err != nil {
+		return Result{}, err
+	}
 	var res Result
-	if r.Limit == 0 {
-		r.Limit = DefaultLimit
-	}
-	if r.Limit < 1 || r.Limit > MaxLimit {
-		return res, fmt.Errorf("%w: limit %d is outside 1..%d", ErrInvalidRequest, r.Limit, MaxLimit)
-	}
-	if len(r.Query.Words) == 0 && len(r.Query.Phrases) == 0 {
-		return res, querylang.ErrNothingToFind
-	}
-	key := fingerprint(r.Query, r.Folder+scopeKey(r.Scope))
-	var after *cursor
-	if r.Cursor != "" {
-		c, err := decodeCursor(r.Cursor, key)
-		if err != nil {
-			return res, err
-		}
-		after = &c
-	}
-	err := e.Index.Read(func(idx bleve.Index) error {
+	err = e.Index.Read(func(idx bleve.Index) error {
 		var err error
-		res, err = view{e, idx}.searchPage(ctx, r, key, after)
+		res, err = pageOn(ctx, view{Engine: e, idx: idx}, r, key, after)
 		return err
 	})
 	return res, err
 }
 
-// searchPage is Engine.searchPage once the index is open: the page after the cursor
-// after (nil for the first) of the search whose fingerprint is key.
-func (v view) searchPage(ctx context.Context, r Request, key string, after *cursor) (Result, error) {
-	ctx, cancel := context.WithTimeout(ctx, Timeout)
+// pageArgs checks a request of a page, and returns it with its limit, the fingerprint of
+// its search, and the cursor it continues after (nil for the first page).
+func pageArgs(r Request) (Request, string, *cursor, error) {
+	if r.Limit == 0 {
+		r.Limit = DefaultLimit
+	}
+	if r.Limit < 1 || r.Limit > MaxLimit {
+		return r, "", nil, fmt.Errorf("%w: limit %d is outside 1..%d", ErrInvalidRequest, r.Limit, MaxLimit)
+	}
+	if len(r.Query.Words) == 0 && len(r.Query.Phrases) == 0 {
+		return r, "", nil, querylang.ErrNothingToFind
+	}
+	key := fingerprint(r.Query, r.Folder+scopeKey(r.Scope))
+	if r.Cursor == "" {
+		return r, key, nil, nil
+	}
+	c, err := decodeCursor(r.Cursor, key)
+	if err != nil {
+		return r, "", nil, err
+	}
+	return r, key, &c, nil
+}
+
+// pager runs the pages of a search: over one index (view), or over the partitions of a
+// project (fanPager).
+type pager interface {
+	// search runs one page; partial matches documents holding any of the words.
+	search(ctx context.Context, r Request, after *cursor, partial bool) (Result, error)
+	// holdsAll reports whether some document in the request's scope holds every word.
+	holdsAll(ctx context.Context, r Request) (bool, error)
+	// budget bounds the time of a page.
+	budget() time.Duration
+}
+
+func (v view) budget() time.Duration { return Timeout }
+
+// pageOn is searchPage on p: the page after the cursor after (nil for the first) of the
+// search whose fingerprint is key.
+func pageOn(ctx context.Context, v pager, r Request, key string, after *cursor) (Result, error) {
+	ctx, cancel := context.WithTimeout(ctx, v.budget())
 	defer cancel()
 	n := len(r.Query.Words) + len(r.Query.Phrases)
 	sentence := n >= rankedWords

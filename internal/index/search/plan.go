@@ -103,7 +103,7 @@ func (v view) wordQuery(w string, weight float64) bq.Query {
 			cs = append(cs, termClause{schema.Content, form, weight * boostContent * boostForm})
 		}
 	}
-	terms := newTermsQuery(cs, &v.saturations, &v.counts)
+	terms := newTermsQuery(cs, &v.saturations, &v.counts, v.part)
 	if !text.HasCJK(w) {
 		return terms
 	}
@@ -118,6 +118,20 @@ func (v view) wordQuery(w string, weight float64) bq.Query {
 // prefix of its words, except that a final y may have become i ("happi" for happy), so
 // the dictionary is scanned from the stem less a final i.
 func (v view) forms(field, w, s string) []string {
+	if v.part != nil && v.part.st != nil {
+		return v.part.st.Forms[termKey(field, w)]
+	}
+	out := v.formsHere(field, w, s)
+	if v.part != nil && v.part.rec != nil {
+		v.part.mu.Lock()
+		v.part.rec.Forms[termKey(field, w)] = out
+		v.part.mu.Unlock()
+	}
+	return out
+}
+
+// formsHere is forms in this index alone.
+func (v view) formsHere(field, w, s string) []string {
 	prefix := strings.TrimSuffix(s, "i")
 	if len(prefix) < 2 {
 		return nil

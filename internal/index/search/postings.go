@@ -34,10 +34,11 @@ type termsQuery struct {
 	clauses []termClause
 	sat     *saturations // nil: tables of its own
 	counts  *counts      // nil: counted nowhere
+	part    *part        // nil: a search of this index alone
 }
 
-func newTermsQuery(cs []termClause, sat *saturations, c *counts) bq.Query {
-	return &termsQuery{clauses: cs, sat: sat, counts: c}
+func newTermsQuery(cs []termClause, sat *saturations, c *counts, p *part) bq.Query {
+	return &termsQuery{clauses: cs, sat: sat, counts: c, part: p}
 }
 
 // generic is the same query through Bleve's term searchers, for what the direct reader
@@ -59,7 +60,7 @@ func (q *termsQuery) Searcher(ctx context.Context, r bindex.IndexReader, m mappi
 		}
 		return &docsSearcher{Searcher: s, docs: only.docs}, nil
 	}
-	snap, ok := r.(*scorch.IndexSnapshot)
+	snap, ok := snapshotOf(r)
 	if !ok || options.Explain || options.IncludeTermVectors || options.Score == "none" {
 		return q.generic().Searcher(ctx, r, m, options)
 	}
@@ -129,6 +130,7 @@ func (q *termsQuery) Searcher(ctx context.Context, r bindex.IndexReader, m mappi
 		if err != nil {
 			return nil, err
 		}
+		with = q.part.docs(c.field, c.term, with)
 		s.scores[i] = newTermScore(c.boost, docs, with, avg)
 		s.scores[i].with = with
 		if avg > 0 {

@@ -49,6 +49,11 @@ type Result struct {
 	Relaxed bool
 	// Corrections are the words searched instead of words no document holds.
 	Corrections []Correction
+	// Missing, for a search of several partitions (Fanout), are the partitions none of
+	// whose replicas answered: the hits are the other partitions'.
+	Missing []int
+	// Partitions is the project's number of partitions, when some are Missing.
+	Partitions int
 
 	more bool
 }

@@ -37,6 +37,23 @@ func (sc Scope) Match(session, docPath string) bool {
 // whole tree, and the index holds no session's documents but those of the scope's session.
 // Session documents whose removal is not yet merged away count as held.
 func (v view) admitsAll(folder string, sc *Scope) bool {
+	key := folder + scopeKey(sc)
+	if v.part != nil && v.part.st != nil {
+		if all, ok := v.part.st.AdmitsAll[key]; ok {
+			return all
+		}
+	}
+	all := v.admitsAllHere(folder, sc)
+	if v.part != nil && v.part.rec != nil {
+		v.part.mu.Lock()
+		v.part.rec.AdmitsAll[key] = all
+		v.part.mu.Unlock()
+	}
+	return all
+}
+
+// admitsAllHere is admitsAll in this index alone.
+func (v view) admitsAllHere(folder string, sc *Scope) bool {
 	if sc == nil {
 		sc = &Scope{Subtree: folder}
 	}

@@ -44,7 +44,7 @@ func (v view) correct(q querylang.Query) (querylang.Query, []Correction) {
 	var subs []Correction
 	words := slices.Clone(q.Words)
 	for i, w := range words {
-		if utf8.RuneCountInString(w) < minTypoRunes || text.HasCJK(w) || v.known(w) {
+		if !typoWord(w) || v.known(w) {
 			continue
 		}
 		if to := closest(fz, w); to != "" {
@@ -84,15 +84,25 @@ func (v view) holds(field, w string) bool {
 	return e != nil
 }
 
+// Candidate is an indexed word near a word no document holds: its field, its distance
+// in edits, and how many documents of the field hold it.
+type Candidate struct {
+	Field string `json:"f"`
+	Term  string `json:"t"`
+	Dist  uint8  `json:"e"`
+	Count uint64 `json:"n"`
+}
+
 // closest finds the indexed word nearest to w: fewest edits, then most documents, then
 // the first in order.
 func closest(fz bindex.IndexReaderFuzzy, w string) string {
-	type cand struct {
-		term  string
-		dist  uint8
-		count uint64
-	}
-	var cs []cand
+	return pick(candidates(fz, w))
+}
+
+// candidates are the indexed words within maxTypoEdits of w, in the fields corrections
+// come from.
+func candidates(fz bindex.IndexReaderFuzzy, w string) []Candidate {
+	var cs []Candidate
 	for _, f := range []string{schema.Content, schema.Name} {
 		func() {
 			d, a, err := fz.FieldDictFuzzyAutomaton(f, w, maxTypoEdits, "")
@@ -106,16 +116,27 @@ func closest(fz bindex.IndexReaderFuzzy, w string) string {
 					break
 				}
 				if ok, dist := a.MatchAndDistance(e.Term); ok && dist > 0 && utf8.RuneCountInString(e.Term) >= minTypoRunes-1 {
-					cs = append(cs, cand{e.Term, dist, e.Count})
+					cs = append(cs, Candidate{f, e.Term, dist, e.Count})
 				}
 			}
 		}()
 	}
+	return cs
+}
+
+// pick chooses among candidates: fewest edits, then most documents, then the first in
+// order; "" when there are none.
+func pick(cs []Candidate) string {
 	if len(cs) == 0 {
 		return ""
 	}
-	slices.SortFunc(cs, func(a, b cand) int {
-		return cmp.Or(cmp.Compare(a.dist, b.dist), cmp.Compare(b.count, a.count), cmp.Compare(a.term, b.term))
+	slices.SortFunc(cs, func(a, b Candidate) int {
+		return cmp.Or(cmp.Compare(a.Dist, b.Dist), cmp.Compare(b.Count, a.Count), cmp.Compare(a.Term, b.Term))
 	})
-	return cs[0].term
+	return cs[0].Term
+}
+
+// typoWord reports whether w is a word a correction may replace.
+func typoWord(w string) bool {
+	return utf8.RuneCountInString(w) >= minTypoRunes && !text.HasCJK(w)
 }
