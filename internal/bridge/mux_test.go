@@ -348,19 +348,7 @@ func TestSearchMergesByRank(t *testing.T) {
 // root partial, naming it, and the others' hits come; a cursor not of this search is
 // refused.
 func TestSearchPartialWhenARootFails(t *testing.T) {
-	base, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	fakes := map[string]*fakeRoot{}
-	var roots []string
-	for i, f := range []*fakeRoot{{hits: []fakeHit{{Path: "a.md", Score: 2}}}, {fail: true}, {hits: []fakeHit{{Path: "c.md", Score: 1}}}} {
-		dir := filepath.Join(base, fmt.Sprint("r", i))
-		if err := os.Mkdir(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		fakes[dir], roots = f, append(roots, dir)
-	}
+	_, roots, fakes := fakeRoots(t, []*fakeRoot{{hits: []fakeHit{{Path: "a.md", Score: 2}}}, {fail: true}, {hits: []fakeHit{{Path: "c.md", Score: 1}}}}...)
 	c := startFront(t, roots, fakes)
 	var p struct {
 		mergedPage
@@ -385,19 +373,7 @@ func TestSearchPartialWhenARootFails(t *testing.T) {
 // TestTreeOfRootsBounded: tree("") of several roots, each tree within its own bound but
 // too large together, leaves out the last roots' trees and says how to see them.
 func TestTreeOfRootsBounded(t *testing.T) {
-	base, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	fakes := map[string]*fakeRoot{}
-	var roots []string
-	for i := range 3 {
-		dir := filepath.Join(base, fmt.Sprint("r", i))
-		if err := os.Mkdir(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		fakes[dir], roots = &fakeRoot{docs: 300}, append(roots, dir)
-	}
+	_, roots, fakes := fakeRoots(t, fakesOf(3, func(i int) *fakeRoot { return &fakeRoot{docs: 300} })...)
 	c := startFront(t, roots, fakes)
 	var tr struct {
 		Documents int `json:"documents"`
@@ -419,23 +395,13 @@ func TestTreeOfRootsBounded(t *testing.T) {
 // TestSearchPageBounded: hits of several roots that together pass an answer's bound end
 // the page early, truncated; the pages still show every hit once.
 func TestSearchPageBounded(t *testing.T) {
-	base, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	fakes := map[string]*fakeRoot{}
-	var roots []string
-	for i := range 3 {
-		dir := filepath.Join(base, fmt.Sprint("r", i))
-		if err := os.Mkdir(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
+	_, roots, fakes := fakeRoots(t, fakesOf(3, func(i int) *fakeRoot {
 		f := &fakeRoot{}
 		for j := range 20 {
 			f.hits = append(f.hits, fakeHit{Path: fmt.Sprintf("d%02d.md", j), Score: float64(20 - j), Snippet: strings.Repeat("x", 3000)})
 		}
-		fakes[dir], roots = f, append(roots, dir)
-	}
+		return f
+	})...)
 	c := startFront(t, roots, fakes)
 	seen := map[string]bool{}
 	cursor, pages := "", 0
@@ -473,19 +439,7 @@ func TestSearchPageBounded(t *testing.T) {
 // TestUnknownToolRouted: a tool the front does not know goes to the root its path names,
 // or to the first root, its answer's paths below the root's name.
 func TestUnknownToolRouted(t *testing.T) {
-	base, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	fakes := map[string]*fakeRoot{}
-	var roots []string
-	for i := range 2 {
-		dir := filepath.Join(base, fmt.Sprint("r", i))
-		if err := os.Mkdir(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		fakes[dir], roots = &fakeRoot{hits: make([]fakeHit, i)}, append(roots, dir)
-	}
+	_, roots, fakes := fakeRoots(t, fakesOf(2, func(i int) *fakeRoot { return &fakeRoot{hits: make([]fakeHit, i)} })...)
 	c := startFront(t, roots, fakes)
 	for _, tc := range []struct {
 		args map[string]any
@@ -759,19 +713,7 @@ func TestChangesAcrossRootsBounded(t *testing.T) {
 // TestChangesSubscribedAcrossRoots: a client subscribed to guide://_changes of several
 // roots hears of each root's update of its own changes as an update of guide://_changes.
 func TestChangesSubscribedAcrossRoots(t *testing.T) {
-	base, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	fakes := map[string]*fakeRoot{}
-	var roots []string
-	for i := range 2 {
-		dir := filepath.Join(base, fmt.Sprint("r", i))
-		if err := os.Mkdir(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		fakes[dir], roots = &fakeRoot{}, append(roots, dir)
-	}
+	base, roots, fakes := fakeRoots(t, fakesOf(2, func(i int) *fakeRoot { return &fakeRoot{} })...)
 	third := filepath.Join(base, "r2") // added later
 	if err := os.Mkdir(third, 0o755); err != nil {
 		t.Fatal(err)
@@ -812,4 +754,32 @@ func TestChangesSubscribedAcrossRoots(t *testing.T) {
 			c.send(`{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`)
 		}
 	}
+}
+
+// fakeRoots makes a folder r0, r1, … for each fake, below a fresh base folder: the roots
+// a client offers, and the fake each one's owner is.
+func fakeRoots(t *testing.T, fs ...*fakeRoot) (base string, roots []string, fakes map[string]*fakeRoot) {
+	t.Helper()
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fakes = map[string]*fakeRoot{}
+	for i, f := range fs {
+		dir := filepath.Join(base, fmt.Sprint("r", i))
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		fakes[dir], roots = f, append(roots, dir)
+	}
+	return base, roots, fakes
+}
+
+// fakesOf is n fakes, the i-th made by each(i).
+func fakesOf(n int, each func(i int) *fakeRoot) []*fakeRoot {
+	fs := make([]*fakeRoot, n)
+	for i := range fs {
+		fs[i] = each(i)
+	}
+	return fs
 }
