@@ -488,6 +488,15 @@ func inProcessWith(t *testing.T, extra []projection.Projection, args ...string) 
 	t.Helper()
 	m := &Main{Logger: testkit.Logger(), Stdin: eternal{}, Stdout: os.Stderr, Projections: extra}
 	testkit.NoErr(t, m.ParseFlags(args), "flags")
+	stop := run(t, m)
+	t.Cleanup(func() { _ = stop() })
+	return m
+}
+
+// run starts m in-process and waits until it is ready. stop cancels it, waits for Run to
+// return, and closes it.
+func run(t *testing.T, m *Main) (stop func() error) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	m.Ready = make(chan struct{})
 	done := make(chan error, 1)
@@ -499,8 +508,11 @@ func inProcessWith(t *testing.T, extra []projection.Projection, args ...string) 
 	case <-time.After(30 * time.Second):
 		t.Fatal("guide-mcp not ready")
 	}
-	t.Cleanup(func() { cancel(); <-done; m.Close() })
-	return m
+	return func() error {
+		cancel()
+		<-done
+		return m.Close()
+	}
 }
 
 // search returns the hits of a search as "context_type path in_focus|elsewhere".

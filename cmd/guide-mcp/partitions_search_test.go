@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -34,17 +33,7 @@ func startReplica(t *testing.T, url string, args ...string) *replica {
 	t.Helper()
 	m := &Main{Logger: testkit.Logger(), Stdin: eternal{}, Stdout: os.Stderr}
 	testkit.NoErr(t, m.ParseFlags(append([]string{"--nats", url, "--data", t.TempDir(), "--http", "127.0.0.1:0"}, args...)), "flags")
-	ctx, cancel := context.WithCancel(context.Background())
-	m.Ready = make(chan struct{})
-	done := make(chan error, 1)
-	go func() { done <- m.Run(ctx) }()
-	select {
-	case <-m.Ready:
-	case err := <-done:
-		t.Fatalf("guide-mcp stopped: %v", err)
-	case <-time.After(30 * time.Second):
-		t.Fatal("guide-mcp not ready")
-	}
+	end := run(t, m)
 	var once sync.Once
 	r := &replica{Main: m}
 	r.kill = func() {
@@ -55,9 +44,7 @@ func startReplica(t *testing.T, url string, args ...string) *replica {
 			if b != nil {
 				b.Conn.Close()
 			}
-			cancel()
-			<-done
-			_ = m.Close()
+			_ = end()
 		})
 	}
 	t.Cleanup(r.kill)

@@ -97,24 +97,12 @@ func startStop(t *testing.T, args ...string) (*Main, func()) {
 	t.Helper()
 	m := &Main{Logger: testkit.Logger(), Stdin: eternal{}, Stdout: os.Stderr}
 	testkit.NoErr(t, m.ParseFlags(args), "flags")
-	ctx, cancel := context.WithCancel(context.Background())
-	m.Ready = make(chan struct{})
-	done := make(chan error, 1)
-	go func() { done <- m.Run(ctx) }()
-	select {
-	case <-m.Ready:
-	case err := <-done:
-		t.Fatalf("guide-mcp stopped: %v", err)
-	case <-time.After(30 * time.Second):
-		t.Fatal("guide-mcp not ready")
-	}
+	end := run(t, m)
 	stopped := false
 	stop := func() {
 		if !stopped {
 			stopped = true
-			cancel()
-			<-done
-			testkit.NoErr(t, m.Close(), "close")
+			testkit.NoErr(t, end(), "close")
 		}
 	}
 	t.Cleanup(stop)
