@@ -128,14 +128,9 @@ func (b *Broker) Open() error {
 			return err
 		}
 	}
-	ns, err := server.NewServer(so)
+	ns, err := startServer(so)
 	if err != nil {
-		return fmt.Errorf("embedded NATS: %w", err)
-	}
-	ns.Start()
-	if !ns.ReadyForConnections(10 * time.Second) {
-		ns.Shutdown()
-		return fmt.Errorf("embedded NATS did not start (store %s, listen %q)", b.StoreDir, b.Listen)
+		return fmt.Errorf("%w (store %s, listen %q)", err, b.StoreDir, b.Listen)
 	}
 	b.Server, b.cur, b.opts = ns, ns, so
 	nc, err := nats.Connect("", append(opts, nats.InProcessServer(b))...)
@@ -158,6 +153,20 @@ func portFree(addr string) error {
 		return fmt.Errorf("cannot listen on %s: %w", addr, err)
 	}
 	return l.Close()
+}
+
+// startServer starts an embedded server with so and waits until it takes connections.
+func startServer(so *server.Options) (*server.Server, error) {
+	ns, err := server.NewServer(so)
+	if err != nil {
+		return nil, fmt.Errorf("embedded NATS: %w", err)
+	}
+	ns.Start()
+	if !ns.ReadyForConnections(10 * time.Second) {
+		ns.Shutdown()
+		return nil, errors.New("embedded NATS did not start")
+	}
+	return ns, nil
 }
 
 // ClientURL is the address other processes use to reach this broker's embedded server,

@@ -148,14 +148,9 @@ func (b *Broker) restartJetStream() error {
 	}
 	old.Shutdown()
 	old.WaitForShutdown()
-	ns, err := server.NewServer(so)
+	ns, err := startServer(so)
 	if err != nil {
-		return fmt.Errorf("embedded NATS: %w", err)
-	}
-	ns.Start()
-	if !ns.ReadyForConnections(10 * time.Second) {
-		ns.Shutdown()
-		return fmt.Errorf("embedded NATS did not start again (store %s)", b.StoreDir)
+		return fmt.Errorf("%w again (store %s)", err, b.StoreDir)
 	}
 	b.serverMu.Lock()
 	b.cur = ns
