@@ -63,18 +63,7 @@ func merge(in []api.Segment, drops []*roaring.Bitmap, path string, closeCh chan 
 	bw := bufio.NewWriterSize(f, 1<<20)
 	m := merger{segs: segs, nums: nums, docs: docs, closeCh: closeCh, w: newFileWriter(bw, docs)}
 	defer m.w.release()
-	err = m.write()
-	if err == nil {
-		err = bw.Flush()
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		_ = os.Remove(path)
+	if err := finishFile(f, bw, path, m.write()); err != nil {
 		return nil, 0, err
 	}
 	if sr != nil {

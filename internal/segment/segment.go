@@ -242,6 +242,12 @@ func (s *Segment) persist(path string) error {
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
 	_, err = w.Write(s.data)
+	return finishFile(f, w, path, err)
+}
+
+// finishFile ends the writing of the segment file f at path through w, after err: flushed,
+// synced and closed, or removed when any step failed.
+func finishFile(f *os.File, w *bufio.Writer, path string, err error) error {
 	if err == nil {
 		err = w.Flush()
 	}
