@@ -3,7 +3,6 @@ package index
 import (
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/blevesearch/bleve/v2"
 
@@ -81,10 +80,6 @@ func (x *Index) recordSums(idx bleve.Index) {
 		x.Logger.Warn("index: recording its files' checksums", "err", err)
 	}
 }
-
-// open is every Index opened in this process, by directory, for scorch's callback to find
-// (fault.go).
-var open sync.Map
 
 // asyncPanic is a panic of scorch's background work: the index goes on without it, so it
 // is dropped rather than closed (its persister will never catch up).

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -29,15 +28,13 @@ const (
 
 func init() {
 	scorch.RegistryAsyncErrorCallbacks[callbackName] = func(err error, path string) {
-		if errors.Is(err, scorch.ErrAsyncPanic) {
-			// A panic of the persister or the merger: a damaged segment. path is the
-			// store directory, inside the index's.
-			if x, ok := open.Load(filepath.Dir(path)); ok {
-				x.(*Index).markBroken(&asyncPanic{err})
-			}
-			return
-		}
-		if f := faultAt(path); f != nil {
+		f := faultAt(path)
+		switch {
+		case f == nil:
+		case errors.Is(err, scorch.ErrAsyncPanic):
+			// A panic of the persister or the merger: a damaged segment.
+			f.x.markBroken(&asyncPanic{err})
+		default:
 			f.failed(err)
 		}
 	}

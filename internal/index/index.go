@@ -120,7 +120,6 @@ func (x *Index) Open() error {
 		x.Logger = slog.Default()
 	}
 	x.identity.Store(&[2]string{})
-	open.Store(x.Dir, x)
 	f := x.watchFaults()
 	var idx bleve.Index
 	err := x.check()
