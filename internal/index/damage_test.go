@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -154,30 +155,79 @@ func TestIndexDamagedWhileOpen(t *testing.T) {
 	}
 }
 
+// fdLimit is the limit on open files under which the process can open spare more: the
+// limit bounds the numbers of new files (each the lowest free), not their count.
+func fdLimit(t *testing.T, spare int) uint64 {
+	t.Helper()
+	d, err := os.Open("/proc/self/fd")
+	testkit.NoErr(t, err, "open files")
+	names, err := d.Readdirnames(-1)
+	own := d.Fd()
+	d.Close()
+	testkit.NoErr(t, err, "open files")
+	open := map[uint64]bool{}
+	for _, n := range names {
+		fd, err := strconv.ParseUint(n, 10, 64)
+		if err == nil && fd != uint64(own) {
+			open[fd] = true
+		}
+	}
+	limit := uint64(0)
+	for free := 0; free < spare || open[limit]; limit++ {
+		if !open[limit] {
+			free++
+		}
+	}
+	return limit
+}
+
 // TestIndexOpenFailingForLackOfFilesKeepsIt opens an index when the process may open no
-// more files (EMFILE): the open fails with that error, and the index is kept, not deleted
-// and rebuilt; once files can be opened again, it opens with everything it held.
+// more files (EMFILE), with one file more to spare each time until the open succeeds:
+// every open that fails says so, and the index is kept, never deleted and rebuilt — in
+// particular when the files run out while scorch loads a segment, which scorch logs and
+// passes over, opening the index as if it held nothing. Once files can be opened again,
+// it opens with everything it held.
 func TestIndexOpenFailingForLackOfFilesKeepsIt(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "index")
-	want := damageCorpus(t, dir)
-	fds, err := os.ReadDir("/proc/self/fd")
-	testkit.NoErr(t, err, "open files")
+	// Several segments, unmerged: an open then holds a file of each at once, and runs out
+	// partway through loading them.
+	x := &Index{Dir: dir, Logger: testkit.Logger(), IdleMerge: time.Hour}
+	testkit.NoErr(t, x.Open(), "open")
+	testkit.NoErr(t, x.Reset(stateFor()), "reset")
+	replay(t, x)
+	want := map[string][]string{}
+	for i := range 40 {
+		q := fmt.Sprintf("w%d", i*71)
+		want[q] = pathsOf(t, x, q)
+	}
+	testkit.NoErr(t, x.Close(), "close")
+	segs, _ := filepath.Glob(filepath.Join(dir, "store", "*.zap"))
+	t.Logf("%d segments", len(segs))
 	var lim syscall.Rlimit
 	testkit.NoErr(t, syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim), "getrlimit")
-	low := lim
-	low.Cur = uint64(len(fds) + 1) // one to spare: index_meta.json and root.bolt open, a segment not
-	testkit.NoErr(t, syscall.Setrlimit(syscall.RLIMIT_NOFILE, &low), "setrlimit")
-	x := &Index{Dir: dir, Logger: testkit.Logger()}
-	err = x.Open()
-	testkit.NoErr(t, syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim), "restore the limit")
-	if err == nil {
-		_ = x.Close()
-		t.Fatal("opened with no files to spare")
+	for spare := 0; ; spare++ {
+		if spare > 64 {
+			t.Fatal("still no open with 64 files to spare")
+		}
+		low := lim
+		low.Cur = fdLimit(t, spare)
+		testkit.NoErr(t, syscall.Setrlimit(syscall.RLIMIT_NOFILE, &low), "setrlimit")
+		x := &Index{Dir: dir, Logger: testkit.Logger()}
+		err := x.Open()
+		testkit.NoErr(t, syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim), "restore the limit")
+		if err == nil {
+			t.Logf("opened with %d files to spare", spare)
+			testkit.NoErr(t, x.Close(), "close")
+			break
+		}
+		t.Logf("with %d files to spare: %v", spare, err)
+		if !strings.Contains(err.Error(), "too many open files") {
+			t.Fatalf("with %d files to spare, the open failed with %v, not for lack of files", spare, err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "index_meta.json")); err != nil {
+			t.Fatalf("with %d files to spare, the open failed, and the index is gone: %v", spare, err)
+		}
 	}
-	if !strings.Contains(err.Error(), "too many open files") {
-		t.Fatalf("the open failed with %v, not for lack of files", err)
-	}
-	t.Logf("the open failed: %v", err)
 	x = &Index{Dir: dir, Logger: testkit.Logger()}
 	testkit.NoErr(t, x.Open(), "open again")
 	defer x.Close()

@@ -13,6 +13,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -172,9 +173,48 @@ func (x *Index) Open() error {
 		if idx != nil {
 			x.drop(idx, err)
 		}
+		if oerr := openable(filepath.Join(x.Dir, "store")); oerr != nil {
+			said, _, _ := strings.Cut(err.Error(), "\n")
+			return fmt.Errorf("opening the index %s: %w (Bleve: %s)", x.Dir, oerr, said)
+		}
 		return x.rebuildDamaged(err)
 	}
 	return x.create(projection.State{})
+}
+
+// openable opens every file of the index's store at once, as scorch holds them while it
+// loads a snapshot, and returns the first error of the environment (too many open files)
+// it meets. Scorch passes over a snapshot it cannot load, whatever the reason, and opens
+// the index as if it held nothing; what then looks like damage is damage only if every
+// file can be opened.
+func openable(store string) error {
+	entries, err := os.ReadDir(store)
+	if err != nil {
+		if projection.Environmental(err) {
+			return err
+		}
+		return nil
+	}
+	var files []*os.File
+	defer func() {
+		for _, f := range files {
+			_ = f.Close()
+		}
+	}()
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		f, err := os.Open(filepath.Join(store, e.Name()))
+		if err != nil {
+			if projection.Environmental(err) {
+				return err
+			}
+			continue
+		}
+		files = append(files, f)
+	}
+	return nil
 }
 
 // rebuildDamaged reports an index that cannot be read — damaged, or written in another
