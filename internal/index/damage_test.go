@@ -54,7 +54,13 @@ func replay(t *testing.T, x *Index) {
 // damageCorpus fills an index with damageBatches and returns searches and their hits.
 func damageCorpus(t *testing.T, dir string) map[string][]string {
 	t.Helper()
-	x := &Index{Dir: dir, Logger: testkit.Logger()}
+	return fillForDamage(t, &Index{Dir: dir, Logger: testkit.Logger()})
+}
+
+// fillForDamage opens x, fills it with damageBatches, closes it and returns searches and
+// their hits.
+func fillForDamage(t *testing.T, x *Index) map[string][]string {
+	t.Helper()
 	testkit.NoErr(t, x.Open(), "open")
 	testkit.NoErr(t, x.Reset(stateFor()), "reset")
 	replay(t, x)
@@ -191,16 +197,7 @@ func TestIndexOpenFailingForLackOfFilesKeepsIt(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "index")
 	// Several segments, unmerged: an open then holds a file of each at once, and runs out
 	// partway through loading them.
-	x := &Index{Dir: dir, Logger: testkit.Logger(), IdleMerge: time.Hour}
-	testkit.NoErr(t, x.Open(), "open")
-	testkit.NoErr(t, x.Reset(stateFor()), "reset")
-	replay(t, x)
-	want := map[string][]string{}
-	for i := range 40 {
-		q := fmt.Sprintf("w%d", i*71)
-		want[q] = pathsOf(t, x, q)
-	}
-	testkit.NoErr(t, x.Close(), "close")
+	want := fillForDamage(t, &Index{Dir: dir, Logger: testkit.Logger(), IdleMerge: time.Hour})
 	segs, _ := filepath.Glob(filepath.Join(dir, "store", "*.zap"))
 	t.Logf("%d segments", len(segs))
 	var lim syscall.Rlimit
@@ -228,7 +225,7 @@ func TestIndexOpenFailingForLackOfFilesKeepsIt(t *testing.T) {
 			t.Fatalf("with %d files to spare, the open failed, and the index is gone: %v", spare, err)
 		}
 	}
-	x = &Index{Dir: dir, Logger: testkit.Logger()}
+	x := &Index{Dir: dir, Logger: testkit.Logger()}
 	testkit.NoErr(t, x.Open(), "open again")
 	defer x.Close()
 	if x.Checkpoint() == 0 {

@@ -103,6 +103,18 @@ func readAll(db *bolt.DB) error {
 	})
 }
 
+// readsWhole opens file with bbolt and reads it whole, with a panic or a fault an error.
+func readsWhole(file string) error {
+	return Guard(func() error {
+		db, err := bolt.Open(file, 0o644, &bolt.Options{ReadOnly: true, Timeout: time.Second})
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		return readAll(db)
+	})
+}
+
 // TestCheckBoltOfDamagedFiles damages a bbolt file with nested buckets in many ways and
 // checks it: the check never panics nor faults (bbolt's own structural check runs on a
 // goroutine of its own, where a damaged page's panic kills the process), it finds the
@@ -129,14 +141,7 @@ func TestCheckBoltOfDamagedFiles(t *testing.T) {
 		switch {
 		case err == nil:
 			passed++
-			rerr := Guard(func() error {
-				db, err := bolt.Open(file, 0o644, &bolt.Options{ReadOnly: true, Timeout: time.Second})
-				if err != nil {
-					return err
-				}
-				defer db.Close()
-				return readAll(db)
-			})
+			rerr := readsWhole(file)
 			if rerr != nil {
 				t.Errorf("%s: the check passed a file that does not read whole: %v", name, rerr)
 			}
@@ -210,14 +215,7 @@ func FuzzCheckBolt(f *testing.F) {
 		if err := CheckBolt(file); err != nil {
 			return
 		}
-		rerr := Guard(func() error {
-			db, err := bolt.Open(file, 0o644, &bolt.Options{ReadOnly: true, Timeout: time.Second})
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			return readAll(db)
-		})
+		rerr := readsWhole(file)
 		if rerr != nil {
 			t.Fatalf("the check passed a file that does not read whole: %v", rerr)
 		}
