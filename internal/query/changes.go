@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/guide/guide/internal/diff"
 	"github.com/guide/guide/internal/events"
@@ -293,13 +294,56 @@ func Changes(ctx context.Context, hist History, a ChangesArgs, lim Limits) (*Cha
 // the window) have entries that fit in budget characters of JSON; a large number when all do.
 func fitting(changes []Change, orders []int, budget int) int {
 	for i, c := range changes {
-		b, _ := json.Marshal(c)
-		budget -= len(b) + 1
+		budget -= jsonLen(c) + 1
 		if budget < 0 {
 			return orders[i]
 		}
 	}
 	return 1 << 30
+}
+
+// jsonLen is the length of c in JSON, as json.Marshal writes it, counted without writing
+// it: an answer of a thousand changes measures each.
+func jsonLen(c Change) int {
+	n := len(`{"change":,"path":,"time":}`) + jsonStringLen(c.Kind) + jsonStringLen(c.Path)
+	t, err := c.Time.MarshalJSON()
+	if err != nil {
+		b, _ := json.Marshal(c) // as json.Marshal fails on such a time
+		return len(b)
+	}
+	n += len(t)
+	str := func(key, v string) {
+		if v != "" {
+			n += len(key) + 4 + jsonStringLen(v) // ,"key":
+		}
+	}
+	str("from", c.From)
+	str("status", string(c.Status))
+	str("diff", c.Diff)
+	str("diff_note", c.DiffNote)
+	size := func(key string, v *int64) {
+		if v != nil {
+			n += len(key) + 4 + len(strconv.FormatInt(*v, 10))
+		}
+	}
+	size("size_before", c.SizeBefore)
+	size("size_after", c.SizeAfter)
+	if c.BeforeUnknown {
+		n += len(`,"before_unknown":true`)
+	}
+	return n
+}
+
+// jsonStringLen is the length of s as a JSON string: its length and quotes when no byte of
+// it is escaped, else what json.Marshal writes.
+func jsonStringLen(s string) int {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			b, _ := json.Marshal(s)
+			return len(b)
+		}
+	}
+	return len(s) + 2
 }
 
 // changeBuilder turns the documents' events into entries.
