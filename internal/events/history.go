@@ -77,6 +77,7 @@ func (s *Stream) Window(ctx context.Context, h Horizon, project, folder string, 
 	// window from a complete one.
 	upTo = after
 	remaining := ci.NumPending
+	evs = make([]Event, 0, min(remaining, uint64(limit)))
 	for remaining > 0 {
 		batch, err := cons.Fetch(int(min(remaining, uint64(limit-len(evs)+1), 1000)), jetstream.FetchMaxWait(10*time.Second))
 		if err != nil {

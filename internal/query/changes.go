@@ -133,7 +133,7 @@ func since(s string, now time.Time) (t time.Time, isNow bool, qerr *Error) {
 // track is what the window holds of one document: its events in order.
 type track struct {
 	path string
-	evs  []events.Event
+	evs  []*events.Event // into the window's events
 }
 
 // Changes answers changes: what changed in the project, or below a folder, since a cursor
@@ -201,8 +201,9 @@ func Changes(ctx context.Context, hist History, a ChangesArgs, lim Limits) (*Cha
 	// The documents in the order of their first event; past the limit, the answer stops
 	// before the first event of the first document left out.
 	var docs []*track
-	byPath := map[string]*track{}
-	for _, e := range evs {
+	byPath := make(map[string]*track, min(len(evs), a.Limit))
+	for i := range evs {
+		e := &evs[i]
 		if e.Op != events.OpUpsert && e.Op != events.OpDelete {
 			continue
 		}
@@ -368,7 +369,7 @@ type entry struct {
 	inode   uint64
 	before  events.Prev // the document at the cursor, when it existed
 	prevSeq uint64      // the event that says so
-	last    events.Event
+	last    *events.Event
 	removed bool
 }
 
@@ -380,13 +381,13 @@ func (b *changeBuilder) build(docs []*track, end uint64) ([]Change, []int, *Erro
 		var last *events.Event
 		for j := range d.evs {
 			if d.evs[j].Seq <= end {
-				last = &d.evs[j]
+				last = d.evs[j]
 			}
 		}
 		if last == nil {
 			continue
 		}
-		e := &entry{order: i, last: *last}
+		e := &entry{order: i, last: last}
 		e.Path, e.Time = d.path, last.Time.UTC()
 		exists := last.Op == events.OpUpsert
 		if exists {
