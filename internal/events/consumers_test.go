@@ -10,8 +10,8 @@ import (
 	"github.com/guide/guide/internal/testkit"
 )
 
-// TestReadsLeaveNoConsumers: reading what is unapplied, or the current state, as often as
-// queries ask leaves no consumer behind on the server: a server has a limit on consumers,
+// TestReadsLeaveNoConsumers: reading what is unapplied, the current state, or the events
+// after a cursor (changes), as often as queries ask leaves no consumer behind on the server: a server has a limit on consumers,
 // and a replica that cannot create its own cannot follow the stream.
 func TestReadsLeaveNoConsumers(t *testing.T) {
 	b := testkit.NATS(t)
@@ -27,11 +27,18 @@ func TestReadsLeaveNoConsumers(t *testing.T) {
 		cur, _, err := testkit.Current(ctx, s, "p")
 		testkit.NoErr(t, err, "current")
 		testkit.Equal(t, len(cur), 20, "documents in the current state")
+		h, err := s.Horizon(ctx)
+		testkit.NoErr(t, err, "horizon")
+		evs, _, complete, err := s.Window(ctx, h, "p", "", 5, 2000)
+		testkit.NoErr(t, err, "window")
+		if len(evs) != 15 || !complete {
+			t.Fatalf("window: %d events, complete %v; want 15, true", len(evs), complete)
+		}
 	}
 	info, err := s.Info(ctx)
 	testkit.NoErr(t, err, "stream info")
 	if n := info.State.Consumers; n > 0 {
-		t.Errorf("%d consumers left on the stream after 100 reads; want none", n)
+		t.Errorf("%d consumers left on the stream after 150 reads; want none", n)
 	}
 }
 
@@ -45,14 +52,19 @@ func TestReadsCutShortLeaveNoConsumers(t *testing.T) {
 	s := testkit.Stream(t, b)
 	ctx := testkit.Context(t)
 	testkit.PublishDocs(t, s, "p", "d%d.md", "doc %d", 200)
+	h, err := s.Horizon(ctx)
+	testkit.NoErr(t, err, "horizon")
 	for i := range 300 {
 		// Deadlines from 0 to ~3 ms: some end before the request leaves, some while the
 		// server creates the consumer, some during the fetch, some never.
 		cctx, cancel := context.WithTimeout(ctx, time.Duration(i%30)*100*time.Microsecond)
-		if i%2 == 0 {
+		switch i % 3 {
+		case 0:
 			_, _, _, _ = s.Unapplied(cctx, "p", 5, 2000)
-		} else {
+		case 1:
 			_, _, _ = testkit.Current(cctx, s, "p")
+		default:
+			_, _, _, _ = s.Window(cctx, h, "p", "", 5, 2000)
 		}
 		cancel()
 	}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/guide/guide/internal/diff"
 	"github.com/guide/guide/internal/events"
@@ -132,7 +133,7 @@ func since(s string, now time.Time) (t time.Time, isNow bool, qerr *Error) {
 // track is what the window holds of one document: its events in order.
 type track struct {
 	path string
-	evs  []events.Event
+	evs  []*events.Event // into the window's events
 }
 
 // Changes answers changes: what changed in the project, or below a folder, since a cursor
@@ -200,8 +201,9 @@ func Changes(ctx context.Context, hist History, a ChangesArgs, lim Limits) (*Cha
 	// The documents in the order of their first event; past the limit, the answer stops
 	// before the first event of the first document left out.
 	var docs []*track
-	byPath := map[string]*track{}
-	for _, e := range evs {
+	byPath := make(map[string]*track, min(len(evs), a.Limit))
+	for i := range evs {
+		e := &evs[i]
 		if e.Op != events.OpUpsert && e.Op != events.OpDelete {
 			continue
 		}
@@ -293,13 +295,56 @@ func Changes(ctx context.Context, hist History, a ChangesArgs, lim Limits) (*Cha
 // the window) have entries that fit in budget characters of JSON; a large number when all do.
 func fitting(changes []Change, orders []int, budget int) int {
 	for i, c := range changes {
-		b, _ := json.Marshal(c)
-		budget -= len(b) + 1
+		budget -= jsonLen(c) + 1
 		if budget < 0 {
 			return orders[i]
 		}
 	}
 	return 1 << 30
+}
+
+// jsonLen is the length of c in JSON, as json.Marshal writes it, counted without writing
+// it: an answer of a thousand changes measures each.
+func jsonLen(c Change) int {
+	n := len(`{"change":,"path":,"time":}`) + jsonStringLen(c.Kind) + jsonStringLen(c.Path)
+	t, err := c.Time.MarshalJSON()
+	if err != nil {
+		b, _ := json.Marshal(c) // as json.Marshal fails on such a time
+		return len(b)
+	}
+	n += len(t)
+	str := func(key, v string) {
+		if v != "" {
+			n += len(key) + 4 + jsonStringLen(v) // ,"key":
+		}
+	}
+	str("from", c.From)
+	str("status", string(c.Status))
+	str("diff", c.Diff)
+	str("diff_note", c.DiffNote)
+	size := func(key string, v *int64) {
+		if v != nil {
+			n += len(key) + 4 + len(strconv.FormatInt(*v, 10))
+		}
+	}
+	size("size_before", c.SizeBefore)
+	size("size_after", c.SizeAfter)
+	if c.BeforeUnknown {
+		n += len(`,"before_unknown":true`)
+	}
+	return n
+}
+
+// jsonStringLen is the length of s as a JSON string: its length and quotes when no byte of
+// it is escaped, else what json.Marshal writes.
+func jsonStringLen(s string) int {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			b, _ := json.Marshal(s)
+			return len(b)
+		}
+	}
+	return len(s) + 2
 }
 
 // changeBuilder turns the documents' events into entries.
@@ -324,7 +369,7 @@ type entry struct {
 	inode   uint64
 	before  events.Prev // the document at the cursor, when it existed
 	prevSeq uint64      // the event that says so
-	last    events.Event
+	last    *events.Event
 	removed bool
 }
 
@@ -336,13 +381,13 @@ func (b *changeBuilder) build(docs []*track, end uint64) ([]Change, []int, *Erro
 		var last *events.Event
 		for j := range d.evs {
 			if d.evs[j].Seq <= end {
-				last = &d.evs[j]
+				last = d.evs[j]
 			}
 		}
 		if last == nil {
 			continue
 		}
-		e := &entry{order: i, last: *last}
+		e := &entry{order: i, last: last}
 		e.Path, e.Time = d.path, last.Time.UTC()
 		exists := last.Op == events.OpUpsert
 		if exists {

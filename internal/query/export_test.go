@@ -35,3 +35,6 @@ func PatternSegments(pattern string) int {
 	}
 	return len(cp.segs)
 }
+
+// ChangeJSONLen is the length changes counts for an entry, without writing it.
+func ChangeJSONLen(c Change) int { return jsonLen(c) }
