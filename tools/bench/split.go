@@ -21,11 +21,11 @@ import (
 // split is guide in split mode: bin/indexer with its embedded NATS server listening on a
 // loopback port, and bin/guide-mcp --nats as a separate process driven over stdio.
 type split struct {
-	ix      *indexer
-	url     string
-	q       *server
-	Setup   time.Duration // spawn of the indexer to the index holding the first scan
-	Status  query.Status
+	ix     *indexer
+	url    string
+	q      *server
+	Setup  time.Duration // spawn of the indexer to the index holding the first scan
+	Status query.Status
 }
 
 // freePort asks the kernel for a free loopback port.

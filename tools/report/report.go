@@ -48,7 +48,7 @@ type Result struct {
 	Scale   *ScaleResult // opt-in: --scenarios scale
 	// Partitions is opt-in: --scenarios partitions.
 	Partitions *PartitionsResult
-	RYW     *RYWResult
+	RYW        *RYWResult
 	// SplitErr says why the split-mode scenarios did not run.
 	SplitErr string
 }
