@@ -17,6 +17,7 @@
 package partition
 
 import (
+	"container/list"
 	"context"
 	"encoding/json"
 	"errors"
@@ -195,6 +196,10 @@ type Client struct {
 
 	conn    atomic.Pointer[conn]
 	serving atomic.Bool // Local has caught up, and is served to the others
+	// bodies keeps the bodies fetched last, by hash: the snippets of a search asked
+	// again come from them, without asking the partitions. A body is named by its
+	// content's hash, so one kept is never stale.
+	bodies bodyCache
 }
 
 // conn is a connection, and the project whose partitions it asks.
@@ -282,6 +287,7 @@ func (c *Client) Call(ctx context.Context, req search.PartRequest) ([]search.Par
 		for _, k := range a.Parts {
 			covered[k] = true
 		}
+		a.Reply.Parts = a.Parts // whose sequence the reply's is (search.Fanout keeps statistics by it)
 		replies = append(replies, a.Reply)
 	}
 	var missing []int
@@ -338,6 +344,10 @@ func (c *Client) Fetch(ctx context.Context, docs []*projection.Document) map[str
 	nc := cn.nc
 	byPart := map[int][]Key{}
 	for _, d := range docs {
+		if b, ok := c.bodies.get(d.Hash); ok {
+			out[d.Hash] = b
+			continue
+		}
 		k := events.PartitionOf(d.Key(), c.Set.Count)
 		byPart[k] = append(byPart[k], Key{Session: d.Key().Session, Path: d.Key().Path})
 	}
@@ -362,7 +372,11 @@ func (c *Client) Fetch(ctx context.Context, docs []*projection.Document) map[str
 				}
 				mu.Lock()
 				for h, b := range got {
+					if events.HashContent(b) != h {
+						continue // the catalog would leave it out (projection.Catalog.Read)
+					}
 					out[h] = b
+					c.bodies.put(h, b)
 				}
 				mu.Unlock()
 				return
@@ -371,6 +385,56 @@ func (c *Client) Fetch(ctx context.Context, docs []*projection.Document) map[str
 	}
 	wg.Wait()
 	return out
+}
+
+// BodyCacheBytes bounds the bodies a Client keeps (bodyCache).
+const BodyCacheBytes = 8 << 20
+
+// bodyCache keeps bodies by hash, the last used first, up to BodyCacheBytes together.
+type bodyCache struct {
+	mu    sync.Mutex
+	m     map[string]*list.Element
+	order list.List // of *kept, the last used at the front
+	size  int
+}
+
+type kept struct {
+	hash string
+	body []byte
+}
+
+func (b *bodyCache) get(hash string) ([]byte, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	e, ok := b.m[hash]
+	if !ok {
+		return nil, false
+	}
+	b.order.MoveToFront(e)
+	return e.Value.(*kept).body, true
+}
+
+func (b *bodyCache) put(hash string, body []byte) {
+	if len(body) > BodyCacheBytes/8 {
+		return // a large body would push out many
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.m == nil {
+		b.m = map[string]*list.Element{}
+	}
+	if _, ok := b.m[hash]; ok {
+		return
+	}
+	b.m[hash] = b.order.PushFront(&kept{hash: hash, body: body})
+	b.size += len(body)
+	for b.size > BodyCacheBytes {
+		last := b.order.Back()
+		k := last.Value.(*kept)
+		b.order.Remove(last)
+		delete(b.m, k.hash)
+		b.size -= len(k.body)
+	}
 }
 
 func (c *Client) log() *slog.Logger {
