@@ -119,7 +119,7 @@ func measurePartitions(ctx context.Context, cfg Config, bin string, log io.Write
 		time.Sleep(50 * time.Millisecond) // polling a process over stdio: nothing to wait on
 	}
 	r.Queries = len(kept)
-	var dw, df []time.Duration
+	var dw, df, fw, ff []time.Duration // every call; the first of each word
 	var ew, ef int
 	var firstW, firstF error
 	for rep := range cfg.SearchReps {
@@ -128,6 +128,9 @@ func measurePartitions(ctx context.Context, cfg Config, bin string, log io.Write
 			t := time.Now()
 			a, err := whole.call(ctx, "search", args)
 			dw = append(dw, time.Since(t))
+			if rep == 0 {
+				fw = append(fw, dw[len(dw)-1])
+			}
 			if err != nil {
 				ew++
 				firstW = cmpErr(firstW, err)
@@ -135,6 +138,9 @@ func measurePartitions(ctx context.Context, cfg Config, bin string, log io.Write
 			t = time.Now()
 			b, err := fan.call(ctx, "search", args)
 			df = append(df, time.Since(t))
+			if rep == 0 {
+				ff = append(ff, df[len(df)-1])
+			}
 			if err != nil {
 				ef++
 				firstF = cmpErr(firstF, err)
@@ -152,6 +158,8 @@ func measurePartitions(ctx context.Context, cfg Config, bin string, log io.Write
 	r.WholeSearch = summarize("guide-mcp --nats", "search(word)", dw, ew)
 	r.WholeSearch.Note = errNote(firstW)
 	r.Fan = summarize("guide-mcp --nats --partitions 0", "search(word)", df, ef)
+	r.WholeFirst = summarize("guide-mcp --nats", "search(word), first time", fw, 0)
+	r.FanFirst = summarize("guide-mcp --nats --partitions 0", "search(word), first time", ff, 0)
 	if n := errNote(firstF); n != "" {
 		r.FirstDiff += "; " + n
 	}
