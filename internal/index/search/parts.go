@@ -176,10 +176,14 @@ func (v view) gather(ctx context.Context, r Request, g *Gathered) error {
 	if l, ok := v.Index.(FieldLengths); ok {
 		g.Lengths = l.FieldLengths()
 	}
-	alone := r.Query
-	alone.Pairs = nil
+	qs := []querylang.Query{r.Query}
+	if len(r.Query.Pairs) > 0 {
+		alone := r.Query
+		alone.Pairs = nil
+		qs = append(qs, alone) // without pairs, the same query twice
+	}
 	for _, relaxed := range []bool{false, true} {
-		for _, q := range []querylang.Query{r.Query, alone} {
+		for _, q := range qs {
 			s, err := v.build(q, r.Folder, r.Scope, relaxed).Searcher(ctx, rd, v.idx.Mapping(), bsearch.SearcherOptions{})
 			if err != nil {
 				return fmt.Errorf("search: %w", err)
