@@ -300,3 +300,39 @@ func TestPartitionWithNoReplicaViewAndContentPartial(t *testing.T) {
 		t.Errorf("get_content(all) with partition 1 down returned nothing of partition 0")
 	}
 }
+
+// TestPartitionBodyLargerThanAMessage: a document larger than one NATS message holds once
+// encoded (the embedded server's max_payload is 8 MiB; the body travels as base64) is
+// read on the replica of another partition whole, fetched in pieces.
+func TestPartitionBodyLargerThanAMessage(t *testing.T) {
+	ns := testkit.NATSListening(t)
+	url := ns.ClientURL()
+	root := testkit.CopyTree(t, "../../testdata/sample")
+	name := ""
+	for i := 0; name == ""; i++ {
+		if p := fmt.Sprintf("big/large-%d.md", i); events.PartitionOf(events.DocKey{Path: p}, 2) == 1 {
+			name = p
+		}
+	}
+	var b strings.Builder
+	b.WriteString("# A large document\n\n")
+	for i := 0; b.Len() < 6800<<10; i++ {
+		fmt.Fprintf(&b, "Line %d of the large document, with words like quartz%d and meridian.\n", i, i%997)
+	}
+	big := b.String()
+	testkit.NoErr(t, os.MkdirAll(filepath.Join(root, "big"), 0o755), "mkdir")
+	testkit.NoErr(t, os.WriteFile(filepath.Join(root, filepath.FromSlash(name)), []byte(big), 0o644), "write")
+	partitionedStream(t, url, root, 2)
+	front := startReplica(t, url, "--partitions", "0")
+	startReplica(t, url, "--partitions", "1")
+	res := testkit.Call(t, front.c, "view", map[string]any{"path": name})
+	var v struct {
+		Chars   int             `json:"chars"`
+		Content string          `json:"content"`
+		Partial json.RawMessage `json:"partial"`
+	}
+	testkit.NoErr(t, json.Unmarshal([]byte(testkit.Text(t, res)), &v), "decode")
+	if res.IsError || v.Partial != nil || v.Chars != len(big) || !strings.HasPrefix(big, v.Content) || v.Content == "" {
+		t.Errorf("view(%s) of %d bytes on the replica of partition 0: error %v, %d chars, partial %s", name, len(big), res.IsError, v.Chars, v.Partial)
+	}
+}
