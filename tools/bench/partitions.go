@@ -17,6 +17,9 @@ import (
 // one at a time, and the searches.
 const partitionsTimeout = 2 * time.Hour
 
+// mergeWaitParts bounds the wait for a replica's index to merge, for its settled memory.
+const mergeWaitParts = 90 * time.Second
+
 // partitionCount is P of the partitions scenario.
 const partitionCount = 4
 
@@ -64,9 +67,13 @@ func measurePartitions(ctx context.Context, cfg Config, bin string, log io.Write
 		pr.CatchUp = time.Since(start)
 		pr.RSS, _, _ = s.memory()
 		pr.Disk = dirSize(dir)
-		if _, _, merged := s.waitMerged(ctx); merged {
+		// Memory again once its idle index has merged, waiting a while only: five
+		// replicas of a large corpus would otherwise take most of an hour.
+		mctx, mcancel := context.WithTimeout(ctx, mergeWaitParts)
+		if _, _, merged := s.waitMerged(mctx); merged {
 			pr.Settled, _, _ = s.memory()
 		}
+		mcancel()
 		cfg.logf("  %s: caught up from empty in %s, RSS %s, data %s", name, report.FormatDuration(pr.CatchUp), report.FormatMB(pr.RSS), report.FormatMB(pr.Disk))
 		return s, pr, nil
 	}
