@@ -93,6 +93,11 @@ func (r *Result) partitionsRecord() Record {
 		What: "slowest partition replica's catch-up from empty against the whole replica's", Note: FormatDuration(worst.CatchUp) + " against " + FormatDuration(w.CatchUp)}
 	rec.Metrics["partitions.catchup@"+key] = Metric{Value: w.CatchUp.Seconds(), Unit: UnitSeconds, What: "the whole replica's catch-up from empty"}
 	rec.putLatency("partitions.whole", key, s.WholeSearch, "search through the whole replica")
+	for _, q := range []string{"p50", "p95"} {
+		m := rec.Metrics["partitions.whole."+q+"@"+key]
+		m.What = "search " + q + " through the whole replica"
+		rec.Metrics["partitions.whole."+q+"@"+key] = m
+	}
 	rec.putLatency("partitions.fan", key, s.Fan, "search through the fan-out")
 	if s.WholeSearch.P50 > 0 && s.WholeSearch.P95 > 0 {
 		rec.Metrics["partitions.p50/whole@"+key] = Metric{Value: ratio(s.Fan.P50.Seconds(), s.WholeSearch.P50.Seconds()), Unit: UnitTimes,
