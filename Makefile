@@ -10,7 +10,7 @@ SOAK_DURATION ?= 10m
 SOAK_SESSIONS ?= 50
 SOAK_DOCS     ?= 2000
 
-.PHONY: all build run test test-short vet fuzz bench bench-quick bench-render bench-scale clean e2e browser soak soak-short
+.PHONY: all build run test test-short vet fuzz bench bench-quick bench-render bench-scale bench-partitions clean e2e browser soak soak-short
 
 all: build
 
@@ -88,6 +88,13 @@ bench-render:
 # .bench/corpora). Hours on a 2-core machine. Writes the scale record and renders BENCHMARKS.md.
 bench-scale: build
 	$(GO) run ./tools/cmd/guide-bench --scenarios scale
+
+# The opt-in partitions scenario, not part of make bench: the generated 100k in a stream of
+# four partitions (indexer --partitions 4), a whole replica and one replica of each partition
+# from empty, their size, memory and catch-up, and search through the fan-out against the
+# whole replica, hits compared. About half an hour on 2 cores. Writes the partitions record.
+bench-partitions: build
+	$(GO) run ./tools/cmd/guide-bench --scenarios partitions
 
 # The soak (about SOAK_DURATION plus a few minutes): split mode from the built binaries,
 # random file-system operations, kill -9 of the indexer (and its NATS) and of guide-mcp, a

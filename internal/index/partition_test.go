@@ -26,6 +26,7 @@ type partitioned struct {
 	parts []*index.Index
 	fan   *search.Fanout
 	down  map[int]bool // partitions that do not answer
+	feeds []*feeder    // the whole's, then each partition's
 }
 
 func newPartitioned(t *testing.T, p int, docs map[string]*string) *partitioned {
@@ -54,7 +55,8 @@ func newPartitioned(t *testing.T, p int, docs map[string]*string) *partitioned {
 		f.batch(t, first)
 		f.batch(t, second)
 	}
-	px.fan = &search.Fanout{BM25: index.BM25Of, Call: func(ctx context.Context, req search.PartRequest) ([]search.PartReply, []int, error) {
+	px.feeds = feeds
+	px.fan = &search.Fanout{BM25: index.BM25Of, Count: p, Call: func(ctx context.Context, req search.PartRequest) ([]search.PartReply, []int, error) {
 		// Through the wire encoding, as the partition services send it.
 		raw, err := json.Marshal(req)
 		if err != nil {
@@ -80,6 +82,7 @@ func newPartitioned(t *testing.T, p int, docs map[string]*string) *partitioned {
 			if err := json.Unmarshal(b, &back); err != nil {
 				return nil, nil, err
 			}
+			back.Parts = []int{k} // as package partition's client sets them
 			replies = append(replies, back)
 		}
 		return replies, missing, nil
@@ -216,6 +219,40 @@ func TestPartitionsRankAsOne(t *testing.T) {
 	}
 	if differ > 0 {
 		t.Errorf("%d of %d searches differ", differ, 2*len(qs))
+	}
+	if m := px.fan.Misses.Load(); m != 0 {
+		t.Errorf("%d terms were scored without the whole project's counts", m)
+	}
+	if g := px.fan.Gathers.Load(); g >= int64(2*len(qs)) {
+		t.Errorf("%d gathering steps for %d queries searched twice: the statistics of the first were not kept", g, len(qs))
+	}
+}
+
+// TestPartitionStatisticsKeptUntilAPartitionChanges: a search of a query searched before
+// takes the statistics kept from the first, one step of every partition; once a partition
+// has applied a change they are stale, and the search ranks as the whole project again.
+func TestPartitionStatisticsKeptUntilAPartitionChanges(t *testing.T) {
+	docs := differentialDocs(t, 80)
+	px := newPartitioned(t, 4, docs)
+	const q = "the system"
+	want := pages(t, px.whole.Search, q, "", 5)
+	testkit.Equal(t, pages(t, px.fan.Search, q, "", 5), want, "first search")
+	gathers := px.fan.Gathers.Load()
+	testkit.Equal(t, pages(t, px.fan.Search, q, "", 5), want, "second search")
+	testkit.Equal(t, px.fan.Gathers.Load(), gathers, "gathering steps of the second search")
+	// A document of every partition that holds both words, and one more that does.
+	more := map[string]*string{}
+	for i := range 8 {
+		c := fmt.Sprintf("# More %d\n\nThe system, the system and the system again.\n", i)
+		more[fmt.Sprintf("more/doc-%d.md", i)] = &c
+	}
+	for _, f := range px.feeds {
+		f.batch(t, more)
+	}
+	want = pages(t, px.whole.Search, q, "", 5)
+	testkit.Equal(t, pages(t, px.fan.Search, q, "", 5), want, "the search once partitions changed")
+	if px.fan.Stale() == 0 {
+		t.Errorf("the statistics kept were not found stale")
 	}
 	if m := px.fan.Misses.Load(); m != 0 {
 		t.Errorf("%d terms were scored without the whole project's counts", m)

@@ -52,5 +52,12 @@ var _ search.Index = (*Index)(nil)
 // Part answers one step of a search over several partitions, of which this index is one
 // (search.Engine.Part).
 func (x *Index) Part(ctx context.Context, req search.PartRequest) (search.PartReply, error) {
-	return x.searcher().Part(ctx, req)
+	before := x.seq.Load()
+	rep, err := x.searcher().Part(ctx, req)
+	if after := x.seq.Load(); after == before {
+		// The index applied nothing meanwhile (the sequence is stored once a batch is in):
+		// the step read the index as it stood at that sequence.
+		rep.Seq = after
+	}
+	return rep, err
 }

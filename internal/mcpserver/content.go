@@ -63,6 +63,9 @@ type Success struct {
 	Success bool   `json:"success"`
 	Value   string `json:"value"`
 	Message string `json:"message,omitempty"`
+	// Partial, when set, names the documents left out because the partition that keeps
+	// them has no replica answering (a partitioned project; the message says so too).
+	Partial *query.ContentPartial `json:"partial,omitempty"`
 }
 
 // Content is the one function behind the content tools and the guide:// resources.
@@ -89,7 +92,7 @@ func (s *Server) contentTool(ctx context.Context, req query.ContentRequest) (*mc
 	if qerr != nil {
 		return toolError(qerr), nil
 	}
-	return toolResult(Success{Success: true, Value: res.Value, Message: res.Message})
+	return toolResult(Success{Success: true, Value: res.Value, Message: res.Message, Partial: res.Partial})
 }
 
 func (s *Server) getContent(ctx context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {

@@ -17,6 +17,7 @@
 package partition
 
 import (
+	"container/list"
 	"context"
 	"encoding/json"
 	"errors"
@@ -84,6 +85,9 @@ type Service struct {
 	Index   Index
 	Catalog Catalog
 	Logger  *slog.Logger
+	// MaxReply bounds the bytes of bodies one answer carries; 0 means what the
+	// connection's largest message holds (replyRoom).
+	MaxReply int
 
 	svc  micro.Service
 	busy chan struct{} // bounds the requests answered at once
@@ -154,13 +158,57 @@ func errorKind(err error) string {
 	return ""
 }
 
-// bodies answers the content of the documents asked for that this replica keeps, by hash.
+// bodiesRequest asks for the bodies of Keys this replica keeps, from Keys[From] at byte
+// Offset: a body larger than an answer can carry comes in pieces, one answer after another.
+type bodiesRequest struct {
+	Keys   []Key `json:"keys"`
+	From   int   `json:"from,omitempty"`
+	Offset int   `json:"offset,omitempty"`
+}
+
+// piece is a part of a body: Data from byte Offset of the body of hash Hash, Size bytes
+// long in all.
+type piece struct {
+	Hash   string `json:"h"`
+	Offset int    `json:"o,omitempty"`
+	Size   int    `json:"n"`
+	Data   []byte `json:"d"`
+}
+
+// bodiesReply is an answer to a bodiesRequest: the pieces that fit, and where to ask on
+// from (Next, Offset) unless Done.
+type bodiesReply struct {
+	Pieces []piece `json:"pieces"`
+	Next   int     `json:"next,omitempty"`
+	Offset int     `json:"offset,omitempty"`
+	Done   bool    `json:"done,omitempty"`
+}
+
+// replyRoom is the bytes of bodies an answer carries: the connection's largest message,
+// less room for the envelope, as base64 (JSON's []byte) takes 4 bytes for 3.
+func (s *Service) replyRoom() int {
+	if s.MaxReply > 0 {
+		return s.MaxReply
+	}
+	return max(4<<10, int(s.Conn.MaxPayload()-16<<10)/4*3)
+}
+
+// bodies answers the content of the documents asked for that this replica keeps, as much
+// as one answer carries.
 func (s *Service) bodies(r micro.Request) {
-	var keys []Key
-	out := map[string][]byte{}
-	if err := json.Unmarshal(r.Data(), &keys); err == nil {
+	var req bodiesRequest
+	out := bodiesReply{Done: true}
+	if err := json.Unmarshal(r.Data(), &req); err == nil {
+		room := s.replyRoom()
 		_ = s.Catalog.Read(func(snap *projection.Snapshot) error {
-			for _, k := range keys {
+			out = bodiesReply{Done: true}
+			used := 0
+			for i := max(req.From, 0); i < len(req.Keys); i++ {
+				k := req.Keys[i]
+				from := 0
+				if i == req.From {
+					from = req.Offset
+				}
 				if !s.Set.Holds(events.DocKey{Session: k.Session, Path: k.Path}) {
 					continue // asking for it would ask the others (Catalog.Fetch)
 				}
@@ -174,8 +222,20 @@ func (s *Service) bodies(r micro.Request) {
 				if !ok || !d.Readable() {
 					continue
 				}
-				if b, err := snap.Content(d); err == nil {
-					out[d.Hash] = slices.Clone(b)
+				b, err := snap.Content(d)
+				if err != nil || from > len(b) {
+					continue
+				}
+				if used >= room {
+					out.Next, out.Offset, out.Done = i, from, false
+					return nil
+				}
+				take := min(len(b)-from, room-used)
+				out.Pieces = append(out.Pieces, piece{Hash: d.Hash, Offset: from, Size: len(b), Data: slices.Clone(b[from : from+take])})
+				used += take
+				if from+take < len(b) {
+					out.Next, out.Offset, out.Done = i, from+take, false
+					return nil
 				}
 			}
 			return nil
@@ -195,6 +255,10 @@ type Client struct {
 
 	conn    atomic.Pointer[conn]
 	serving atomic.Bool // Local has caught up, and is served to the others
+	// bodies keeps the bodies fetched last, by hash: the snippets of a search asked
+	// again come from them, without asking the partitions. A body is named by its
+	// content's hash, so one kept is never stale.
+	bodies bodyCache
 }
 
 // conn is a connection, and the project whose partitions it asks.
@@ -282,6 +346,7 @@ func (c *Client) Call(ctx context.Context, req search.PartRequest) ([]search.Par
 		for _, k := range a.Parts {
 			covered[k] = true
 		}
+		a.Reply.Parts = a.Parts // whose sequence the reply's is (search.Fanout keeps statistics by it)
 		replies = append(replies, a.Reply)
 	}
 	var missing []int
@@ -338,6 +403,10 @@ func (c *Client) Fetch(ctx context.Context, docs []*projection.Document) map[str
 	nc := cn.nc
 	byPart := map[int][]Key{}
 	for _, d := range docs {
+		if b, ok := c.bodies.get(d.Hash); ok {
+			out[d.Hash] = b
+			continue
+		}
 		k := events.PartitionOf(d.Key(), c.Set.Count)
 		byPart[k] = append(byPart[k], Key{Session: d.Key().Session, Path: d.Key().Path})
 	}
@@ -345,32 +414,113 @@ func (c *Client) Fetch(ctx context.Context, docs []*projection.Document) map[str
 	var wg sync.WaitGroup
 	for k, keys := range byPart {
 		wg.Go(func() {
-			data, _ := json.Marshal(keys)
-			for try := 0; try < maxTries && ctx.Err() == nil; try++ {
-				actx, cancel := context.WithTimeout(ctx, cmpOr(c.Attempt, DefaultAttempt))
-				msg, err := nc.RequestWithContext(actx, Subject(cn.project, k, "bodies"), data)
-				cancel()
-				if errors.Is(err, nats.ErrNoResponders) {
-					return
+			got := c.fetchPart(ctx, nc, Subject(cn.project, k, "bodies"), keys)
+			mu.Lock()
+			defer mu.Unlock()
+			for h, b := range got {
+				if events.HashContent(b) != h {
+					continue // the catalog would leave it out (projection.Catalog.Read)
 				}
-				if err != nil {
-					continue
-				}
-				var got map[string][]byte
-				if json.Unmarshal(msg.Data, &got) != nil {
-					continue
-				}
-				mu.Lock()
-				for h, b := range got {
-					out[h] = b
-				}
-				mu.Unlock()
-				return
+				out[h] = b
+				c.bodies.put(h, b)
 			}
 		})
 	}
 	wg.Wait()
 	return out
+}
+
+// fetchPart asks one partition's replicas for the bodies of keys, answer after answer
+// until they are all given (a large body comes in pieces), each answer retried on
+// another replica when unanswered; it returns the bodies it had whole.
+func (c *Client) fetchPart(ctx context.Context, nc *nats.Conn, subj string, keys []Key) map[string][]byte {
+	out := map[string][]byte{}
+	req := bodiesRequest{Keys: keys}
+	for ctx.Err() == nil {
+		data, _ := json.Marshal(req)
+		var got bodiesReply
+		answered := false
+		for try := 0; try < maxTries && ctx.Err() == nil && !answered; try++ {
+			actx, cancel := context.WithTimeout(ctx, cmpOr(c.Attempt, DefaultAttempt))
+			msg, err := nc.RequestWithContext(actx, subj, data)
+			cancel()
+			if errors.Is(err, nats.ErrNoResponders) {
+				return out
+			}
+			answered = err == nil && json.Unmarshal(msg.Data, &got) == nil
+		}
+		if !answered {
+			return out
+		}
+		for _, p := range got.Pieces {
+			if p.Offset == 0 && len(p.Data) <= p.Size {
+				b := make([]byte, 0, p.Size)
+				out[p.Hash] = append(b, p.Data...)
+			} else if have, ok := out[p.Hash]; ok && len(have) == p.Offset && p.Offset+len(p.Data) <= cap(have) {
+				out[p.Hash] = append(have, p.Data...)
+			}
+		}
+		if got.Done || got.Next < req.From || got.Next == req.From && got.Offset <= req.Offset {
+			break // done, or an answer that does not move on
+		}
+		req.From, req.Offset = got.Next, got.Offset
+	}
+	for h, b := range out {
+		if len(b) != cap(b) {
+			delete(out, h) // a body not had whole
+		}
+	}
+	return out
+}
+
+// BodyCacheBytes bounds the bodies a Client keeps (bodyCache).
+const BodyCacheBytes = 8 << 20
+
+// bodyCache keeps bodies by hash, the last used first, up to BodyCacheBytes together.
+type bodyCache struct {
+	mu    sync.Mutex
+	m     map[string]*list.Element
+	order list.List // of *kept, the last used at the front
+	size  int
+}
+
+type kept struct {
+	hash string
+	body []byte
+}
+
+func (b *bodyCache) get(hash string) ([]byte, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	e, ok := b.m[hash]
+	if !ok {
+		return nil, false
+	}
+	b.order.MoveToFront(e)
+	return e.Value.(*kept).body, true
+}
+
+func (b *bodyCache) put(hash string, body []byte) {
+	if len(body) > BodyCacheBytes/8 {
+		return // a large body would push out many
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.m == nil {
+		b.m = map[string]*list.Element{}
+	}
+	if _, ok := b.m[hash]; ok {
+		return
+	}
+	b.m[hash] = b.order.PushFront(&kept{hash: hash, body: body})
+	b.size += len(body)
+	for b.size > BodyCacheBytes {
+		last := b.order.Back()
+		k := last.Value.(*kept)
+		b.order.Remove(last)
+		delete(b.m, k.hash)
+		b.size -= len(k.body)
+	}
 }
 
 func (c *Client) log() *slog.Logger {

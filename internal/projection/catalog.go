@@ -82,6 +82,9 @@ type Catalog struct {
 	// by content hash, checked against it here. Read calls it between two runs of its
 	// function, never under the lock (see Read).
 	Fetch func(ctx context.Context, docs []*Document) map[string][]byte
+	// Partition, when set, names the partition that keeps a document's body, for the
+	// answers that say which is missing (ElsewhereError).
+	Partition func(events.DocKey) int
 
 	db *bolt.DB
 
@@ -990,6 +993,22 @@ const FetchTimeout = 5 * time.Second
 // replica of it gave it.
 var ErrElsewhere = errors.New("content kept by another partition, and none of its replicas answered")
 
+// ElsewhereError is ErrElsewhere for one document, with the partition that keeps its body
+// (-1 when the catalog does not know: no Partition function).
+type ElsewhereError struct {
+	Path      string
+	Partition int
+}
+
+func (e *ElsewhereError) Error() string {
+	if e.Partition < 0 {
+		return fmt.Sprintf("%s: %v", e.Path, ErrElsewhere)
+	}
+	return fmt.Sprintf("%s: %v (partition %d)", e.Path, ErrElsewhere, e.Partition)
+}
+
+func (e *ElsewhereError) Unwrap() error { return ErrElsewhere }
+
 // keeps reports whether the catalog keeps d's body.
 func (c *Catalog) keeps(d *Document) bool {
 	return d.Readable() && (c.Holds == nil || c.Holds(d.Key()))
@@ -1203,7 +1222,11 @@ func (s *Snapshot) Body(d *Document) (Body, error) {
 			return Body{s: s, d: d, held: b, elsewhere: true}, nil
 		}
 		s.missing = append(s.missing, d)
-		return Body{}, fmt.Errorf("%s: %w", d.Path, ErrElsewhere)
+		k := -1
+		if s.c.Partition != nil {
+			k = s.c.Partition(d.Key())
+		}
+		return Body{}, &ElsewhereError{Path: d.Path, Partition: k}
 	}
 	b := Body{s: s, d: d}
 	err := Guard(func() error {

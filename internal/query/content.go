@@ -1,9 +1,7 @@
 package query
 
 import (
-	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"path"
 	"slices"
@@ -42,6 +40,9 @@ type ContentResult struct {
 	Value   string
 	Message string
 	Parts   []Part // what Value holds, in order
+	// Partial, when set, lists the matching documents left out because another partition
+	// keeps them and none of its replicas answered.
+	Partial *ContentPartial
 }
 
 // Part is one document of a content response.
@@ -167,6 +168,7 @@ type builder struct {
 	lim        Limits
 	cfg        *guideyaml.Config
 	collection string
+	gone       elsewhere // bodies kept by a partition none of whose replicas answered
 }
 
 func (b *builder) build(matches []match) (*ContentResult, *Error) {
@@ -187,11 +189,18 @@ func (b *builder) build(matches []match) (*ContentResult, *Error) {
 		notes = append(notes, fmt.Sprintf("%d matching document(s) have no text content and were left out: %s",
 			len(unreadable), strings.Join(unreadable, ", ")))
 	}
+	partial := b.gone.partial()
+	if partial != nil {
+		notes = append(notes, partial.Note)
+	}
+	if len(parts) == 0 && partial != nil {
+		return &ContentResult{Message: strings.Join(notes, "; "), Partial: partial}, nil
+	}
 	if len(parts) == 0 {
 		return nil, Errorf(ErrNoMatches, "%d document(s) match, but none has text content: %s", len(unreadable), strings.Join(unreadable, ", "))
 	}
 
-	res := &ContentResult{}
+	res := &ContentResult{Partial: partial}
 	budget := b.lim.MaxChars - 1000 // room for the JSON envelope and the message
 	var note string
 	if len(parts) == 1 && len(omitted) == 0 {
@@ -223,12 +232,6 @@ func (b *builder) build(matches []match) (*ContentResult, *Error) {
 // parts reads the matches that have text content, rendering templates; unreadable lists the
 // others with their status.
 func (b *builder) parts(matches []match) (parts []Part, unreadable []string, qerr *Error) {
-	var elsewhere error // the first body another partition keeps, not fetched yet
-	defer func() {
-		if elsewhere != nil && qerr == nil {
-			parts, unreadable, qerr = nil, nil, Internal(ErrIO, elsewhere, "reading the documents")
-		}
-	}()
 	for _, m := range matches {
 		d := m.doc
 		if !d.Readable() {
@@ -236,9 +239,9 @@ func (b *builder) parts(matches []match) (parts []Part, unreadable []string, qer
 			continue
 		}
 		body, err := b.s.Content(d)
-		if errors.Is(err, projection.ErrElsewhere) {
-			// Read the others: the catalog fetches every body asked for at once.
-			elsewhere = cmp.Or(elsewhere, err)
+		if b.gone.add(err) {
+			// Read the others: the catalog fetches every body asked for at once, and
+			// those it cannot are left out, named.
 			continue
 		}
 		if err != nil {

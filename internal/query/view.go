@@ -1,7 +1,9 @@
 package query
 
 import (
+	"errors"
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -59,6 +61,48 @@ type DocumentView struct {
 	NextOffset int    `json:"next_offset,omitempty"`
 	Chars      int    `json:"chars"` // the document's length in characters
 	Message    string `json:"message,omitempty"`
+	// Partial, when set, says the content is missing: another partition keeps it, and
+	// none of its replicas answered.
+	Partial *ContentPartial `json:"partial,omitempty"`
+}
+
+// ContentPartial says which documents' content an answer lacks, and the partitions that
+// keep them, none of whose replicas answered.
+type ContentPartial struct {
+	MissingPartitions []int    `json:"missing_partitions"`
+	MissingDocuments  []string `json:"missing_documents"`
+	Note              string   `json:"note"`
+}
+
+// elsewhere collects the documents whose bodies another partition keeps, not to be had.
+type elsewhere struct {
+	parts map[int]bool
+	paths []string
+}
+
+// add reports whether err is a body kept elsewhere, and collects it.
+func (e *elsewhere) add(err error) bool {
+	var ee *projection.ElsewhereError
+	if !errors.As(err, &ee) {
+		return false
+	}
+	if e.parts == nil {
+		e.parts = map[int]bool{}
+	}
+	e.parts[ee.Partition] = true
+	e.paths = append(e.paths, ee.Path)
+	return true
+}
+
+// partial is the answer's mark, nil when nothing is missing.
+func (e *elsewhere) partial() *ContentPartial {
+	if len(e.paths) == 0 {
+		return nil
+	}
+	ks := slices.Sorted(maps.Keys(e.parts))
+	return &ContentPartial{MissingPartitions: ks, MissingDocuments: e.paths,
+		Note: fmt.Sprintf("partial: the content of %d document(s) is kept by partition %v, and no replica of it answered: %s; ask again in a moment",
+			len(e.paths), ks, strings.Join(e.paths, ", "))}
 }
 
 // FolderView is what view returns for a folder: its immediate children.
@@ -236,6 +280,13 @@ func viewDocument(s *projection.Snapshot, d *projection.Document, offset int, no
 		return v, nil
 	}
 	b, err := s.Content(d)
+	var gone elsewhere
+	if gone.add(err) {
+		// The metadata, marked partial: never an error for a partition that is down.
+		v.Partial = gone.partial()
+		v.Message = join(v.Message, v.Partial.Note)
+		return v, nil
+	}
 	if err != nil {
 		return nil, Internal(ErrIO, err, "reading %s", d.Path)
 	}

@@ -67,6 +67,8 @@ type Config struct {
 	RYWCalls int
 	// ScaleSizes are the generated corpora of the opt-in scale scenario, in documents.
 	ScaleSizes []int
+	// PartitionDocs is the generated corpus of the opt-in partitions scenario.
+	PartitionDocs int
 }
 
 func (c *Config) defaults() {
@@ -123,6 +125,9 @@ func (c *Config) defaults() {
 	}
 	if c.RYWCalls <= 0 {
 		c.RYWCalls = 200
+	}
+	if c.PartitionDocs == 0 {
+		c.PartitionDocs = 100_000
 	}
 	if len(c.ScaleSizes) == 0 {
 		c.ScaleSizes = []int{10_000, 100_000, 1_000_000}

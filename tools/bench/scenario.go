@@ -25,6 +25,9 @@ const (
 	// ScenarioScale is opt-in (not in "all" or the default run): 10k, 100k and 1M generated
 	// documents, each indexed from empty, for time to searchable, RSS, disk and search.
 	ScenarioScale = "scale"
+	// ScenarioPartitions is opt-in: a stream of 4 partitions, a whole replica and one of
+	// each partition, for size, memory, catch-up and search through the fan-out.
+	ScenarioPartitions = "partitions"
 )
 
 // AllScenarios is every scenario, in the order they run.
@@ -32,7 +35,7 @@ var AllScenarios = []string{ScenarioCold, ScenarioLatency, ScenarioRestart, Scen
 	ScenarioContent, ScenarioWeb, ScenarioFresh, ScenarioOnce, ScenarioClients, ScenarioChurn, ScenarioReplica, ScenarioRYW, ScenarioChanges}
 
 // OptInScenarios run only when named: they take too long for every run.
-var OptInScenarios = []string{ScenarioScale}
+var OptInScenarios = []string{ScenarioScale, ScenarioPartitions}
 
 // ParseScenarios reads a comma-separated list of scenario names; "all" is every one but
 // the opt-in ones.

@@ -171,5 +171,14 @@ func runScenarios(ctx context.Context, cfg Config, res *report.Result, bin, fsSc
 		sr := measureScale(ctx, cfg, bin, logFile)
 		res.Scale = &sr
 	}
+	if cfg.has(ScenarioPartitions) {
+		logFile, err := os.Create(filepath.Join(cfg.Dir, "logs", "partitions.log"))
+		if err != nil {
+			return err
+		}
+		defer logFile.Close()
+		pr := measurePartitions(ctx, cfg, bin, logFile)
+		res.Partitions = &pr
+	}
 	return nil
 }

@@ -21,12 +21,11 @@ import (
 // split is guide in split mode: bin/indexer with its embedded NATS server listening on a
 // loopback port, and bin/guide-mcp --nats as a separate process driven over stdio.
 type split struct {
-	indexer *exec.Cmd
-	exited  chan struct{}
-	url     string
-	q       *server
-	Setup   time.Duration // spawn of the indexer to the index holding the first scan
-	Status  query.Status
+	ix     *indexer
+	url    string
+	q      *server
+	Setup  time.Duration // spawn of the indexer to the index holding the first scan
+	Status query.Status
 }
 
 // freePort asks the kernel for a free loopback port.
@@ -42,37 +41,69 @@ func freePort() (int, error) {
 // indexerBin is bin/indexer beside bin/guide-mcp.
 func indexerBin(guideMCP string) string { return filepath.Join(filepath.Dir(guideMCP), "indexer") }
 
-func startSplit(ctx context.Context, bin, root, data string, log io.Writer) (*split, error) {
+// indexer is bin/indexer with its embedded NATS server listening on a loopback port.
+type indexer struct {
+	cmd    *exec.Cmd
+	exited chan struct{}
+	url    string
+}
+
+// startIndexer starts bin/indexer on root, its store in store, and waits until its NATS
+// server listens.
+func startIndexer(bin, root, store string, log io.Writer, args ...string) (*indexer, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
 	}
 	addr := "127.0.0.1:" + strconv.Itoa(port)
-	sp := &split{url: "nats://" + addr, exited: make(chan struct{})}
+	ix := &indexer{url: "nats://" + addr, exited: make(chan struct{})}
 	start := time.Now()
-	sp.indexer = exec.Command(indexerBin(bin), "--root", root, "--data", filepath.Join(data, "nats"), "--listen", addr)
-	sp.indexer.Stderr = log
-	sp.indexer.Stdout = log
-	if err := sp.indexer.Start(); err != nil {
+	ix.cmd = exec.Command(indexerBin(bin), append([]string{"--root", root, "--data", store, "--listen", addr}, args...)...)
+	ix.cmd.Stderr = log
+	ix.cmd.Stdout = log
+	if err := ix.cmd.Start(); err != nil {
 		return nil, err
 	}
-	go func() { _ = sp.indexer.Wait(); close(sp.exited) }()
+	go func() { _ = ix.cmd.Wait(); close(ix.exited) }()
 	for {
 		c, err := net.DialTimeout("tcp", addr, 100*time.Millisecond)
 		if err == nil {
 			c.Close()
-			break
+			return ix, nil
 		}
 		select {
-		case <-sp.exited:
+		case <-ix.exited:
 			return nil, fmt.Errorf("indexer exited before listening on %s", addr)
 		case <-time.After(20 * time.Millisecond):
 		}
 		if time.Since(start) > time.Minute {
-			sp.close()
+			ix.close()
 			return nil, fmt.Errorf("indexer not listening on %s after a minute", addr)
 		}
 	}
+}
+
+// close stops the indexer (SIGTERM), and kills it if it has not ended in 15 s.
+func (ix *indexer) close() {
+	if ix.cmd == nil || ix.cmd.Process == nil {
+		return
+	}
+	_ = ix.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-ix.exited:
+	case <-time.After(15 * time.Second):
+		_ = ix.cmd.Process.Kill()
+		<-ix.exited
+	}
+}
+
+func startSplit(ctx context.Context, bin, root, data string, log io.Writer) (*split, error) {
+	start := time.Now()
+	ix, err := startIndexer(bin, root, filepath.Join(data, "nats"), log)
+	if err != nil {
+		return nil, err
+	}
+	sp := &split{ix: ix, url: ix.url}
 	cctx, cancel := context.WithTimeout(ctx, 20*time.Minute)
 	defer cancel()
 	sp.q, err = spawn(cctx, log, bin, "--nats", sp.url, "--data", filepath.Join(data, "query"))
@@ -93,15 +124,7 @@ func (sp *split) close() {
 	if sp.q != nil {
 		sp.q.stop()
 	}
-	if sp.indexer != nil && sp.indexer.Process != nil {
-		_ = sp.indexer.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-sp.exited:
-		case <-time.After(15 * time.Second):
-			_ = sp.indexer.Process.Kill()
-			<-sp.exited
-		}
-	}
+	sp.ix.close()
 }
 
 // copyTree copies the regular files of src to dst, so that the scenarios that write

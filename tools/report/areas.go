@@ -33,6 +33,7 @@ var Areas = []Area{
 	{"changes", "Changes", "go run ./tools/cmd/guide-bench --scenarios changes"},
 	{"relevance", "Relevance", "go run ./tools/cmd/guide-relevance"},
 	{"scale", "Scale", "make bench-scale"},
+	{"partitions", "Partitions", "make bench-partitions"},
 }
 
 //go:embed measured/*.md

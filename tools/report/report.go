@@ -46,7 +46,9 @@ type Result struct {
 	Replica *ReplicaResult
 	Changes *ChangesResult
 	Scale   *ScaleResult // opt-in: --scenarios scale
-	RYW     *RYWResult
+	// Partitions is opt-in: --scenarios partitions.
+	Partitions *PartitionsResult
+	RYW        *RYWResult
 	// SplitErr says why the split-mode scenarios did not run.
 	SplitErr string
 }
@@ -119,6 +121,9 @@ func (r *Result) Records() []Record {
 	}
 	if r.Scale != nil {
 		out = append(out, r.scaleRecord())
+	}
+	if r.Partitions != nil {
+		out = append(out, r.partitionsRecord())
 	}
 	if r.RYW != nil {
 		out = append(out, r.rywRecord())

@@ -45,7 +45,7 @@ func fullRun() *Result {
 		Settings:  Settings{Views: 1000, Trees: 200, Restarts: 5, Seed: 1},
 		Command:   "go run ./tools/cmd/guide-bench",
 		Commit:    "abc1234",
-		Scenarios: []string{"cold", "latency", "restart", "search", "content", "web", "fresh", "once", "clients", "churn", "replica", "changes", "scale"},
+		Scenarios: []string{"cold", "latency", "restart", "search", "content", "web", "fresh", "once", "clients", "churn", "replica", "changes", "scale", "partitions"},
 		Replica: &ReplicaResult{Command: "go test -run ^$ -bench ^BenchmarkRunnerCatchUp$ -benchtime 3x ./internal/projection", EventsPerSec: 38032, Runs: 3,
 			Line: "BenchmarkRunnerCatchUp-2 3 1314725 ns/op 38032 events/s", Load: Load{Before: "0.50, 0.40, 0.30", After: "0.60, 0.40, 0.30"}},
 		Changes: &ChangesResult{Command: "GUIDE_BENCH_CHANGES_DOCS=100000 go test -run ^$ -bench ^BenchmarkChanges$ -benchtime 100x ./internal/query", Docs: 100_000,
@@ -222,6 +222,19 @@ func fullRun() *Result {
 			},
 			Load:  Load{Before: "1.00, 1.00, 1.00", After: "1.50, 1.20, 1.00"},
 			Notes: []string{"the 1M corpus was generated in this run"},
+		},
+		Partitions: &PartitionsResult{
+			Corpus: big, P: 4, Reps: 10, Queries: 29, Differ: 0,
+			Whole: PartReplica{CatchUp: 120 * time.Second, RSS: 650_000_000, Settled: 150_000_000, Disk: 490_000_000},
+			Parts: []PartReplica{
+				{Partitions: "0", CatchUp: 60 * time.Second, RSS: 390_000_000, Settled: 150_000_000, Disk: 190_000_000},
+				{Partitions: "1", CatchUp: 40 * time.Second, RSS: 350_000_000, Disk: 185_000_000},
+			},
+			WholeSearch: latency("guide-mcp --nats", "search(word)", 290, 0, 2*ms, 6*ms, 18*ms, 20*ms, ""),
+			Fan:         latency("guide-mcp --nats --partitions 0", "search(word)", 290, 0, 5*ms, 14*ms, 25*ms, 30*ms, ""),
+			WholeFirst:  latency("guide-mcp --nats", "search(word), first time", 29, 0, 2*ms, 6*ms, 10*ms, 10*ms, ""),
+			FanFirst:    latency("guide-mcp --nats --partitions 0", "search(word), first time", 29, 0, 10*ms, 14*ms, 15*ms, 15*ms, ""),
+			Load:        Load{Before: "1.00, 1.00, 1.00", After: "1.20, 1.00, 1.00"},
 		},
 		RYW: &RYWResult{
 			Corpus: corpus("generated 100000 (a copy)", 100_000, 11_000, 250_000_000, true), Setup: 70 * time.Second,

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -82,6 +83,11 @@ type PartReply struct {
 	// Misses counts the terms scored without the whole project's count of documents
 	// holding them (the partition changed between the steps).
 	Misses int64 `json:"misses,omitempty"`
+	// Seq is the stream sequence the answering index had applied, the same before and
+	// after the step; 0 when it moved meanwhile, or is not known. Parts are the
+	// partitions the index holds (set by whoever asked: package partition).
+	Seq   uint64 `json:"seq,omitempty"`
+	Parts []int  `json:"parts,omitempty"`
 }
 
 // FieldLengths is an Index that reports its field lengths, for a search of several
@@ -170,10 +176,14 @@ func (v view) gather(ctx context.Context, r Request, g *Gathered) error {
 	if l, ok := v.Index.(FieldLengths); ok {
 		g.Lengths = l.FieldLengths()
 	}
-	alone := r.Query
-	alone.Pairs = nil
+	qs := []querylang.Query{r.Query}
+	if len(r.Query.Pairs) > 0 {
+		alone := r.Query
+		alone.Pairs = nil
+		qs = append(qs, alone) // without pairs, the same query twice
+	}
 	for _, relaxed := range []bool{false, true} {
-		for _, q := range []querylang.Query{r.Query, alone} {
+		for _, q := range qs {
 			s, err := v.build(q, r.Folder, r.Scope, relaxed).Searcher(ctx, rd, v.idx.Mapping(), bsearch.SearcherOptions{})
 			if err != nil {
 				return fmt.Errorf("search: %w", err)
@@ -214,13 +224,86 @@ type Fanout struct {
 	// Misses counts the terms partitions scored without the whole project's counts, over
 	// every search (PartReply.Misses): 0 when every search ranked exactly as one index.
 	Misses atomic.Int64
+	// Gathers counts the gathering steps asked of the partitions, over every search: a
+	// search whose statistics were kept from an earlier one asks none.
+	Gathers atomic.Int64
+
+	mu    sync.Mutex
+	kept  map[string]*keptStats // by gatherKey
+	stale atomic.Int64          // kept statistics found stale by a page's answers
 }
+
+// keptStats are statistics summed over every partition, kept for the next search of the
+// same query, with the sequence each partition's index stood at when it gave its part.
+// A page answered by an index at another sequence proves them stale: the search is then
+// asked again, its statistics gathered anew. So a search of a project where nothing
+// changed takes one step of every partition instead of two, and ranks exactly as one
+// gathering the statistics first would.
+type keptStats struct {
+	sum  *Gathered
+	seqs map[int]uint64 // by partition
+}
+
+// maxKept bounds the statistics kept: past it, they are all dropped.
+const maxKept = 512
+
+// keep keeps g, gathered from replies, for key, when every partition answered with a
+// known sequence.
+func (f *Fanout) keep(key string, g *Gathered, replies []PartReply, missing bool) {
+	if missing {
+		return
+	}
+	seqs := map[int]uint64{}
+	for _, r := range replies {
+		if r.Seq == 0 || len(r.Parts) == 0 {
+			return
+		}
+		for _, k := range r.Parts {
+			seqs[k] = r.Seq
+		}
+	}
+	if len(seqs) != f.Count || f.Count == 0 {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.kept == nil || len(f.kept) >= maxKept {
+		f.kept = map[string]*keptStats{}
+	}
+	f.kept[key] = &keptStats{sum: g, seqs: seqs}
+}
+
+func (f *Fanout) keptFor(key string) *keptStats {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.kept[key]
+}
+
+func (f *Fanout) drop(key string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.kept, key)
+}
+
+// Stale is how many searches found the statistics kept for them stale, and were asked
+// again.
+func (f *Fanout) Stale() int64 { return f.stale.Load() }
 
 // Search is Engine.Search over every partition. Result.Missing lists the partitions
 // that no replica answered for: the hits are then those of the others.
 func (f *Fanout) Search(ctx context.Context, r Request) (Result, error) {
-	s := &fanSearch{f: f, missing: map[int]bool{}, gathered: map[string]*Gathered{}}
+	s := &fanSearch{f: f, missing: map[int]bool{}, gathered: map[string]*Gathered{}, useKept: true}
 	res, err := searchWith(ctx, r, s.searchPage, s.correct)
+	if s.stale {
+		// A partition changed since the statistics kept were gathered: ask again,
+		// gathering them first.
+		f.stale.Add(1)
+		for key := range s.used {
+			f.drop(key)
+		}
+		s = &fanSearch{f: f, missing: map[int]bool{}, gathered: map[string]*Gathered{}}
+		res, err = searchWith(ctx, r, s.searchPage, s.correct)
+	}
 	res.Missing = slices.Sorted(maps.Keys(s.missing))
 	if len(res.Missing) > 0 {
 		res.Partitions = f.Count
@@ -235,6 +318,9 @@ type fanSearch struct {
 	missing  map[int]bool
 	gathered map[string]*Gathered // summed, by gatherKey
 	misses   int64
+	useKept  bool                  // statistics kept by an earlier search may be used
+	used     map[string]*keptStats // the kept statistics used, by gatherKey
+	stale    bool                  // a step's answer proved one of them stale
 }
 
 func gatherKey(r Request) string {
@@ -248,6 +334,16 @@ func (s *fanSearch) call(ctx context.Context, req PartRequest) ([]PartReply, err
 	}
 	for _, rep := range replies {
 		s.misses += rep.Misses
+		for _, kept := range s.used {
+			for _, k := range rep.Parts {
+				if rep.Seq == 0 || kept.seqs[k] != rep.Seq {
+					s.stale = true
+				}
+			}
+			if len(rep.Parts) == 0 {
+				s.stale = true
+			}
+		}
 	}
 	return replies, err
 }
@@ -258,11 +354,22 @@ func (s *fanSearch) gather(ctx context.Context, r Request) (*Gathered, error) {
 	if g := s.gathered[key]; g != nil {
 		return g, nil
 	}
+	if kept := s.f.keptFor(key); kept != nil && s.useKept {
+		if s.used == nil {
+			s.used = map[string]*keptStats{}
+		}
+		s.used[key] = kept
+		s.gathered[key] = kept.sum
+		return kept.sum, nil
+	}
 	r.Cursor = ""
+	s.f.Gathers.Add(1)
+	missingBefore := len(s.missing)
 	replies, err := s.call(ctx, PartRequest{Op: PartGather, Request: r})
 	if err != nil {
 		return nil, err
 	}
+	defer func() { s.f.keep(key, s.gathered[key], replies, len(s.missing) > missingBefore || len(s.missing) > 0) }()
 	sum := newGathered()
 	cands := map[string]map[[2]string]Candidate{}
 	for _, rep := range replies {

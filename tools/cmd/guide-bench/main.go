@@ -84,6 +84,7 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.DurationVar(&c.ChurnFor, "churn-for", time.Minute, "churn: for how long")
 	fs.IntVar(&c.RYWDocs, "ryw-docs", 100_000, "ryw: generated corpus, in documents (a copy is written to)")
 	fs.IntVar(&c.RYWCalls, "ryw-calls", 200, "ryw: calls of each kind timed")
+	fs.IntVar(&c.PartitionDocs, "partition-docs", 100_000, "partitions (opt-in scenario): generated corpus, in documents")
 	scaleSizes := fs.String("scale-sizes", "10000,100000,1000000", "scale (opt-in scenario): generated corpora, in documents, comma-separated")
 	fs.StringVar(&m.Results, "results", report.ResultsFile, "put the records of the areas measured into this results file (\"\" for none)")
 	fs.StringVar(&m.Out, "out", report.MarkdownFile, "render this Markdown file from the results (\"\" for none)")
