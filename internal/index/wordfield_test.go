@@ -10,6 +10,7 @@ import (
 	"github.com/blevesearch/bleve/v2/mapping"
 	bindex "github.com/blevesearch/bleve_index_api"
 
+	"github.com/guide/guide/internal/events"
 	"github.com/guide/guide/internal/index/schema"
 )
 
@@ -165,4 +166,30 @@ func TestNoFieldIsInAll(t *testing.T) {
 			t.Errorf("%s holds %d tokens, %d terms", cf.Name(), n, terms)
 		}
 	})
+}
+
+// TestLengthsAsAnalyzed: the field lengths BM25 is given, taken from a document's
+// analysis, are the words and parts counted again in its text.
+func TestLengthsAsAnalyzed(t *testing.T) {
+	m := testMapping(t)
+	for i, content := range []string{
+		"",
+		"# The parseHTTPHeader Title\n\nA lead paragraph, with InternMap and IPv6Address.\n\n## Heading two\n\nBody text; body TEXT.",
+		"---\ntitle: Front Matter\ntags: [a, b]\n---\n# 中华人民共和国 한국어\n\nmixed中文text and \xff bad bytes",
+		strings.Repeat("again and again ", 300),
+	} {
+		e := &events.Event{Op: events.OpUpsert, Path: fmt.Sprintf("docs/someFolder/file%d.md", i), Content: []byte(content), Status: events.StatusOK}
+		e.Hash = events.HashContent(e.Content)
+		d := newDocument(e)
+		doc, err := mapWith(m, "id", d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, got := lengths{}, lengths{}
+		want.add(d, nil)
+		got.add(d, analyzedLengths(doc))
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%q: analyzed %v, counted %v", content, got, want)
+		}
+	}
 }
