@@ -16,9 +16,10 @@ func (x *Index) Apply(b events.Batch) error { return x.Prepare(b)() }
 
 // prepared is an upsert's document, mapped and analyzed ahead of its batch.
 type prepared struct {
-	d   *document
-	doc *bdoc.Document
-	err error
+	d    *document
+	doc  *bdoc.Document
+	lens []int // of the ranked fields, as analyzed (analyzedLengths)
+	err  error
 }
 
 // Prepare maps every upsert of b to its Bleve document and analyzes its text fields
@@ -37,6 +38,9 @@ func (x *Index) Prepare(b events.Batch) func() error {
 		p := &docs[i]
 		p.d = newDocument(e)
 		p.doc, p.err = x.mapDocument(events.DocKey{Session: e.Session, Path: e.Path}.ID(), p.d)
+		if p.err == nil {
+			p.lens = analyzedLengths(p.doc)
+		}
 	}
 	return func() error { return x.apply(b, docs) }
 }
@@ -67,7 +71,7 @@ func (x *Index) apply(b events.Batch, docs []prepared) error {
 		switch e.Op {
 		case events.OpUpsert:
 			p := docs[i]
-			lens.add(p.d)
+			lens.add(p.d, p.lens)
 			err := p.err
 			if err == nil {
 				err = batch.IndexAdvanced(p.doc)

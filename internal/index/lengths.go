@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 
+	bdoc "github.com/blevesearch/bleve/v2/document"
 	bsearch "github.com/blevesearch/bleve/v2/search"
 
 	"github.com/guide/guide/internal/index/schema"
@@ -33,13 +34,22 @@ type fieldLength struct {
 // of the documents indexed, which is what a mean length needs to be.
 type lengths map[string]fieldLength
 
-// add counts the words of an indexed document's fields.
-func (l lengths) add(d *document) {
-	for _, f := range schema.Ranked {
-		txt := d.field(f.Name)
-		n := text.CountWords(txt)
-		if f.Stemmed {
-			n = countTokens(txt)
+// add counts the words of an indexed document's fields. counted, when not nil, holds
+// the length of each of schema.Ranked's fields as the document's analysis made it
+// (analyzedLengths), -1 for one to count here: counting a text again was a second pass
+// over every byte of it in the goroutine that builds the index's segments.
+func (l lengths) add(d *document, counted []int) {
+	for i, f := range schema.Ranked {
+		n := -1
+		if counted != nil {
+			n = counted[i]
+		}
+		if n < 0 {
+			txt := d.field(f.Name)
+			n = text.CountWords(txt)
+			if f.Stemmed {
+				n = countTokens(txt)
+			}
 		}
 		if n > 0 {
 			l[f.Name] = fieldLength{Words: l[f.Name].Words + uint64(n), Docs: l[f.Name].Docs + 1}
@@ -55,6 +65,34 @@ func (l lengths) add(d *document) {
 		l[schema.ContentCJK] = fieldLength{Words: l[schema.ContentCJK].Words + uint64(n), Docs: l[schema.ContentCJK].Docs + 1}
 	}
 }
+
+// analyzedLengths are the lengths of doc's fields of schema.Ranked as their analysis
+// counted them (a field the mapping left out is 0 long; one not analyzed as a wordField,
+// -1, is counted by add).
+func analyzedLengths(doc *bdoc.Document) []int {
+	out := make([]int, len(schema.Ranked))
+	for _, f := range doc.Fields {
+		i, ok := rankedIndex[f.Name()]
+		if !ok {
+			continue
+		}
+		if w, ok := f.(*wordField); ok && w.done {
+			out[i] += w.length
+		} else {
+			out[i] = -1
+		}
+	}
+	return out
+}
+
+// rankedIndex is each ranked field's place in schema.Ranked.
+var rankedIndex = func() map[string]int {
+	m := make(map[string]int, len(schema.Ranked))
+	for i, f := range schema.Ranked {
+		m[f.Name] = i
+	}
+	return m
+}()
 
 func (l lengths) clone() lengths {
 	out := make(lengths, len(l))

@@ -11,12 +11,20 @@ import (
 
 // mapDocument makes the Bleve document of d as the mapping does, with the fields of the
 // word and parts analyzers analyzed by wordField, here rather than when scorch builds the
-// batch (see Prepare).
+// batch (see Prepare). The document keeps no composite field: the mapping puts no field
+// in Bleve's _all (TestNoFieldIsInAll), whose composite would be an empty field of every
+// document, and scorch would ask each field for Bleve's form of its terms to compose it.
 func (x *Index) mapDocument(id string, d *document) (*bdoc.Document, error) {
+	return mapWith(x.idx.Mapping(), id, d)
+}
+
+// mapWith is mapDocument with the mapping m.
+func mapWith(m mapping.IndexMapping, id string, d *document) (*bdoc.Document, error) {
 	doc := bdoc.NewDocument(id)
-	if err := x.idx.Mapping().MapDocument(doc, d); err != nil {
+	if err := m.MapDocument(doc, d); err != nil {
 		return nil, err
 	}
+	doc.CompositeFields = nil
 	for i, f := range doc.Fields {
 		f = asWordField(f)
 		if w, ok := f.(*wordField); ok {

@@ -2,34 +2,45 @@ package index
 
 import (
 	"bytes"
+	"slices"
+	"sync"
 	"unsafe"
 
-	"github.com/blevesearch/bleve/v2/analysis"
+	bleveanalysis "github.com/blevesearch/bleve/v2/analysis"
 	bdoc "github.com/blevesearch/bleve/v2/document"
 	bindex "github.com/blevesearch/bleve_index_api"
 	porterstemmer "github.com/blevesearch/go-porterstemmer"
 
 	"github.com/guide/guide/internal/index/schema"
+	"github.com/guide/guide/internal/segment"
 	"github.com/guide/guide/internal/text"
 )
 
 // wordField is a text field of the word analyzer (a document's content and name) or of
 // the parts analyzer (its title, headings, front matter, first paragraph and folders),
-// analyzed straight into the term frequencies a segment is built from: Bleve's text field
-// makes a token of every word, then a map of terms from the tokens, and then walks every
-// term and location again to report its size. The terms, frequencies and positions are
-// the same (TestWordFieldAnalyzesAsBleve, FuzzWordField).
+// analyzed straight into what a segment is built from (segment.Terms): each term once,
+// with its frequency and its positions. Bleve's text field makes a token of every word,
+// then a map of terms from the tokens with a struct of every occurrence (some 72 bytes a
+// token); a wordField keeps its terms' bytes in one slab and four bytes a position. The
+// terms, frequencies and positions are the same (TestWordFieldAnalyzesAsBleve,
+// FuzzWordField).
 type wordField struct {
 	name    string
 	value   []byte
 	options bindex.FieldIndexingOptions
 	parts   bool // the parts analyzer: camel-case parts after each word, English stems
+	done    bool
 	length  int
-	freqs   bindex.TokenFrequencies
-	size    int
+	terms   []byte   // every term's bytes, in the order the terms first occur
+	ends    []uint32 // where each term ends in terms
+	freqs   []uint32 // each term's occurrences
+	pos     []uint32 // with term vectors: each term's positions in turn, freqs[i] of them
 }
 
-var _ bdoc.Field = (*wordField)(nil)
+var (
+	_ bdoc.Field    = (*wordField)(nil)
+	_ segment.Terms = (*wordField)(nil)
+)
 
 // wordFieldParts names the fields a wordField analyzes, the ranked fields, and whether
 // each is of the parts analyzer (stemmed) rather than the word analyzer, as newMapping
@@ -63,54 +74,103 @@ func (f *wordField) NumPlainTextBytes() uint64            { return uint64(len(f.
 func (f *wordField) EncodedFieldType() byte               { return 't' }
 func (f *wordField) AnalyzedLength() int                  { return f.length }
 
-func (f *wordField) AnalyzedTokenFrequencies() bindex.TokenFrequencies { return f.freqs }
-
-// Size is what Bleve's text field would report, counted as the field is analyzed.
-func (f *wordField) Size() int { return int(unsafe.Sizeof(*f)) + len(f.name) + len(f.value) + f.size }
-
-// tokenAt is a token of the field: its term and its position (a field's text is at most
-// a stream message: megabytes).
-type tokenAt struct {
-	tf  *bindex.TokenFreq
-	pos int32
+// Size is what the field holds.
+func (f *wordField) Size() int {
+	return int(unsafe.Sizeof(*f)) + len(f.name) + len(f.value) + cap(f.terms) + 4*(cap(f.ends)+cap(f.freqs)+cap(f.pos))
 }
+
+// VisitTerms gives the segment's builder each term, its frequency and its positions.
+func (f *wordField) VisitTerms(fn func(term []byte, freq int, positions []uint32) error) error {
+	start, at := uint32(0), 0
+	for i, end := range f.ends {
+		n := int(f.freqs[i])
+		var pos []uint32
+		if f.pos != nil {
+			pos = f.pos[at : at+n : at+n]
+			at += n
+		}
+		if err := fn(f.terms[start:end:end], n, pos); err != nil {
+			return err
+		}
+		start = end
+	}
+	return nil
+}
+
+// AnalyzedTokenFrequencies makes Bleve's form of the terms, which only the tests read
+// (scorch reads it for a composite field, and an index's documents have none: see
+// mapDocument); the segment's builder reads VisitTerms.
+func (f *wordField) AnalyzedTokenFrequencies() bindex.TokenFrequencies {
+	out := make(bindex.TokenFrequencies, len(f.ends))
+	_ = f.VisitTerms(func(term []byte, freq int, positions []uint32) error {
+		tf := &bindex.TokenFreq{Term: term}
+		tf.SetFrequency(freq)
+		if positions != nil {
+			tf.Locations = make([]*bindex.TokenLocation, len(positions))
+			for i, p := range positions {
+				tf.Locations[i] = &bindex.TokenLocation{Position: int(p)}
+			}
+		}
+		out[string(term)] = tf
+		return nil
+	})
+	return out
+}
+
+// scratch is what one field's analysis works in, kept for the next: a term's index by
+// its bytes, and every token's term and position.
+type scratch struct {
+	index  map[string]uint32
+	tokens []token
+	fold   []byte
+}
+
+type token struct{ term, pos uint32 }
+
+var analyses = sync.Pool{New: func() any { return &scratch{index: map[string]uint32{}} }}
 
 // Analyze splits the value into words as wordTokenizer does, adds their camel-case parts
 // as camelParts does (the parts analyzer), folds them as foldFilter does and stems them as
-// Bleve's porter filter does (the parts analyzer), counting each term's occurrences in a
-// first pass. A second places the locations in one slab, each term's together in the
-// order of its occurrences, which is the order the segment's builder reads them in.
+// Bleve's porter filter does (the parts analyzer), giving each term an index as it first
+// occurs and counting its occurrences. A second pass puts each term's positions together,
+// in the order they occur, which is the order the segment's builder reads them in.
 // A field is analyzed once: the index analyzes it ahead of its batch (Index.Prepare), and
 // scorch's call when it builds the batch finds it done.
 func (f *wordField) Analyze() {
-	if f.freqs != nil {
+	if f.done {
 		return
 	}
+	f.done = true
+	a := analyses.Get().(*scratch)
+	defer func() {
+		clear(a.index)
+		a.tokens = a.tokens[:0]
+		if cap(a.tokens) > 1<<20 { // one huge field keeps no huge scratch
+			a.tokens = nil
+		}
+		analyses.Put(a)
+	}()
 	b := f.value
-	est := len(b)/6 + 1
-	freqs := make(bindex.TokenFrequencies, est/3+1)
-	tokens := make([]tokenAt, 0, est)
-	terms := make([]*bindex.TokenFreq, 0, est/3+1) // in the order they first occur
-	var slab []bindex.TokenFreq
-	termBytes := 0
+	f.terms = make([]byte, 0, len(b)/4+8)
 	add := func(t []byte, pos int) {
-		t = text.Fold(t)
+		a.fold = text.AppendFold(a.fold[:0], t)
+		t = a.fold
 		if f.parts {
-			t = analysis.BuildTermFromRunes(porterstemmer.StemWithoutLowerCasing(bytes.Runes(t)))
+			t = bleveanalysis.BuildTermFromRunes(porterstemmer.StemWithoutLowerCasing(bytes.Runes(t)))
 		}
-		tf := freqs[string(t)]
-		if tf == nil {
-			if len(slab) == cap(slab) {
-				slab = make([]bindex.TokenFreq, 0, max(est/4, 16))
-			}
-			slab = append(slab, bindex.TokenFreq{Term: t})
-			tf = &slab[len(slab)-1]
-			freqs[string(t)] = tf
-			terms = append(terms, tf)
-			termBytes += len(t)
+		i, ok := a.index[string(t)]
+		if !ok {
+			i = uint32(len(f.ends))
+			// The key is the term's bytes where the field keeps them: a slab that moves
+			// when it grows leaves the old one as it was, kept until the map is cleared.
+			f.terms = append(f.terms, t...)
+			f.ends = append(f.ends, uint32(len(f.terms)))
+			f.freqs = append(f.freqs, 0)
+			key := f.terms[len(f.terms)-len(t):]
+			a.index[unsafe.String(unsafe.SliceData(key), len(key))] = i
 		}
-		tf.SetFrequency(tf.Frequency() + 1)
-		tokens = append(tokens, tokenAt{tf, int32(pos)})
+		f.freqs[i]++
+		a.tokens = append(a.tokens, token{i, uint32(pos)})
 	}
 	words := 0
 	text.Words(b, func(s text.Span) bool {
@@ -126,30 +186,21 @@ func (f *wordField) Analyze() {
 		}
 		return true
 	})
-	f.length, f.freqs = len(tokens), freqs
-	f.size = len(freqs)*(int(unsafe.Sizeof(bindex.TokenFreq{}))+int(unsafe.Sizeof(""))+int(unsafe.Sizeof(&bindex.TokenFreq{}))) +
-		2*termBytes
+	f.length = len(a.tokens)
+	f.terms = slices.Clip(f.terms)
 	if !f.options.IncludeTermVectors() {
 		return
 	}
-	// Each term's locations take the next share of the slab, as many as its frequency:
-	// its Locations start there empty, with the rest of the slab as capacity, so that
-	// its next location's place is the slab's length less that capacity plus its length.
-	locs := make([]bindex.TokenLocation, len(tokens))
-	ptrs := make([]*bindex.TokenLocation, len(tokens))
-	start := 0
-	for _, tf := range terms {
-		tf.Locations = ptrs[start:start]
-		start += tf.Frequency()
+	// Each term's positions take the next share of pos, as many as its frequency.
+	next := make([]uint32, len(f.ends))
+	at := uint32(0)
+	for i, n := range f.freqs {
+		next[i] = at
+		at += n
 	}
-	for _, t := range tokens {
-		tf := t.tf
-		slot := len(ptrs) - cap(tf.Locations) + len(tf.Locations)
-		locs[slot].Position = int(t.pos)
-		tf.Locations = append(tf.Locations, &locs[slot])
+	f.pos = make([]uint32, len(a.tokens))
+	for _, t := range a.tokens {
+		f.pos[next[t.term]] = t.pos
+		next[t.term]++
 	}
-	for _, tf := range terms {
-		tf.Locations = tf.Locations[:len(tf.Locations):len(tf.Locations)]
-	}
-	f.size += len(locs) * int(unsafe.Sizeof(bindex.TokenLocation{}))
 }

@@ -5,12 +5,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"unsafe"
 
 	bdoc "github.com/blevesearch/bleve/v2/document"
 	"github.com/blevesearch/bleve/v2/mapping"
 	bindex "github.com/blevesearch/bleve_index_api"
 
+	"github.com/guide/guide/internal/events"
 	"github.com/guide/guide/internal/index/schema"
 )
 
@@ -110,26 +110,86 @@ func FuzzWordField(f *testing.F) {
 	})
 }
 
-// TestWordFieldKeepsATermsLocationsTogether: a term's locations lie next to one another in
-// memory, in the order they occur, where the segment's builder reads them one term at a
-// time; and no term's list can grow into another's.
-func TestWordFieldKeepsATermsLocationsTogether(t *testing.T) {
+// TestWordFieldIsCompact: an analyzed field holds its text and about four bytes an
+// occurrence (its position), with the terms once each; Bleve's form of the same terms
+// takes some seventy bytes an occurrence, which made the analysis of the batches in flight
+// the most of a first index's memory.
+func TestWordFieldIsCompact(t *testing.T) {
 	m := testMapping(t)
-	text := []byte(strings.Repeat("alpha beta gamma alpha delta beta alpha ", 30) + "parseHTTPHeader")
+	var b strings.Builder
+	for i := range 20000 {
+		fmt.Fprintf(&b, "word%d again and again ", i%500)
+	}
+	text := []byte(b.String())
+	tokens := 20000 * 4
 	for _, field := range []struct{ name, analyzer string }{{schema.Content, schema.AnalyzerWord}, {schema.Title, schema.AnalyzerParts}} {
 		f := asWordField(bdoc.NewTextFieldCustom(field.name, nil, text, bindex.IndexField|bindex.IncludeTermVectors, m.AnalyzerNamed(field.analyzer)))
 		f.Analyze()
-		for term, tf := range f.AnalyzedTokenFrequencies() {
-			if cap(tf.Locations) != len(tf.Locations) {
-				t.Errorf("%s %q: %d locations with room for %d", field.name, term, len(tf.Locations), cap(tf.Locations))
-			}
-			for k := 1; k < len(tf.Locations); k++ {
-				a, b := uintptr(unsafe.Pointer(tf.Locations[k-1])), uintptr(unsafe.Pointer(tf.Locations[k]))
-				if b-a != unsafe.Sizeof(bindex.TokenLocation{}) || tf.Locations[k].Position <= tf.Locations[k-1].Position {
-					t.Fatalf("%s %q: location %d (position %d) is not the one after location %d (position %d)",
-						field.name, term, k, tf.Locations[k].Position, k-1, tf.Locations[k-1].Position)
-				}
-			}
+		if f.AnalyzedLength() < tokens {
+			t.Fatalf("%s: %d tokens, want at least %d", field.name, f.AnalyzedLength(), tokens)
+		}
+		if held := f.Size() - len(text); held > 5*f.AnalyzedLength()+16<<10 {
+			t.Errorf("%s: %d bytes besides the text for %d tokens (%.1f a token)", field.name, held, f.AnalyzedLength(), float64(held)/float64(f.AnalyzedLength()))
+		}
+	}
+}
+
+// TestNoFieldIsInAll: the mapping puts no field in Bleve's _all, so that mapDocument can
+// leave its composite out: composed from Bleve's analysis of a document with every field
+// filled, it holds nothing.
+func TestNoFieldIsInAll(t *testing.T) {
+	m := testMapping(t)
+	d := &document{Name: "readme", Path: "docs/guide", Title: "The Title", Headings: "One\nTwo", Meta: "tags: x",
+		Lead: "A lead.", Content: "Some content, 中文 too.", ContentCJK: "中文", Folders: []string{"docs", "docs/guide"},
+		Dir: "docs/guide", Session: schema.TreeSession, Ext: "md"}
+	doc := bdoc.NewDocument("id")
+	if err := m.MapDocument(doc, d); err != nil {
+		t.Fatal(err)
+	}
+	if !doc.HasComposite() {
+		t.Fatal("Bleve's mapping made no _all: nothing to leave out")
+	}
+	fields := 0
+	doc.VisitFields(func(f bindex.Field) {
+		fields++
+		f.Analyze()
+		doc.VisitComposite(func(cf bindex.CompositeField) {
+			cf.Compose(f.Name(), f.AnalyzedLength(), f.AnalyzedTokenFrequencies())
+		})
+	})
+	if fields < 10 {
+		t.Fatalf("only %d fields mapped", fields)
+	}
+	doc.VisitComposite(func(cf bindex.CompositeField) {
+		cf.Analyze()
+		if n, terms := cf.AnalyzedLength(), len(cf.AnalyzedTokenFrequencies()); n != 0 || terms != 0 {
+			t.Errorf("%s holds %d tokens, %d terms", cf.Name(), n, terms)
+		}
+	})
+}
+
+// TestLengthsAsAnalyzed: the field lengths BM25 is given, taken from a document's
+// analysis, are the words and parts counted again in its text.
+func TestLengthsAsAnalyzed(t *testing.T) {
+	m := testMapping(t)
+	for i, content := range []string{
+		"",
+		"# The parseHTTPHeader Title\n\nA lead paragraph, with InternMap and IPv6Address.\n\n## Heading two\n\nBody text; body TEXT.",
+		"---\ntitle: Front Matter\ntags: [a, b]\n---\n# 中华人民共和国 한국어\n\nmixed中文text and \xff bad bytes",
+		strings.Repeat("again and again ", 300),
+	} {
+		e := &events.Event{Op: events.OpUpsert, Path: fmt.Sprintf("docs/someFolder/file%d.md", i), Content: []byte(content), Status: events.StatusOK}
+		e.Hash = events.HashContent(e.Content)
+		d := newDocument(e)
+		doc, err := mapWith(m, "id", d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, got := lengths{}, lengths{}
+		want.add(d, nil)
+		got.add(d, analyzedLengths(doc))
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%q: analyzed %v, counted %v", content, got, want)
 		}
 	}
 }

@@ -108,13 +108,44 @@ func (b *builder) add(doc int, d index.Document) error {
 	return nil
 }
 
+// Terms is a field that gives its analyzed terms straight, each once with its frequency
+// and, when the field keeps term vectors, its positions in increasing order: the
+// segment's builder reads these instead of Bleve's TokenFrequencies, a map with a struct
+// of every term and of every occurrence. AnalyzedLength is still the field's length.
+type Terms interface {
+	index.Field
+	// VisitTerms calls fn with each term of the field once. term and positions are only
+	// read, and only during the call; positions is nil for a field without term vectors.
+	VisitTerms(fn func(term []byte, freq int, positions []uint32) error) error
+}
+
 // addField adds the document's values of a field, its pending ones.
 func (b *builder) addField(fb *fieldBuilder, doc uint32) error {
 	if len(fb.pending) == 1 {
 		f := fb.pending[0]
 		fb.lengths[doc] = uint32(f.AnalyzedLength())
+		if t, ok := f.(Terms); ok {
+			return t.VisitTerms(func(term []byte, freq int, positions []uint32) error {
+				p, err := b.posting(fb, term, doc, freq)
+				if err != nil || !fb.positions {
+					return err
+				}
+				if len(positions) != freq {
+					return fmt.Errorf("segment: term %q of field %q occurs %d times at %d positions", term, fb.name, freq, len(positions))
+				}
+				prev := uint32(0)
+				for _, at := range positions {
+					if at < prev {
+						return fmt.Errorf("segment: term %q of field %q: positions out of order", term, fb.name)
+					}
+					p.buf = binary.AppendUvarint(p.buf, uint64(at-prev))
+					prev = at
+				}
+				return nil
+			})
+		}
 		for term, tf := range f.AnalyzedTokenFrequencies() {
-			if err := b.posting(fb, term, doc, tf.Frequency(), tf.Locations); err != nil {
+			if err := b.postingLocations(fb, term, doc, tf.Frequency(), tf.Locations); err != nil {
 				return err
 			}
 		}
@@ -130,7 +161,7 @@ func (b *builder) addField(fb *fieldBuilder, doc uint32) error {
 	length := 0
 	for _, f := range fb.pending {
 		length += f.AnalyzedLength()
-		for term, tf := range f.AnalyzedTokenFrequencies() {
+		for term, tf := range tokenFrequencies(f) {
 			i, ok := b.merged[term]
 			if !ok {
 				i = len(b.mfreqs)
@@ -143,19 +174,40 @@ func (b *builder) addField(fb *fieldBuilder, doc uint32) error {
 	}
 	fb.lengths[doc] = uint32(length)
 	for term, i := range b.merged {
-		if err := b.posting(fb, term, doc, b.mfreqs[i].freq, b.mfreqs[i].locs); err != nil {
+		if err := b.postingLocations(fb, term, doc, b.mfreqs[i].freq, b.mfreqs[i].locs); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// posting appends a posting of term in document doc.
-func (b *builder) posting(fb *fieldBuilder, term string, doc uint32, freq int, locs []*index.TokenLocation) error {
-	id, ok := fb.terms[term]
+// tokenFrequencies are f's terms as Bleve gives them: a Terms field's made from its terms
+// (for a field given more than once in a document, rare enough to pay for it).
+func tokenFrequencies(f index.Field) index.TokenFrequencies {
+	t, ok := f.(Terms)
+	if !ok {
+		return f.AnalyzedTokenFrequencies()
+	}
+	out := index.TokenFrequencies{}
+	_ = t.VisitTerms(func(term []byte, freq int, positions []uint32) error {
+		tf := &index.TokenFreq{Term: append([]byte(nil), term...)}
+		tf.SetFrequency(freq)
+		for _, at := range positions {
+			tf.Locations = append(tf.Locations, &index.TokenLocation{Position: int(at)})
+		}
+		out[string(term)] = tf
+		return nil
+	})
+	return out
+}
+
+// posting appends a posting of term in document doc, its document and frequency, and
+// returns the term's postings for its positions to follow.
+func (b *builder) posting(fb *fieldBuilder, term []byte, doc uint32, freq int) (*termPostings, error) {
+	id, ok := fb.terms[string(term)]
 	if !ok {
 		id = uint32(len(fb.post))
-		fb.terms[term] = id
+		fb.terms[string(term)] = id
 		if len(b.slab)+firstSize > cap(b.slab) {
 			b.slab = make([]byte, 0, slabSize)
 		}
@@ -165,39 +217,46 @@ func (b *builder) posting(fb *fieldBuilder, term string, doc uint32, freq int, l
 	}
 	p := &fb.post[id]
 	if freq <= 0 {
-		return fmt.Errorf("segment: term %q of field %q occurs %d times", term, fb.name, freq)
+		return nil, fmt.Errorf("segment: term %q of field %q occurs %d times", term, fb.name, freq)
 	}
 	p.buf = binary.AppendUvarint(p.buf, uint64(doc-p.last))
 	p.buf = binary.AppendUvarint(p.buf, uint64(freq))
-	if fb.positions {
-		if len(locs) != freq {
-			return fmt.Errorf("segment: term %q of field %q occurs %d times at %d positions", term, fb.name, freq, len(locs))
-		}
-		// The positions as they come, if they come in order (they do but in a field
-		// given twice); else again, in order.
-		at, prev := len(p.buf), 0
-		for _, l := range locs {
-			if l.Position < prev {
-				prev = -1
-				break
-			}
-			p.buf = binary.AppendUvarint(p.buf, uint64(l.Position-prev))
-			prev = l.Position
-		}
-		if prev < 0 {
-			p.buf = p.buf[:at]
-			b.pos = b.pos[:0]
-			for _, l := range locs {
-				if l.Position < 0 {
-					return fmt.Errorf("segment: term %q of field %q at position %d", term, fb.name, l.Position)
-				}
-				b.pos = append(b.pos, uint64(l.Position))
-			}
-			p.buf = appendPositions(p.buf, b.pos)
-		}
-	}
 	p.last = doc
 	p.n++
+	return p, nil
+}
+
+// postingLocations appends a posting of term in document doc with Bleve's locations.
+func (b *builder) postingLocations(fb *fieldBuilder, term string, doc uint32, freq int, locs []*index.TokenLocation) error {
+	p, err := b.posting(fb, unsafe.Slice(unsafe.StringData(term), len(term)), doc, freq)
+	if err != nil || !fb.positions {
+		return err
+	}
+	if len(locs) != freq {
+		return fmt.Errorf("segment: term %q of field %q occurs %d times at %d positions", term, fb.name, freq, len(locs))
+	}
+	// The positions as they come, if they come in order (they do but in a field
+	// given twice); else again, in order.
+	at, prev := len(p.buf), 0
+	for _, l := range locs {
+		if l.Position < prev {
+			prev = -1
+			break
+		}
+		p.buf = binary.AppendUvarint(p.buf, uint64(l.Position-prev))
+		prev = l.Position
+	}
+	if prev < 0 {
+		p.buf = p.buf[:at]
+		b.pos = b.pos[:0]
+		for _, l := range locs {
+			if l.Position < 0 {
+				return fmt.Errorf("segment: term %q of field %q at position %d", term, fb.name, l.Position)
+			}
+			b.pos = append(b.pos, uint64(l.Position))
+		}
+		p.buf = appendPositions(p.buf, b.pos)
+	}
 	return nil
 }
 

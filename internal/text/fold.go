@@ -38,6 +38,26 @@ func Fold(s []byte) []byte {
 	return out
 }
 
+// AppendFold appends s folded as Fold folds it to dst, allocating nothing when dst has
+// room: for a caller that folds one word after another into the same buffer.
+func AppendFold(dst, s []byte) []byte {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			dst = append(dst, c)
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(s[i:])
+		i += size
+		dst = utf8.AppendRune(dst, FoldRune(r))
+	}
+	return dst
+}
+
 // FoldString is Fold for a string.
 func FoldString(s string) string { return string(Fold([]byte(s))) }
 
