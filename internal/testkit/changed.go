@@ -1,0 +1,73 @@
+package testkit
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/guide/guide/internal/events"
+)
+
+// EnvInt is the integer in the environment variable name, or def when it is unset.
+func EnvInt(t testing.TB, name string, def int) int {
+	t.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	NoErr(t, err, name)
+	return n
+}
+
+// Changed fills s, as the indexer would, with docs documents of about 1 KB in 500
+// folders (d000 … d499) of project "bench", then writes changed of them again, each
+// event saying what its document was before (PrevSeq, Prev). It returns the stream's
+// horizon between the two: a cursor before the changes. The benchmarks of reading the
+// changes use it.
+func Changed(t testing.TB, ctx context.Context, s *events.Stream, docs, changed int) events.Horizon {
+	t.Helper()
+	body := strings.Repeat("Words of a generated document, about one kilobyte of them in all.\n", 15)
+	path := func(i int) string { return fmt.Sprintf("d%03d/doc-%06d.md", i%500, i) }
+	content := func(i int, version string) []byte {
+		return fmt.Appendf(nil, "# Document %d\n\n%s%s\n", i, body, version)
+	}
+	publish := func(ids []int, version string, prev map[string]uint64) map[string]uint64 {
+		pub := s.Publisher()
+		for _, i := range ids {
+			c := content(i, version)
+			e := &events.Event{Op: events.OpUpsert, Project: "bench", Path: path(i), Size: int64(len(c)),
+				Mtime: time.Unix(1700000000, 0).UTC(), Hash: events.HashContent(c), Status: events.StatusOK, Content: c,
+				PrevSeq: prev[path(i)]}
+			if e.PrevSeq != 0 {
+				old := content(i, "first")
+				e.Prev = &events.Prev{Op: events.OpUpsert, Size: int64(len(old)), Hash: events.HashContent(old), Status: events.StatusOK}
+			}
+			NoErr(t, pub.Publish(ctx, e), "publish")
+		}
+		acks, err := pub.Flush(ctx)
+		NoErr(t, err, "flush")
+		seqs := make(map[string]uint64, len(acks))
+		for _, a := range acks {
+			seqs[a.State.Path] = a.Seq
+		}
+		return seqs
+	}
+	all := make([]int, docs)
+	for i := range all {
+		all[i] = i
+	}
+	seqs := publish(all, "first", nil)
+	h, err := s.Horizon(ctx)
+	NoErr(t, err, "horizon")
+	some := make([]int, 0, changed)
+	for i := range changed {
+		some = append(some, i*(docs/changed)) // spread over the folders
+	}
+	publish(some, "second", seqs)
+	return h
+}
