@@ -62,12 +62,11 @@ const (
 )
 
 type boltMetaPage struct {
-	pageSize         uint32
-	root             uint64
-	freelist, hwm    uint64
-	txid             uint64
-	valid            bool
-	invalidBecauseOf string
+	pageSize      uint32
+	root          uint64
+	freelist, hwm uint64
+	txid          uint64
+	invalid       string // why the page is no valid meta; "" for a valid one
 }
 
 type pageChecker struct {
@@ -83,7 +82,7 @@ type pageChecker struct {
 func (c *pageChecker) readMeta(off int64) boltMetaPage {
 	b := make([]byte, boltMetaPageBytes)
 	if _, err := c.r.ReadAt(b, off); err != nil {
-		return boltMetaPage{invalidBecauseOf: "cut short"}
+		return boltMetaPage{invalid: "cut short"}
 	}
 	m := b[boltHeader:]
 	le := binary.LittleEndian
@@ -98,15 +97,13 @@ func (c *pageChecker) readMeta(off int64) boltMetaPage {
 	_, _ = h.Write(m[:boltMetaChecksum])
 	switch {
 	case le.Uint16(b[8:])&boltMeta == 0:
-		meta.invalidBecauseOf = "not a meta page"
+		meta.invalid = "not a meta page"
 	case le.Uint32(m) != boltMagic:
-		meta.invalidBecauseOf = "no bbolt magic"
+		meta.invalid = "no bbolt magic"
 	case le.Uint32(m[4:]) != boltVersion:
-		meta.invalidBecauseOf = fmt.Sprintf("version %d", le.Uint32(m[4:]))
+		meta.invalid = fmt.Sprintf("version %d", le.Uint32(m[4:]))
 	case h.Sum64() != le.Uint64(m[boltMetaChecksum:]):
-		meta.invalidBecauseOf = "checksum mismatch"
-	default:
-		meta.valid = true
+		meta.invalid = "checksum mismatch"
 	}
 	return meta
 }
@@ -116,7 +113,7 @@ func (c *pageChecker) readMeta(off int64) boltMetaPage {
 func (c *pageChecker) chooseMeta() error {
 	m0 := c.readMeta(0)
 	size := int64(m0.pageSize)
-	if !m0.valid || size < boltMinPageSize || size > boltMaxPageSize {
+	if m0.invalid != "" || size < boltMinPageSize || size > boltMaxPageSize {
 		size = int64(os.Getpagesize())
 	}
 	m1 := c.readMeta(size)
@@ -125,12 +122,12 @@ func (c *pageChecker) chooseMeta() error {
 		a, b = b, a
 	}
 	switch {
-	case a.valid:
+	case a.invalid == "":
 		c.meta = a
-	case b.valid:
+	case b.invalid == "":
 		c.meta = b
 	default:
-		return damagedf("neither meta page is valid (%s; %s)", m0.invalidBecauseOf, m1.invalidBecauseOf)
+		return damagedf("neither meta page is valid (%s; %s)", m0.invalid, m1.invalid)
 	}
 	ps := int64(c.meta.pageSize)
 	if ps < boltMinPageSize || ps > boltMaxPageSize || ps&(ps-1) != 0 {

@@ -159,7 +159,7 @@ func CheckBolt(file string) error {
 			}
 			return err
 		}
-		return verify(db, file)
+		return verify(file)
 	})
 	if db != nil && !Faulted(err) {
 		_ = db.Close()
