@@ -61,7 +61,7 @@ func (m *Main) openCatalog() error {
 	m.catalog = &projection.Catalog{Dir: filepath.Join(m.dataDir(), "query"), Logger: m.Logger}
 	if !m.parts.Whole() {
 		m.catalog.Holds, m.catalog.Fetch = m.parts.Holds, m.partitionClient().Fetch
-		m.catalog.Partition = func(k events.DocKey) int { return events.PartitionOf(k, m.parts.Count) }
+		m.catalog.Partition = m.parts.Of
 	}
 	return m.catalog.Open()
 }

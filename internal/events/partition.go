@@ -62,9 +62,12 @@ func (s PartitionSet) Holds(k DocKey) bool {
 	if s.Whole() {
 		return true
 	}
-	_, found := slices.BinarySearch(s.Own, PartitionOf(k, s.Count))
+	_, found := slices.BinarySearch(s.Own, s.Of(k))
 	return found
 }
+
+// Of returns the partition of the document k.
+func (s PartitionSet) Of(k DocKey) int { return PartitionOf(k, s.Count) }
 
 // HoldsPartition reports whether partition k is one of the set's.
 func (s PartitionSet) HoldsPartition(k int) bool {

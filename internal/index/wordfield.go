@@ -101,20 +101,7 @@ func (f *wordField) VisitTerms(fn func(term []byte, freq int, positions []uint32
 // (scorch reads it for a composite field, and an index's documents have none: see
 // mapDocument); the segment's builder reads VisitTerms.
 func (f *wordField) AnalyzedTokenFrequencies() bindex.TokenFrequencies {
-	out := make(bindex.TokenFrequencies, len(f.ends))
-	_ = f.VisitTerms(func(term []byte, freq int, positions []uint32) error {
-		tf := &bindex.TokenFreq{Term: term}
-		tf.SetFrequency(freq)
-		if positions != nil {
-			tf.Locations = make([]*bindex.TokenLocation, len(positions))
-			for i, p := range positions {
-				tf.Locations[i] = &bindex.TokenLocation{Position: int(p)}
-			}
-		}
-		out[string(term)] = tf
-		return nil
-	})
-	return out
+	return segment.TokenFrequencies(f)
 }
 
 // scratch is what one field's analysis works in, kept for the next: a term's index by

@@ -407,7 +407,7 @@ func (c *Client) Fetch(ctx context.Context, docs []*projection.Document) map[str
 			out[d.Hash] = b
 			continue
 		}
-		k := events.PartitionOf(d.Key(), c.Set.Count)
+		k := c.Set.Of(d.Key())
 		byPart[k] = append(byPart[k], Key{Session: d.Key().Session, Path: d.Key().Path})
 	}
 	var mu sync.Mutex

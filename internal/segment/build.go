@@ -184,11 +184,15 @@ func (b *builder) addField(fb *fieldBuilder, doc uint32) error {
 // tokenFrequencies are f's terms as Bleve gives them: a Terms field's made from its terms
 // (for a field given more than once in a document, rare enough to pay for it).
 func tokenFrequencies(f index.Field) index.TokenFrequencies {
-	t, ok := f.(Terms)
-	if !ok {
-		return f.AnalyzedTokenFrequencies()
+	if t, ok := f.(Terms); ok {
+		return TokenFrequencies(t)
 	}
-	out := index.TokenFrequencies{}
+	return f.AnalyzedTokenFrequencies()
+}
+
+// TokenFrequencies makes Bleve's form of t's terms, each term's bytes its own.
+func TokenFrequencies(t Terms) index.TokenFrequencies {
+	out := make(index.TokenFrequencies)
 	_ = t.VisitTerms(func(term []byte, freq int, positions []uint32) error {
 		tf := &index.TokenFreq{Term: append([]byte(nil), term...)}
 		tf.SetFrequency(freq)

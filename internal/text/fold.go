@@ -29,13 +29,7 @@ func Fold(s []byte) []byte {
 		}
 		return out
 	}
-	out := make([]byte, 0, len(s))
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRune(s[i:])
-		i += size
-		out = utf8.AppendRune(out, FoldRune(r))
-	}
-	return out
+	return AppendFold(make([]byte, 0, len(s)), s)
 }
 
 // AppendFold appends s folded as Fold folds it to dst, allocating nothing when dst has

@@ -364,12 +364,11 @@ func (s *fanSearch) gather(ctx context.Context, r Request) (*Gathered, error) {
 	}
 	r.Cursor = ""
 	s.f.Gathers.Add(1)
-	missingBefore := len(s.missing)
 	replies, err := s.call(ctx, PartRequest{Op: PartGather, Request: r})
 	if err != nil {
 		return nil, err
 	}
-	defer func() { s.f.keep(key, s.gathered[key], replies, len(s.missing) > missingBefore || len(s.missing) > 0) }()
+	defer func() { s.f.keep(key, s.gathered[key], replies, len(s.missing) > 0) }()
 	sum := newGathered()
 	cands := map[string]map[[2]string]Candidate{}
 	for _, rep := range replies {
