@@ -37,8 +37,9 @@ func (s *Server) addChanges(m *server.MCPServer) {
 	), s.readChanges)
 }
 
-// Changes answers changes from the stream's history: the one function behind the tool,
-// the resource and the web page's recent changes.
+// Changes answers changes from the stream's history, the events after the cursor read
+// from the catalog's change log: the one function behind the tool, the resource and the
+// web page's recent changes.
 func (s *Server) Changes(ctx context.Context, a query.ChangesArgs) (*query.ChangesView, *query.Error) {
 	a.Project = s.Project
 	if s.Now != nil && a.Now.IsZero() {
@@ -47,6 +48,9 @@ func (s *Server) Changes(ctx context.Context, a query.ChangesArgs) (*query.Chang
 	var hist query.History
 	if stream, _ := s.connection(); stream != nil {
 		hist = stream
+		if s.Catalog != nil {
+			hist = query.WithLog(stream, s.Catalog) // the events after the cursor, read from the catalog's change log
+		}
 	}
 	return query.Changes(ctx, hist, a, s.Limits)
 }

@@ -146,7 +146,8 @@ type point struct {
 // equals the difference between the two states: each path that differs is listed once
 // (a move as its two paths), sizes before and after are right, every diff applied to the
 // old text gives the new, and a move is one entry. Only a path changed more times than the
-// stream keeps events may say before_unknown, and then only its state now.
+// stream keeps events may say before_unknown, and then only its state now. The answers are
+// read from the catalog's change log.
 func TestChangesEqualsTheDifference(t *testing.T) {
 	root := t.TempDir()
 	p := testkit.NewPipeline(t, nil, root, "")
@@ -192,6 +193,11 @@ func TestChangesEqualsTheDifference(t *testing.T) {
 		checkPages(t, p, points[from], now, 1+c.r.IntN(3), fmt.Sprintf("step %d, pages from point %d", step, from))
 	}
 	t.Logf("entries: %v; %d said before_unknown", kinds, unknown)
+	// Every answer came from the catalog's change log: it holds the stream from its start,
+	// and was never found damaged (which answers from the stream instead).
+	if _, from, ok := p.Catalog.LogHorizon(); !ok || from != 0 || len(p.Catalog.Repairs()) > 0 {
+		t.Fatalf("the change log: ok %v, from %d, repairs %+v", ok, from, p.Catalog.Repairs())
+	}
 	for _, k := range []string{query.ChangeAdded, query.ChangeModified, query.ChangeDeleted, query.ChangeMoved} {
 		if kinds[k] == 0 {
 			t.Errorf("no answer had a change of kind %s: the operations did not test it", k)

@@ -105,6 +105,8 @@ type Catalog struct {
 	// config is the project configuration in force; nil for the default, derived from
 	// the tree on read.
 	config *guideyaml.Config
+	// log is where the change log stands (changelog.go), changed with the checkpoint.
+	log logState
 
 	// Writer-only: how many documents reference each content hash, and hashes no longer
 	// referenced, deleted by the next batch (a reader of the previous state may still
@@ -312,7 +314,7 @@ func (c *Catalog) load() error {
 		if err := st.Put(keyFormat, []byte(catalogFormat)); err != nil {
 			return err
 		}
-		for _, b := range [][]byte{bucketDocs, bucketContent} {
+		for _, b := range [][]byte{bucketDocs, bucketContent, bucketLog, bucketLogPaths} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
@@ -343,6 +345,9 @@ func (c *Catalog) load() error {
 		scan, config := get(keyScan), get(keyConfig)
 		if bad != nil {
 			return bad
+		}
+		if err := c.loadLog(tx, st); err != nil {
+			return err
 		}
 		if v := scan; v != nil {
 			var s struct {
@@ -469,13 +474,14 @@ func (c *Catalog) Reset(st State) error {
 	// The bodies start over in the next generation's file; the old one goes once the
 	// records that point into it are gone.
 	next := bodyState{gen: c.body.gen + 1}
+	log := logState{kept: c.log.kept} // the log starts again with the catalog, from the stream's start
 	nf, err := os.OpenFile(filepath.Join(c.Dir, bodyFileName(next.gen)), os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return err
 	}
 	err = Guard(func() error {
 		return c.db.Update(func(tx *bolt.Tx) error {
-			for _, b := range [][]byte{bucketDocs, bucketContent, bucketState} {
+			for _, b := range [][]byte{bucketDocs, bucketContent, bucketState, bucketLog, bucketLogPaths} {
 				if tx.Bucket(b) != nil {
 					if err := tx.DeleteBucket(b); err != nil {
 						return err
@@ -494,6 +500,11 @@ func (c *Catalog) Reset(st State) error {
 			}
 			if err := putState(s, keyBodies, next.encode()); err != nil {
 				return err
+			}
+			if log.kept != 0 {
+				if err := putState(s, keyLog, log.encode()); err != nil {
+					return err
+				}
 			}
 			return putState(s, keyProject, []byte(st.Project))
 		})
@@ -519,6 +530,7 @@ func (c *Catalog) Reset(st State) error {
 	c.records = 0
 	c.state = State{StreamID: st.StreamID, Project: st.Project}
 	c.config = nil
+	c.log = log
 	c.publishTotals()
 	c.markScanned(false)
 	return nil
@@ -622,6 +634,7 @@ type folded struct {
 	cfgChanged bool
 	cfg        *guideyaml.Config // the configuration in force after the batch, nil for the default
 	cfgRaw     []byte
+	log        []*events.Event // the events for the change log, in order
 }
 
 func (f *folded) set(k events.DocKey, ch change) {
@@ -642,6 +655,9 @@ func (c *Catalog) fold(b events.Batch) *folded {
 			continue
 		}
 		f.seq = e.Seq
+		if c.log.kept != 0 && logged(e) {
+			f.log = append(f.log, e)
+		}
 		switch e.Op {
 		case events.OpUpsert:
 			ch := record(e)
@@ -809,6 +825,9 @@ func (c *Catalog) write(f *folded, delta map[string]int) error {
 		if err := putState(st, keyRecords, binary.BigEndian.AppendUint64(nil, uint64(c.recordsAfter(f)))); err != nil {
 			return err
 		}
+		if err := c.writeLog(tx, st, f); err != nil {
+			return err
+		}
 		if err := c.writeState(st, f); err != nil {
 			return err
 		}
@@ -883,6 +902,9 @@ func (c *Catalog) install(f *folded, delta map[string]int) {
 	}
 	c.tree.settle()
 	c.state.Seq = f.seq
+	if c.log.kept != 0 {
+		c.log.seq = f.seq
+	}
 	c.state.Scan, c.state.ScanSeq = f.scan, f.scanSeq
 	if f.cfgChanged {
 		c.setConfig(f.cfg)

@@ -40,6 +40,14 @@ type Preparer interface {
 	Prepare(events.Batch) (apply func() error)
 }
 
+// HistoryKeeper is a projection that keeps a copy of the stream's history of each
+// document (the catalog's change log), as much of it as the stream keeps: the runner tells
+// it how many events of each document that is (MaxMsgsPerSubject) each time it starts
+// following the stream.
+type HistoryKeeper interface {
+	KeepHistory(perDocument int64) error
+}
+
 // Damageable is a projection that may find its files damaged while in use: Damaged is
 // closed then, and until the projection is Reset, its Identity names no stream.
 type Damageable interface {
@@ -303,6 +311,11 @@ func (r *Runner) followOnce(ctx context.Context, p Projection, caughtUp func()) 
 		}
 		if err := p.Reset(State{StreamID: id, Project: r.Project}); err != nil {
 			return fmt.Errorf("reset %s: %w", p.Name(), err)
+		}
+	}
+	if k, ok := p.(HistoryKeeper); ok {
+		if err := k.KeepHistory(info.Config.MaxMsgsPerSubject); err != nil {
+			return fmt.Errorf("%s: %w", p.Name(), err)
 		}
 	}
 	if d, ok := p.(Damageable); ok {

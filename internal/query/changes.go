@@ -24,6 +24,42 @@ type History interface {
 	SeqAt(ctx context.Context, h events.Horizon, t time.Time) (uint64, error)
 }
 
+// ChangeLog is a copy of what Window reads of the stream, kept beside a projection and
+// read without a message per event: the catalog's change log (projection.Catalog).
+type ChangeLog interface {
+	// LogHorizon is what the log answers for: Last, the sequence up to which it holds
+	// every document event the stream keeps; Kept and ID, the stream's as the log knows
+	// them. It holds every event above from. ok is false when there is no log.
+	LogHorizon() (h events.Horizon, from uint64, ok bool)
+	// LogWindow is Window, read from the log, for a window it answers for.
+	LogWindow(ctx context.Context, h events.Horizon, project, folder string, after uint64, limit int) ([]events.Event, uint64, bool, error)
+}
+
+// WithLog is hist with the events after a cursor read from log whenever it answers for
+// them (see Changes); everything else is read from hist.
+func WithLog(hist History, log ChangeLog) History { return &withLog{History: hist, log: log} }
+
+type withLog struct {
+	History
+	log ChangeLog
+}
+
+// logFor returns the log of hist and its horizon when it has one that answers for the
+// stream h describes: the same incarnation, keeping as many events of each document.
+func logFor(hist History, h events.Horizon) (ChangeLog, events.Horizon, uint64, bool) {
+	w, ok := hist.(*withLog)
+	if !ok || w.log == nil {
+		return nil, h, 0, false
+	}
+	lh, from, ok := w.log.LogHorizon()
+	if !ok || lh.ID != h.ID || lh.Kept != h.Kept && (lh.Kept > 0 || h.Kept > 0) {
+		return nil, h, 0, false
+	}
+	// The catalog may have applied past the stream's end as it was read a moment ago.
+	lh.Last = min(lh.Last, h.Last)
+	return w.log, lh, from, true
+}
+
 // Bounds of changes: documents per answer, and the default look back without a cursor.
 const (
 	DefaultChangesLimit = 200
@@ -81,8 +117,9 @@ type ChangesView struct {
 	Cursor string `json:"cursor"`
 	From   string `json:"from"` // the cursor the answer starts at
 	Folder string `json:"folder,omitempty"`
-	// Complete: every change up to the stream's end, as the call began, is here; when
-	// false, call again with cursor for the rest.
+	// Complete: every change up to the stream's end, as the call began, is here (with a
+	// change log, up to what the catalog had applied); when false, call again with cursor
+	// for the rest.
 	Complete bool     `json:"complete"`
 	Count    int      `json:"count"`
 	Changes  []Change `json:"changes"`
@@ -137,7 +174,10 @@ type track struct {
 }
 
 // Changes answers changes: what changed in the project, or below a folder, since a cursor
-// or a time, read from the stream's history. Moves (a delete and an upsert of the same
+// or a time, read from the stream's history. With a change log (WithLog), the events
+// after the cursor are read from it, and the answer goes up to the sequence it holds (the
+// catalog's applied sequence, which read-your-writes waits for), so that its cursor is
+// exact; a cursor past that, or before the log's start, is answered from the stream. Moves (a delete and an upsert of the same
 // content in one answer) are paired; with Diff, each modified text document comes with a
 // unified diff against its text at the cursor. The answer is bounded by lim: a cut answer
 // is not complete and its cursor continues where it stopped.
@@ -169,6 +209,7 @@ func Changes(ctx context.Context, hist History, a ChangesArgs, lim Limits) (*Cha
 	if err != nil {
 		return nil, Internal(ErrIO, err, "reading the stream")
 	}
+	log, lh, logFrom, useLog := logFor(hist, h)
 	var after uint64
 	reset := false // the cursor is of an earlier stream: nothing is known of before
 	switch {
@@ -178,7 +219,7 @@ func Changes(ctx context.Context, hist History, a ChangesArgs, lim Limits) (*Cha
 			return nil, qerr
 		}
 		if same {
-			after = min(seq, h.Last)
+			after = seq
 		} else {
 			reset = true
 		}
@@ -189,12 +230,34 @@ func Changes(ctx context.Context, hist History, a ChangesArgs, lim Limits) (*Cha
 		}
 		if isNow {
 			after = h.Last
+			if useLog {
+				after = lh.Last
+			}
 		} else if after, err = hist.SeqAt(ctx, h, t); err != nil {
 			return nil, Internal(ErrIO, err, "reading the stream")
 		}
 	}
+	stream := h
+	useLog = useLog && after >= logFrom && after <= lh.Last
+	if useLog {
+		h = lh
+	}
+	after = min(after, h.Last)
 	kept := max(h.Kept, 1)
-	evs, upTo, complete, err := hist.Window(ctx, h, a.Project, folder, after, int(min(int64(a.Limit)*kept+1, 50_000)))
+	limit := int(min(int64(a.Limit)*kept+1, 50_000))
+	var evs []events.Event
+	var upTo uint64
+	var complete bool
+	if useLog {
+		evs, upTo, complete, err = log.LogWindow(ctx, h, a.Project, folder, after, limit)
+		if err != nil {
+			// The log is damaged (the catalog rebuilds it) or gone: the stream answers.
+			h, useLog = stream, false
+		}
+	}
+	if !useLog {
+		evs, upTo, complete, err = hist.Window(ctx, h, a.Project, folder, after, limit)
+	}
 	if err != nil {
 		return nil, Internal(ErrIO, err, "reading the stream")
 	}
