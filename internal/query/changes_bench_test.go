@@ -5,19 +5,23 @@ import (
 	"testing"
 	"time"
 
+	"github.com/guide/guide/internal/events"
+	"github.com/guide/guide/internal/projection"
 	"github.com/guide/guide/internal/query"
 	"github.com/guide/guide/internal/testkit"
 	"github.com/guide/guide/tools/stats"
 )
 
 // BenchmarkChanges times the answer of changes for 1,000 documents modified since the
-// cursor, read from a real stream (embedded NATS, file store) that holds
-// GUIDE_BENCH_CHANGES_DOCS documents of about 1 KB (default 100,000): "list" without
-// diffs, "diff" with a diff of each. The bound on an answer is raised so that all 1,000
-// entries fit (at the default bound of about 100k characters an answer holds some 800 of
-// them, and says where to go on). It reports the p50 and p95 of the calls, and the CPU
-// time of the process (the embedded server's too) per call, which the load of a shared
-// machine moves less.
+// cursor, over a real stream (embedded NATS, file store) that holds
+// GUIDE_BENCH_CHANGES_DOCS documents of about 1 KB (default 100,000), and a catalog that
+// follows it: "list" without diffs, "diff" with a diff of each, the events after the cursor
+// read from the catalog's change log as the server reads them; "stream-list" is "list"
+// read from the stream alone, as before the log. The bound on an answer is raised so that
+// all 1,000 entries fit (at the default bound of about 100k characters an answer holds
+// some 800 of them, and says where to go on). It reports the p50 and p95 of the calls, and
+// the CPU time of the process (the embedded server's too) per call, which the load of a
+// shared machine moves less.
 //
 //	go test ./internal/query -run '^$' -bench '^BenchmarkChanges$' -benchtime 200x
 func BenchmarkChanges(b *testing.B) {
@@ -29,18 +33,23 @@ func BenchmarkChanges(b *testing.B) {
 	s := testkit.Stream(b, testkit.NATS(b))
 	h := testkit.Changed(b, ctx, s, docs, changed)
 	cursor := query.Cursor(h.Last, h.ID)
+	log := followed(b, ctx, s)
 
-	for _, diff := range []bool{false, true} {
-		name := "list"
-		if diff {
-			name = "diff"
-		}
-		b.Run(name, func(b *testing.B) {
+	for _, run := range []struct {
+		name string
+		hist query.History
+		diff bool
+	}{
+		{"list", query.WithLog(s, log), false},
+		{"diff", query.WithLog(s, log), true},
+		{"stream-list", s, false},
+	} {
+		b.Run(run.name, func(b *testing.B) {
 			var ds []float64
 			cpu := testkit.CPUTime()
 			for b.Loop() {
 				t := time.Now()
-				v, qerr := query.Changes(ctx, s, query.ChangesArgs{Project: "bench", Cursor: cursor, Diff: diff, Limit: changed},
+				v, qerr := query.Changes(ctx, run.hist, query.ChangesArgs{Project: "bench", Cursor: cursor, Diff: run.diff, Limit: changed},
 					query.Limits{MaxChars: 1_000_000})
 				ds = append(ds, float64(time.Since(t))/float64(time.Millisecond))
 				if qerr != nil {
@@ -55,4 +64,26 @@ func BenchmarkChanges(b *testing.B) {
 			b.ReportMetric(float64(testkit.CPUTime()-cpu)/float64(time.Millisecond)/float64(len(ds)), "cpu-ms/op")
 		})
 	}
+}
+
+// followed is a catalog that has applied everything s holds, and follows it until the
+// benchmark ends.
+func followed(b *testing.B, ctx context.Context, s *events.Stream) *projection.Catalog {
+	b.Helper()
+	c := &projection.Catalog{Dir: b.TempDir(), Logger: testkit.Logger()}
+	testkit.NoErr(b, c.Open(), "open the catalog")
+	r := &projection.Runner{Stream: s, Project: "bench", Projections: []projection.Projection{c}, Logger: testkit.Logger()}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); _ = r.Run(ctx) }()
+	b.Cleanup(func() { cancel(); <-done; _ = c.Close() })
+	select {
+	case <-r.CaughtUp():
+	case <-ctx.Done():
+		b.Fatal("the catalog did not catch up with the stream")
+	}
+	if _, _, ok := c.LogHorizon(); !ok {
+		b.Fatal("the catalog keeps no change log")
+	}
+	return c
 }
