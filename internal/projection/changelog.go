@@ -205,7 +205,7 @@ func (c *Catalog) writeLog(tx *bolt.Tx, st *bolt.Bucket, f *folded) error {
 }
 
 // Log entries: the version, then the path (first, so that a window of a folder reads no
-// further in the entries of other folders), the op, the stream time, and for an upsert its
+// further in the entries of other folders), the op, the stream's time, and for an upsert its
 // size, mtime, hash, status, reason and inode; then the previous event's sequence and
 // what it said (events.Prev), and a checksum of the rest.
 const (
@@ -225,7 +225,7 @@ func appendLogEntry(b []byte, e *events.Event) []byte {
 		op = logOpUpsert
 	}
 	b = binary.AppendUvarint(b, uint64(op))
-	b = binary.AppendVarint(b, e.Time.UnixNano())
+	b = appendTime(b, e.Time)
 	if op == logOpUpsert {
 		b = binary.AppendVarint(b, e.Size)
 		b = appendTime(b, e.Mtime)
@@ -278,7 +278,7 @@ func decodeLogEntry(v []byte) (events.Event, error) {
 	var e events.Event
 	e.Path = r.String()
 	op := r.Uvarint()
-	e.Time = time.Unix(0, r.Varint())
+	e.Time = time.Unix(r.Varint(), int64(r.Uvarint())) // in the local zone, as the stream's are read
 	switch op {
 	case uint64(logOpUpsert):
 		e.Op = events.OpUpsert
