@@ -352,7 +352,7 @@ func (c *Catalog) LogWindow(ctx context.Context, h events.Horizon, project, fold
 		prefix = folder + "/"
 	}
 	c.mu.RLock()
-	if c.db == nil || c.log.kept == 0 || c.state.Seq < h.Last || project != c.state.Project {
+	if c.db == nil || c.poisoned.Load() || c.log.kept == 0 || c.state.Seq < h.Last || project != c.state.Project {
 		c.mu.RUnlock()
 		return nil, 0, false, fmt.Errorf("the change log does not hold the events of %q up to %d", project, h.Last)
 	}
