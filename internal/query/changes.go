@@ -177,10 +177,11 @@ type track struct {
 // or a time, read from the stream's history. With a change log (WithLog), the events
 // after the cursor are read from it, and the answer goes up to the sequence it holds (the
 // catalog's applied sequence, which read-your-writes waits for), so that its cursor is
-// exact; a cursor past that, or before the log's start, is answered from the stream. Moves (a delete and an upsert of the same
-// content in one answer) are paired; with Diff, each modified text document comes with a
-// unified diff against its text at the cursor. The answer is bounded by lim: a cut answer
-// is not complete and its cursor continues where it stopped.
+// exact; a cursor past that, or before the log's start, is answered from the stream.
+// Moves (a delete and an upsert of the same content in one answer) are paired; with Diff,
+// each modified text document comes with a unified diff against its text at the cursor.
+// The answer is bounded by lim: a cut answer is not complete and its cursor continues
+// where it stopped.
 func Changes(ctx context.Context, hist History, a ChangesArgs, lim Limits) (*ChangesView, *Error) {
 	lim = lim.orDefault()
 	if a.Now.IsZero() {
