@@ -16,6 +16,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/nats-io/nats.go"
+
+	"github.com/guide/guide/internal/text"
 )
 
 // SchemaVersion is the version of the event format this program writes and reads.
@@ -72,6 +74,14 @@ const (
 	HdrPrevHash   = "Guide-Prev-Hash"
 	HdrPrevStatus = "Guide-Prev-Status"
 	HdrPrevInode  = "Guide-Prev-Inode"
+	// What a readable document's record needs besides its metadata, written by a
+	// publisher of a partitioned stream (P > 1) so that a replica of other partitions
+	// folds the record from the headers alone (Described): the word count as a reader
+	// counts words and the title. A title that is not a printable line as it is comes
+	// Go-quoted, with HdrTitleQuoted "1".
+	HdrWords       = "Guide-Words"
+	HdrTitle       = "Guide-Title"
+	HdrTitleQuoted = "Guide-Title-Quoted"
 )
 
 // ErrUnknownSchema is returned for an event written by an unknown version of the contract.
@@ -100,6 +110,14 @@ type Event struct {
 	// Prev is what the previous event (PrevSeq) said of the document, when the publisher
 	// wrote it down: optional, since an event of an older publisher has none.
 	Prev *Prev
+	// Described says that Words and Title, the record's share of the content, travel in
+	// the event's headers (HdrWords): a publisher of a partitioned stream writes them, an
+	// older one never did. Slim says that the content was left on the server (read
+	// headers-only, Stream.NeedsContent): Content is nil though Status is ok.
+	Described bool
+	Words     int
+	Title     string
+	Slim      bool
 
 	// Scan events.
 	Scan *Scan
@@ -168,6 +186,15 @@ func (e *Event) MsgID() string {
 	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 
+// Describe fills Words and Title from a readable upsert's content, as the catalog's record
+// has them (projection.Describe), and marks them Described, to be written in headers.
+func (e *Event) Describe() {
+	if e.Op != OpUpsert || e.Status != StatusOK || e.Described {
+		return
+	}
+	e.Words, e.Title, e.Described = text.ReaderWords(e.Content), text.ParseMarkdown(e.Content).Title, true
+}
+
 // Msg encodes the event as a NATS message on its subject.
 func (e *Event) Msg() (*nats.Msg, error) {
 	subj := NewSubjects(e.Project)
@@ -209,6 +236,15 @@ func (e *Event) Msg() (*nats.Msg, error) {
 			}
 			if e.Reason != "" {
 				m.Header.Set(HdrReason, e.Reason)
+			}
+			if e.Described && e.Status == StatusOK {
+				m.Header.Set(HdrWords, strconv.Itoa(e.Words))
+				if t := headerSafe(e.Title); t == e.Title && strings.TrimSpace(t) == t {
+					m.Header.Set(HdrTitle, t)
+				} else {
+					m.Header.Set(HdrTitle, strconv.Quote(e.Title))
+					m.Header.Set(HdrTitleQuoted, "1")
+				}
 			}
 			m.Data = e.Content
 		}
@@ -338,6 +374,18 @@ func Decode(subject string, h nats.Header, data []byte) (Event, error) {
 		}
 		e.Reason = strings.Clone(h.Get(HdrReason))
 		e.Content = data
+		if w := h.Get(HdrWords); w != "" && e.Status == StatusOK {
+			if e.Words, err = strconv.Atoi(w); err != nil {
+				return e, fmt.Errorf("%w: %s: %v", ErrMalformed, HdrWords, err)
+			}
+			e.Title = strings.Clone(h.Get(HdrTitle))
+			if h.Get(HdrTitleQuoted) == "1" {
+				if e.Title, err = strconv.Unquote(e.Title); err != nil {
+					return e, fmt.Errorf("%w: %s: %v", ErrMalformed, HdrTitle, err)
+				}
+			}
+			e.Described = true
+		}
 	case OpScanBegin, OpScanEnd:
 		e.Scan = &Scan{}
 		if len(data) > 0 {

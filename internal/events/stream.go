@@ -36,6 +36,13 @@ type Stream struct {
 
 	partitions int // P as the stream records it, once opened or bound
 
+	// NeedsContent, when set, says whose content a follower needs (a replica of some
+	// partitions: its own documents'). Follow then reads events headers-only and asks the
+	// server for the whole of those it needs: its own documents', every event that does not
+	// describe its record in headers (an older publisher's), and scan and configuration
+	// events. The others are delivered Slim, their records folded from the headers.
+	NeedsContent func(DocKey) bool
+
 	JS     jetstream.JetStream
 	stream jetstream.Stream
 }
@@ -338,11 +345,21 @@ type Ack struct {
 	Duplicate bool
 }
 
+// describe writes the record's share of a document's content into its event's headers
+// (Event.Describe) on a partitioned stream, where replicas of other partitions read the
+// event headers-only; on a stream of one partition events stay as they always were.
+func (s *Stream) describe(e *Event) {
+	if s.PartitionCount() > 1 {
+		e.Describe()
+	}
+}
+
 // Publisher returns a new publisher on the stream.
 func (s *Stream) Publisher() *Publisher { return &Publisher{s: s} }
 
 // Publish queues an event; it blocks while MaxPending publishes await their acks.
 func (p *Publisher) Publish(ctx context.Context, e *Event) error {
+	p.s.describe(e)
 	m, err := e.Msg()
 	if err != nil {
 		return fmt.Errorf("event for %q: %w", e.Path, err)
@@ -546,6 +563,7 @@ func (s *Stream) LatestSession(ctx context.Context, project, token, name string)
 // PublishSync publishes one event and waits for the stream's ack: for a caller that must
 // know the event's sequence before it answers (a session document being attached).
 func (s *Stream) PublishSync(ctx context.Context, e *Event) (uint64, error) {
+	s.describe(e)
 	m, err := e.Msg()
 	if err != nil {
 		return 0, fmt.Errorf("event for %q: %w", e.Path, err)
