@@ -48,9 +48,9 @@ func (s *Stream) Follow(ctx context.Context, project string, after uint64, max B
 	// caller's context, so that a caller retrying through an outage leaves none behind.
 	defer stop()
 	bs := &batcher{ch: ch, max: max}
-	if s.NeedsContent != nil {
+	if s.slim() {
 		bs.whole = s.wholeSize
-		return s.followSlim(ctx, bs, apply) // slim.go
+		return s.followSlim(ctx, project, after, bs, apply) // slim.go
 	}
 	for {
 		b, stopped, err := bs.next(ctx)
@@ -78,10 +78,15 @@ type delivery struct {
 // error or when ctx ends; stop ends delivery, returns once both goroutines have ended,
 // and deletes the consumer.
 func (s *Stream) deliver(ctx context.Context, project string, after uint64, maxBatch int) (<-chan delivery, func(), error) {
+	return s.deliverOf(ctx, []string{NewSubjects(project).All()}, s.slim(), after, maxBatch)
+}
+
+// deliverOf is deliver of the events of filters, headers-only or whole.
+func (s *Stream) deliverOf(ctx context.Context, filters []string, headersOnly bool, after uint64, maxBatch int) (<-chan delivery, func(), error) {
 	cfg := jetstream.OrderedConsumerConfig{
-		FilterSubjects: []string{NewSubjects(project).All()},
+		FilterSubjects: filters,
 		DeliverPolicy:  jetstream.DeliverAllPolicy,
-		HeadersOnly:    s.NeedsContent != nil,
+		HeadersOnly:    headersOnly,
 	}
 	if after > 0 {
 		cfg.DeliverPolicy = jetstream.DeliverByStartSequencePolicy

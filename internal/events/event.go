@@ -113,11 +113,14 @@ type Event struct {
 	// Described says that Words and Title, the record's share of the content, travel in
 	// the event's headers (HdrWords): a publisher of a partitioned stream writes them, an
 	// older one never did. Slim says that the content was left on the server (read
-	// headers-only, Stream.NeedsContent): Content is nil though Status is ok.
+	// headers-only, Stream.Folds): Content is nil though Status is ok.
 	Described bool
 	Words     int
 	Title     string
 	Slim      bool
+	// Partitioned says that the event's subject carries its document's partition (a
+	// stream of P > 1 partitions, written by a publisher that knows them: Subjects).
+	Partitioned bool
 
 	// Scan events.
 	Scan *Scan
@@ -195,9 +198,12 @@ func (e *Event) Describe() {
 	e.Words, e.Title, e.Described = text.ReaderWords(e.Content), text.ParseMarkdown(e.Content).Title, true
 }
 
-// Msg encodes the event as a NATS message on its subject.
-func (e *Event) Msg() (*nats.Msg, error) {
-	subj := NewSubjects(e.Project)
+// Msg encodes the event as a NATS message on its subject, on a stream of one partition
+// (Stream.Msg on any stream).
+func (e *Event) Msg() (*nats.Msg, error) { return e.msgOn(NewSubjects(e.Project)) }
+
+// msgOn encodes the event as a NATS message on its subject among subj.
+func (e *Event) msgOn(subj Subjects) (*nats.Msg, error) {
 	m := nats.NewMsg("")
 	m.Header.Set(HdrSchema, strconv.Itoa(SchemaVersion))
 	m.Header.Set(HdrOp, string(e.Op))
@@ -275,7 +281,8 @@ func (e *Event) Msg() (*nats.Msg, error) {
 	return m, nil
 }
 
-// Subject is the subject of a document event: a tree document's or a session document's.
+// Subject is the subject of a document event: a tree document's or a session document's,
+// on a stream of one partition (Stream.EventSubject on any stream).
 func (e *Event) Subject() (string, error) { return e.subject(NewSubjects(e.Project)) }
 
 func (e *Event) subject(subj Subjects) (string, error) {
@@ -342,6 +349,7 @@ func Decode(subject string, h nats.Header, data []byte) (Event, error) {
 	case OpUpsert, OpDelete:
 		// The subject is authoritative: the header is for people and may be quoted.
 		subj := NewSubjects(project)
+		e.Partitioned = strings.Contains(subject, ".~") // EncodeToken never writes '~'
 		if e.Path, err = subj.ParseDocument(subject); err != nil {
 			var serr error
 			if e.Session, e.Path, serr = subj.ParseSessionDocument(subject); serr != nil {

@@ -13,24 +13,39 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// A replica of some partitions (Stream.NeedsContent set) reads every event headers-only:
-// on a partitioned stream the publisher writes what a document's record needs of its
-// content (HdrWords, HdrTitle) in headers, so another partition's document is folded
-// from them (a Slim event). The whole of the events it needs — its own documents', those
-// of an older publisher (no HdrWords), scan and configuration events — it asks of the
-// server in one batch request per batch (a multi-last direct get of their subjects up to
-// the batch's last sequence), and one by one for what that did not give (an older server,
-// or a document changed again within the batch).
+// A replica of some partitions (Stream.Folds) reads every event headers-only: on a
+// partitioned stream the publisher writes what a document's record needs of its content
+// (HdrWords, HdrTitle) in headers, so another partition's document is folded from them (a
+// Slim event). The whole of the events it needs it reads with a second consumer, filtered
+// to its own partitions' subjects and the control subjects (Subjects.PartitionFilters),
+// in step with the first: its own documents' events and scan and configuration events.
+// Events whose subject carries no partition (an older publisher's) it asks of the server
+// in one batch request per batch (a multi-last direct get of their subjects up to the
+// batch's last sequence), and one by one for what that did not give (an older server, or a
+// document changed again within the batch).
+
+// slim reports whether the follower reads events headers-only (Folds).
+func (s *Stream) slim() bool { return !s.Folds.Whole() }
 
 // followSlim is Follow's loop for a follower of some partitions: batches are cut and
 // filled (fill) on a goroutine of their own, the next while the one before is applied.
-func (s *Stream) followSlim(ctx context.Context, bs *batcher, apply func(Batch) error) error {
+func (s *Stream) followSlim(ctx context.Context, project string, after uint64, bs *batcher, apply func(Batch) error) error {
 	type filled struct {
 		b       Batch
 		stopped error
 		err     error
 	}
 	ctx, cancel := context.WithCancel(ctx)
+	var z *zipper
+	if s.PartitionCount() > 1 {
+		ch, stop, err := s.deliverOf(ctx, s.Subjects(project).PartitionFilters(s.Folds.Served()), false, after, bs.max.Events)
+		if err != nil {
+			cancel()
+			return err
+		}
+		defer stop()
+		z = &zipper{ch: ch}
+	}
 	out := make(chan filled, 1)
 	var wg sync.WaitGroup
 	defer func() { cancel(); wg.Wait() }()
@@ -39,7 +54,7 @@ func (s *Stream) followSlim(ctx context.Context, bs *batcher, apply func(Batch) 
 		for {
 			b, stopped, err := bs.next(ctx)
 			if err == nil {
-				err = s.fill(ctx, &b)
+				err = s.fill(ctx, &b, z)
 			}
 			select {
 			case out <- filled{b, stopped, err}:
@@ -74,7 +89,7 @@ func (s *Stream) needsWhole(e *Event) bool {
 	case OpDelete:
 		return false
 	case OpUpsert:
-		return e.Status == StatusOK && (!e.Described || s.NeedsContent(DocKey{Session: e.Session, Path: e.Path}))
+		return e.Status == StatusOK && (!e.Described || s.Folds.Holds(DocKey{Session: e.Session, Path: e.Path}))
 	}
 	return true // scan and configuration events carry their facts in their bodies
 }
@@ -116,30 +131,105 @@ func (s *Stream) needsWholeMsg(m jetstream.Msg) bool {
 			return true
 		}
 	}
-	return s.NeedsContent(k)
+	return s.Folds.Holds(k)
 }
 
 // fill decodes again, from their whole messages, the events of b read headers-only whose
-// content the follower needs (needsWhole); the others are marked Slim. An event whose
-// message is gone since (the stream keeps a few events a subject, and forgets a detached
-// session document's) is removed from b: a later event of its document follows. It does
-// nothing when events come whole.
-func (s *Stream) fill(ctx context.Context, b *Batch) error {
-	if s.NeedsContent == nil || len(b.Events) == 0 {
+// content the follower needs (needsWhole): from the consumer of its own partitions' and
+// the control subjects (z, nil on a stream of one partition) when the subject is one of
+// those, else asked of the server. The others are marked Slim. An event whose message is
+// gone since (the stream keeps a few events a subject, and forgets a detached session
+// document's) is removed from b: a later event of its document follows.
+func (s *Stream) fill(ctx context.Context, b *Batch, z *zipper) error {
+	if !s.slim() || len(b.Events) == 0 {
 		return nil
 	}
 	var want []int
+	removed := map[int]bool{}
 	for i := range b.Events {
 		e := &b.Events[i]
-		if s.needsWhole(e) {
+		switch {
+		case !s.needsWhole(e):
+			if e.Op == OpUpsert && e.Status == StatusOK {
+				e.Slim = true
+			}
+		case z != nil && (e.Partitioned || e.Op != OpUpsert && e.Op != OpDelete):
+			m, gone, err := z.take(ctx, e.Seq)
+			if err != nil {
+				return err
+			}
+			if gone {
+				removed[i] = true
+				continue
+			}
+			if err := redecode(e, m.Subject(), m.Headers(), m.Data()); err != nil {
+				return err
+			}
+		default:
 			want = append(want, i)
-		} else if e.Op == OpUpsert && e.Status == StatusOK {
-			e.Slim = true
 		}
 	}
-	if len(want) == 0 {
-		return nil
+	if len(want) > 0 {
+		if err := s.fetch(ctx, b, want, removed); err != nil {
+			return err
+		}
 	}
+	if len(removed) > 0 {
+		kept := b.Events[:0]
+		for i := range b.Events {
+			if !removed[i] {
+				kept = append(kept, b.Events[i])
+			}
+		}
+		b.Events = kept
+	}
+	return nil
+}
+
+// zipper reads the consumer of whole events in step with the headers-only one.
+type zipper struct {
+	ch   <-chan delivery
+	held jetstream.Msg
+	seq  uint64 // held's
+}
+
+// take returns the whole message of sequence seq; gone when the consumer passed it (it
+// was removed from the stream since its headers came).
+func (z *zipper) take(ctx context.Context, seq uint64) (jetstream.Msg, bool, error) {
+	for {
+		if z.held != nil {
+			switch {
+			case z.seq == seq:
+				m := z.held
+				z.held = nil
+				return m, false, nil
+			case z.seq > seq:
+				return nil, true, nil
+			}
+			z.held = nil // one the follower does not need whole (a delete, another status)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, false, ctx.Err()
+		case d, ok := <-z.ch:
+			if !ok {
+				return nil, false, fmt.Errorf("consume: the whole events' delivery ended")
+			}
+			if d.err != nil {
+				return nil, false, fmt.Errorf("consume: %w", d.err)
+			}
+			md, err := d.m.Metadata()
+			if err != nil {
+				return nil, false, err
+			}
+			z.held, z.seq = d.m, md.Sequence.Stream
+		}
+	}
+}
+
+// fetch asks the server for the whole messages of the events want of b, and decodes
+// them again; those gone since are added to removed.
+func (s *Stream) fetch(ctx context.Context, b *Batch, want []int, removed map[int]bool) error {
 	got := s.lastOf(ctx, b, want)
 	var rest []int
 	for _, i := range want {
@@ -182,20 +272,10 @@ func (s *Stream) fill(ctx context.Context, b *Batch) error {
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	removed := map[int]bool{}
 	for j, g := range gone {
 		if g {
 			removed[rest[j]] = true
 		}
-	}
-	if len(removed) > 0 {
-		kept := b.Events[:0]
-		for i := range b.Events {
-			if !removed[i] {
-				kept = append(kept, b.Events[i])
-			}
-		}
-		b.Events = kept
 	}
 	return nil
 }
@@ -250,7 +330,7 @@ func (s *Stream) lastOf(ctx context.Context, b *Batch, want []int) map[uint64]wh
 	return out
 }
 
-// eventSubject is the subject an event was read from.
+// eventSubject is the subject an event whose subject carries no partition was read from.
 func (s *Stream) eventSubject(e *Event) (string, error) {
 	switch e.Op {
 	case OpUpsert, OpDelete:

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -80,7 +82,7 @@ func TestFollowReadsOtherPartitionsHeadersOnly(t *testing.T) {
 	testkit.NoErr(t, err, "publish scan end")
 
 	set := events.PartitionSet{Count: 4, Own: []int{1}}
-	s.NeedsContent = set.Holds
+	s.Folds = set
 	got := followAll(t, s, n+10)
 	slim, whole := 0, 0
 	for _, e := range got {
@@ -160,15 +162,13 @@ func BenchmarkFollowPartition(b *testing.B) {
 	}
 	_, err := pub.Flush(ctx)
 	testkit.NoErr(b, err, "flush")
-	for _, part := range []string{"whole", "partition0", "headers"} {
+	for _, part := range []string{"whole", "partition0"} {
 		b.Run(part, func(b *testing.B) {
 			switch part {
 			case "whole":
-				s.NeedsContent = nil
+				s.Folds = events.PartitionSet{}
 			case "partition0":
-				s.NeedsContent = events.PartitionSet{Count: 4, Own: []int{0}}.Holds
-			case "headers":
-				s.NeedsContent = func(events.DocKey) bool { return false }
+				s.Folds = events.PartitionSet{Count: 4, Own: []int{0}}
 			}
 			for b.Loop() {
 				done := errors.New("done")
@@ -186,4 +186,60 @@ func BenchmarkFollowPartition(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestPartitionedSubjects: on a stream of P > 1 partitions a document's subject carries
+// its partition after the family's token; it parses back to the same document, the
+// folder and session filters match it, and a partition's filter matches its documents
+// alone. On a stream of one partition subjects are as they always were.
+func TestPartitionedSubjects(t *testing.T) {
+	one := events.NewSubjects("p")
+	four := one
+	four.Partitions = 4
+	for _, path := range []string{"a.md", "dir/sub/b c.md", "x/y/z/w.md"} {
+		plain, err := one.Document(path)
+		testkit.NoErr(t, err, "subject")
+		sub, err := four.Document(path)
+		testkit.NoErr(t, err, "subject")
+		k := events.PartitionOf(events.DocKey{Path: path}, 4)
+		want := strings.Replace(plain, ".doc.", fmt.Sprintf(".doc.~%d.", k), 1)
+		testkit.Equal(t, sub, want, "subject of "+path)
+		for _, subj := range []events.Subjects{one, four} {
+			got, err := subj.ParseDocument(sub)
+			testkit.NoErr(t, err, "parse")
+			testkit.Equal(t, got, path, "parsed "+sub)
+		}
+		folder, err := four.Folder(path[:max(strings.LastIndexByte(path, '/'), 0)])
+		testkit.NoErr(t, err, "folder")
+		if !subjectMatches(folder, sub) {
+			t.Errorf("folder filter %s does not match %s", folder, sub)
+		}
+		for j := range 4 {
+			if m := slices.ContainsFunc(four.PartitionFilters([]int{j}), func(f string) bool { return subjectMatches(f, sub) }); m != (j == k) {
+				t.Errorf("partition %d's filters match %s: %v", j, sub, m)
+			}
+		}
+	}
+	sub, err := four.SessionDocument("tok", "notes.md")
+	testkit.NoErr(t, err, "session subject")
+	tok, name, err := one.ParseSessionDocument(sub)
+	testkit.NoErr(t, err, "parse session subject")
+	testkit.Equal(t, tok+"/"+name, "tok/notes.md", "session document")
+	if !subjectMatches(four.Session("tok"), sub) {
+		t.Errorf("session filter %s does not match %s", four.Session("tok"), sub)
+	}
+}
+
+// subjectMatches reports whether the NATS filter f matches subject s.
+func subjectMatches(f, s string) bool {
+	ft, st := strings.Split(f, "."), strings.Split(s, ".")
+	for i, tok := range ft {
+		if tok == ">" {
+			return len(st) > i
+		}
+		if i >= len(st) || tok != "*" && tok != st[i] {
+			return false
+		}
+	}
+	return len(ft) == len(st)
 }
