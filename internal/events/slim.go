@@ -153,7 +153,7 @@ func (s *Stream) fill(ctx context.Context, b *Batch, z *zipper) error {
 			if e.Op == OpUpsert && e.Status == StatusOK {
 				e.Slim = true
 			}
-		case z != nil && (e.Partitioned || e.Op != OpUpsert && e.Op != OpDelete):
+		case z != nil && s.inWhole(e):
 			m, gone, err := z.take(ctx, e.Seq)
 			if err != nil {
 				return err
@@ -184,6 +184,15 @@ func (s *Stream) fill(ctx context.Context, b *Batch, z *zipper) error {
 		b.Events = kept
 	}
 	return nil
+}
+
+// inWhole reports whether e is among the events the consumer of whole events delivers:
+// its own partitions' (a subject that carries the partition) and the control events.
+func (s *Stream) inWhole(e *Event) bool {
+	if e.Op != OpUpsert && e.Op != OpDelete {
+		return true
+	}
+	return e.Partitioned && s.Folds.Holds(DocKey{Session: e.Session, Path: e.Path})
 }
 
 // zipper reads the consumer of whole events in step with the headers-only one.

@@ -65,12 +65,16 @@ func TestFollowReadsOtherPartitionsHeadersOnly(t *testing.T) {
 	}
 	_, err := pub.Flush(ctx)
 	testkit.NoErr(t, err, "flush")
-	// An older publisher's events: no Guide-Words header.
-	for i := n; i < n+8; i++ {
+	// An older publisher's events: no Guide-Words header, and (the first eight) no
+	// partition in the subject.
+	for i := n; i < n+16; i++ {
 		c := slimDoc(i)
 		e := &events.Event{Op: events.OpUpsert, Project: "p", Path: fmt.Sprintf("d%02d.md", i), Size: int64(len(c)),
 			Mtime: time.Unix(1700000000, 0).UTC(), Hash: events.HashContent(c), Status: events.StatusOK, Content: c}
 		m, err := e.Msg()
+		if i >= n+8 {
+			m, err = s.Msg(e)
+		}
 		testkit.NoErr(t, err, "msg")
 		_, err = s.JS.PublishMsg(ctx, m)
 		testkit.NoErr(t, err, "publish an older publisher's event")
@@ -83,7 +87,7 @@ func TestFollowReadsOtherPartitionsHeadersOnly(t *testing.T) {
 
 	set := events.PartitionSet{Count: 4, Own: []int{1}}
 	s.Folds = set
-	got := followAll(t, s, n+10)
+	got := followAll(t, s, n+18)
 	slim, whole := 0, 0
 	for _, e := range got {
 		switch e.Op {
