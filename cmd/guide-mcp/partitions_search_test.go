@@ -336,3 +336,28 @@ func TestPartitionBodyLargerThanAMessage(t *testing.T) {
 		t.Errorf("view(%s) of %d bytes on the replica of partition 0: error %v, %d chars, partial %s", name, len(big), res.IsError, v.Chars, v.Partial)
 	}
 }
+
+// TestOverlappingPartitionReplicasSearchAsOne: replicas whose sets of partitions overlap
+// — {0,1}, {1,2}, {0} and {3} of four — each answer search for the whole project, the
+// same pages as a whole replica's, none partial. Partition 2 has one replica, of {1,2}:
+// the replica of {0,1} answers for 0 and 1 from its own index, and {1,2}'s answer covers 1
+// again, so no choice of the answers to a partition's request covers every partition
+// once; the cover of live sets that do not overlap ({0}, {1,2}, {3}) does.
+func TestOverlappingPartitionReplicasSearchAsOne(t *testing.T) {
+	ns := testkit.NATSListening(t)
+	url := ns.ClientURL()
+	partitionedTree(t, url, 4)
+	whole := startReplica(t, url)
+	var parts []*replica
+	for _, set := range []string{"0,1", "1,2", "0", "3"} {
+		parts = append(parts, startReplica(t, url, "--partitions", set))
+	}
+	for _, q := range partitionQueries {
+		want := searchPages(t, whole.c, q)
+		for _, p := range parts {
+			if got := searchPages(t, p.c, q); got != want {
+				t.Errorf("%q on the replica of %s:\n%s", q, p.parts.String(), firstLineDiff(want, got))
+			}
+		}
+	}
+}

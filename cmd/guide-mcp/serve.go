@@ -209,6 +209,10 @@ func (m *Main) follow(ctx context.Context) error {
 	if err := <-m.indexOpen; err != nil {
 		return err
 	}
+	if !m.parts.Whole() {
+		// Other partitions' events headers-only, this replica's whole (events.Stream).
+		m.stream.Folds = m.parts
+	}
 	runner := &projection.Runner{Stream: m.stream, Project: m.project,
 		Projections: append([]projection.Projection{m.catalog, m.index}, m.Projections...), Logger: m.Logger}
 	m.mu.Lock()

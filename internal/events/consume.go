@@ -48,6 +48,10 @@ func (s *Stream) Follow(ctx context.Context, project string, after uint64, max B
 	// caller's context, so that a caller retrying through an outage leaves none behind.
 	defer stop()
 	bs := &batcher{ch: ch, max: max}
+	if s.slim() {
+		bs.whole = s.wholeSize
+		return s.followSlim(ctx, project, after, bs, apply) // slim.go
+	}
 	for {
 		b, stopped, err := bs.next(ctx)
 		if err != nil {
@@ -74,9 +78,15 @@ type delivery struct {
 // error or when ctx ends; stop ends delivery, returns once both goroutines have ended,
 // and deletes the consumer.
 func (s *Stream) deliver(ctx context.Context, project string, after uint64, maxBatch int) (<-chan delivery, func(), error) {
+	return s.deliverOf(ctx, []string{NewSubjects(project).All()}, s.slim(), after, maxBatch)
+}
+
+// deliverOf is deliver of the events of filters, headers-only or whole.
+func (s *Stream) deliverOf(ctx context.Context, filters []string, headersOnly bool, after uint64, maxBatch int) (<-chan delivery, func(), error) {
 	cfg := jetstream.OrderedConsumerConfig{
-		FilterSubjects: []string{NewSubjects(project).All()},
+		FilterSubjects: filters,
 		DeliverPolicy:  jetstream.DeliverAllPolicy,
+		HeadersOnly:    headersOnly,
 	}
 	if after > 0 {
 		cfg.DeliverPolicy = jetstream.DeliverByStartSequencePolicy
@@ -129,6 +139,9 @@ type batcher struct {
 	ch   <-chan delivery
 	max  Budget
 	held *delivery
+	// whole is the size of a message read headers-only, counting what it will be
+	// filled with (Stream.wholeSize); nil when messages come whole.
+	whole func(jetstream.Msg) int
 }
 
 // receive returns the delivery held back by the batch before, else waits for one.
@@ -161,17 +174,17 @@ func (bs *batcher) next(ctx context.Context) (b Batch, stopped, err error) {
 	if err != nil {
 		return b, nil, err
 	}
-	bytes := d.size()
+	bytes := bs.size(d)
 	for bs.max.Events <= 0 || len(b.Events) < bs.max.Events {
 		d, ok, got := more(bs.ch, b.Pending > 0)
 		if !got {
 			break
 		}
-		if ok && d.err == nil && bs.max.Bytes > 0 && bytes+d.size() > bs.max.Bytes {
+		if ok && d.err == nil && bs.max.Bytes > 0 && bytes+bs.size(d) > bs.max.Bytes {
 			bs.held = &d
 			break
 		}
-		bytes += d.size()
+		bytes += bs.size(d)
 		stop, err := b.take(ctx, d, ok)
 		if err != nil {
 			return b, nil, err
@@ -183,10 +196,14 @@ func (bs *batcher) next(ctx context.Context) (b Batch, stopped, err error) {
 	return b, nil, nil
 }
 
-// size is what a delivery counts against a batch's bytes: its message's data.
-func (d delivery) size() int {
+// size is what a delivery counts against a batch's bytes: its message's data, or for a
+// message read headers-only, the data it will be filled with.
+func (bs *batcher) size(d delivery) int {
 	if d.m == nil {
 		return 0
+	}
+	if bs.whole != nil {
+		return bs.whole(d.m)
 	}
 	return len(d.m.Data())
 }
@@ -233,7 +250,11 @@ func decodeMsg(m jetstream.Msg) (Event, uint64, error) {
 	if err != nil {
 		return Event{}, 0, err
 	}
-	e, err := Decode(m.Subject(), m.Headers(), m.Data())
+	data := m.Data()
+	if len(data) == 0 {
+		data = nil // read headers-only: the body comes later (Stream.fill)
+	}
+	e, err := Decode(m.Subject(), m.Headers(), data)
 	if err != nil {
 		return e, 0, fmt.Errorf("event %d: %w", md.Sequence.Stream, err)
 	}

@@ -16,6 +16,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/nats-io/nats.go"
+
+	"github.com/guide/guide/internal/text"
 )
 
 // SchemaVersion is the version of the event format this program writes and reads.
@@ -72,6 +74,14 @@ const (
 	HdrPrevHash   = "Guide-Prev-Hash"
 	HdrPrevStatus = "Guide-Prev-Status"
 	HdrPrevInode  = "Guide-Prev-Inode"
+	// What a readable document's record needs besides its metadata, written by a
+	// publisher of a partitioned stream (P > 1) so that a replica of other partitions
+	// folds the record from the headers alone (Described): the word count as a reader
+	// counts words and the title. A title that is not a printable line as it is comes
+	// Go-quoted, with HdrTitleQuoted "1".
+	HdrWords       = "Guide-Words"
+	HdrTitle       = "Guide-Title"
+	HdrTitleQuoted = "Guide-Title-Quoted"
 )
 
 // ErrUnknownSchema is returned for an event written by an unknown version of the contract.
@@ -100,6 +110,17 @@ type Event struct {
 	// Prev is what the previous event (PrevSeq) said of the document, when the publisher
 	// wrote it down: optional, since an event of an older publisher has none.
 	Prev *Prev
+	// Described says that Words and Title, the record's share of the content, travel in
+	// the event's headers (HdrWords): a publisher of a partitioned stream writes them, an
+	// older one never did. Slim says that the content was left on the server (read
+	// headers-only, Stream.Folds): Content is nil though Status is ok.
+	Described bool
+	Words     int
+	Title     string
+	Slim      bool
+	// Partitioned says that the event's subject carries its document's partition (a
+	// stream of P > 1 partitions, written by a publisher that knows them: Subjects).
+	Partitioned bool
 
 	// Scan events.
 	Scan *Scan
@@ -168,9 +189,21 @@ func (e *Event) MsgID() string {
 	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 
-// Msg encodes the event as a NATS message on its subject.
-func (e *Event) Msg() (*nats.Msg, error) {
-	subj := NewSubjects(e.Project)
+// Describe fills Words and Title from a readable upsert's content, as the catalog's record
+// has them (projection.Describe), and marks them Described, to be written in headers.
+func (e *Event) Describe() {
+	if e.Op != OpUpsert || e.Status != StatusOK || e.Described {
+		return
+	}
+	e.Words, e.Title, e.Described = text.ReaderWords(e.Content), text.ParseMarkdown(e.Content).Title, true
+}
+
+// Msg encodes the event as a NATS message on its subject, on a stream of one partition
+// (Stream.Msg on any stream).
+func (e *Event) Msg() (*nats.Msg, error) { return e.msgOn(NewSubjects(e.Project)) }
+
+// msgOn encodes the event as a NATS message on its subject among subj.
+func (e *Event) msgOn(subj Subjects) (*nats.Msg, error) {
 	m := nats.NewMsg("")
 	m.Header.Set(HdrSchema, strconv.Itoa(SchemaVersion))
 	m.Header.Set(HdrOp, string(e.Op))
@@ -210,6 +243,15 @@ func (e *Event) Msg() (*nats.Msg, error) {
 			if e.Reason != "" {
 				m.Header.Set(HdrReason, e.Reason)
 			}
+			if e.Described && e.Status == StatusOK {
+				m.Header.Set(HdrWords, strconv.Itoa(e.Words))
+				if t := headerSafe(e.Title); t == e.Title && strings.TrimSpace(t) == t {
+					m.Header.Set(HdrTitle, t)
+				} else {
+					m.Header.Set(HdrTitle, strconv.Quote(e.Title))
+					m.Header.Set(HdrTitleQuoted, "1")
+				}
+			}
 			m.Data = e.Content
 		}
 	case OpScanBegin, OpScanEnd:
@@ -239,7 +281,8 @@ func (e *Event) Msg() (*nats.Msg, error) {
 	return m, nil
 }
 
-// Subject is the subject of a document event: a tree document's or a session document's.
+// Subject is the subject of a document event: a tree document's or a session document's,
+// on a stream of one partition (Stream.EventSubject on any stream).
 func (e *Event) Subject() (string, error) { return e.subject(NewSubjects(e.Project)) }
 
 func (e *Event) subject(subj Subjects) (string, error) {
@@ -306,6 +349,7 @@ func Decode(subject string, h nats.Header, data []byte) (Event, error) {
 	case OpUpsert, OpDelete:
 		// The subject is authoritative: the header is for people and may be quoted.
 		subj := NewSubjects(project)
+		e.Partitioned = strings.Contains(subject, ".~") // EncodeToken never writes '~'
 		if e.Path, err = subj.ParseDocument(subject); err != nil {
 			var serr error
 			if e.Session, e.Path, serr = subj.ParseSessionDocument(subject); serr != nil {
@@ -338,6 +382,18 @@ func Decode(subject string, h nats.Header, data []byte) (Event, error) {
 		}
 		e.Reason = strings.Clone(h.Get(HdrReason))
 		e.Content = data
+		if w := h.Get(HdrWords); w != "" && e.Status == StatusOK {
+			if e.Words, err = strconv.Atoi(w); err != nil {
+				return e, fmt.Errorf("%w: %s: %v", ErrMalformed, HdrWords, err)
+			}
+			e.Title = strings.Clone(h.Get(HdrTitle))
+			if h.Get(HdrTitleQuoted) == "1" {
+				if e.Title, err = strconv.Unquote(e.Title); err != nil {
+					return e, fmt.Errorf("%w: %s: %v", ErrMalformed, HdrTitle, err)
+				}
+			}
+			e.Described = true
+		}
 	case OpScanBegin, OpScanEnd:
 		e.Scan = &Scan{}
 		if len(data) > 0 {

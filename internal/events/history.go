@@ -55,7 +55,7 @@ func (s *Stream) Window(ctx context.Context, h Horizon, project, folder string, 
 	if h.Last <= after {
 		return nil, max(after, h.Last), true, nil
 	}
-	filter, err := NewSubjects(project).Folder(folder)
+	filter, err := s.Subjects(project).Folder(folder)
 	if err != nil {
 		return nil, 0, false, err
 	}

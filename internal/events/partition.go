@@ -19,10 +19,11 @@ import (
 // key alone, so a document stays in its partition across edits, renames excepted, and
 // every process computes the same partition with no table to share.
 //
-// Subjects do not carry the partition: a replica of some partitions still keeps the
-// catalog's records of every document (paths, titles, sizes, for tree, list and view),
-// so it reads every event of its project; it folds the bodies and the search index of
-// its own partitions only (see docs/design.md, "Partitions").
+// On a stream of P > 1 a document's subject carries its partition (Subjects), and its
+// upsert the record's share of its content in headers (HdrWords, HdrTitle): a replica of
+// some partitions keeps the catalog's record of every document (paths, titles, sizes, for
+// tree, list and view), folding the others' from their headers alone, and the bodies and
+// the search index of its own partitions only (slim.go; docs/design.md, "Partitions").
 
 // MetaPartitions is the stream metadata key that records P.
 const MetaPartitions = "guide_partitions"

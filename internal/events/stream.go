@@ -36,6 +36,13 @@ type Stream struct {
 
 	partitions int // P as the stream records it, once opened or bound
 
+	// Folds, when not whole, is the partitions whose content a follower needs (a replica
+	// of some partitions: its own documents'). Follow then reads every event headers-only
+	// and the whole of those it needs (slim.go): its own documents', every event that does
+	// not describe its record in headers (an older publisher's), and scan and configuration
+	// events. The others are delivered Slim, their records folded from the headers.
+	Folds PartitionSet
+
 	JS     jetstream.JetStream
 	stream jetstream.Stream
 }
@@ -275,7 +282,7 @@ func (s *Stream) headers(ctx context.Context, cfg jetstream.ConsumerConfig) (jet
 
 // Latest returns the latest event of one document, with its content.
 func (s *Stream) Latest(ctx context.Context, project, path string) (Event, error) {
-	subj, err := NewSubjects(project).Document(path)
+	subj, err := s.Subjects(project).Document(path)
 	if err != nil {
 		return Event{}, err
 	}
@@ -338,12 +345,36 @@ type Ack struct {
 	Duplicate bool
 }
 
+// Subjects names the subjects of project on this stream: on a stream of P > 1 partitions,
+// document subjects carry their partition (Subjects).
+func (s *Stream) Subjects(project string) Subjects {
+	subj := NewSubjects(project)
+	subj.Partitions = s.PartitionCount()
+	return subj
+}
+
+// Msg encodes e as a message on its subject on this stream (Event.Msg).
+func (s *Stream) Msg(e *Event) (*nats.Msg, error) { return e.msgOn(s.Subjects(e.Project)) }
+
+// EventSubject is the subject of a document event on this stream (Event.Subject).
+func (s *Stream) EventSubject(e *Event) (string, error) { return e.subject(s.Subjects(e.Project)) }
+
+// describe writes the record's share of a document's content into its event's headers
+// (Event.Describe) on a partitioned stream, where replicas of other partitions read the
+// event headers-only; on a stream of one partition events stay as they always were.
+func (s *Stream) describe(e *Event) {
+	if s.PartitionCount() > 1 {
+		e.Describe()
+	}
+}
+
 // Publisher returns a new publisher on the stream.
 func (s *Stream) Publisher() *Publisher { return &Publisher{s: s} }
 
 // Publish queues an event; it blocks while MaxPending publishes await their acks.
 func (p *Publisher) Publish(ctx context.Context, e *Event) error {
-	m, err := e.Msg()
+	p.s.describe(e)
+	m, err := p.s.Msg(e)
 	if err != nil {
 		return fmt.Errorf("event for %q: %w", e.Path, err)
 	}
@@ -536,7 +567,7 @@ func (s *Stream) Unapplied(ctx context.Context, project string, after uint64, li
 
 // LatestSession returns the latest event of one session document, with its content.
 func (s *Stream) LatestSession(ctx context.Context, project, token, name string) (Event, error) {
-	subj, err := NewSubjects(project).SessionDocument(token, name)
+	subj, err := s.Subjects(project).SessionDocument(token, name)
 	if err != nil {
 		return Event{}, err
 	}
@@ -546,7 +577,8 @@ func (s *Stream) LatestSession(ctx context.Context, project, token, name string)
 // PublishSync publishes one event and waits for the stream's ack: for a caller that must
 // know the event's sequence before it answers (a session document being attached).
 func (s *Stream) PublishSync(ctx context.Context, e *Event) (uint64, error) {
-	m, err := e.Msg()
+	s.describe(e)
+	m, err := s.Msg(e)
 	if err != nil {
 		return 0, fmt.Errorf("event for %q: %w", e.Path, err)
 	}

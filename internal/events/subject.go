@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -140,14 +141,60 @@ func StandIn(path string) string {
 }
 
 // Subjects names the subjects of one project.
+//
+// On a stream of P > 1 partitions (Stream.Subjects), a document's subject carries its
+// partition as a token after the family's, "~" and the number — a token EncodeToken never
+// makes:
+//
+//	guide.<project>.doc.~<k>.<seg>.<seg>...
+//	guide.<project>.ses.~<k>.<token>.<name>
+//
+// so that a replica of some partitions reads its own documents' events whole with a
+// filter of their subjects (PartitionFilters) and the others' headers-only. Subjects of a
+// stream of one partition are as they always were. Parsing accepts either form.
 type Subjects struct {
 	Project string
 	project string // encoded once
+	// Partitions is P: above 1, document subjects carry their partition.
+	Partitions int
 }
 
-// NewSubjects returns the subject names of project.
+// NewSubjects returns the subject names of project on a stream of one partition.
 func NewSubjects(project string) Subjects {
 	return Subjects{Project: project, project: EncodeToken(project)}
+}
+
+// partToken is the token of a document's partition in its subject, "" on a stream of one.
+func (s Subjects) partToken(k DocKey) string {
+	if s.Partitions <= 1 {
+		return ""
+	}
+	return "~" + strconv.Itoa(PartitionOf(k, s.Partitions)) + "."
+}
+
+// PartitionFilters are the filters of the events of the documents of partitions ks, and
+// of the control events (scans, configuration).
+func (s Subjects) PartitionFilters(ks []int) []string {
+	out := []string{Prefix + "." + s.project + ".ctl.>"}
+	for _, k := range ks {
+		out = append(out, Prefix+"."+s.project+".doc.~"+strconv.Itoa(k)+".>", Prefix+"."+s.project+".ses.~"+strconv.Itoa(k)+".>")
+	}
+	return out
+}
+
+// cutPartToken removes a leading partition token ("~k.") from the rest of a subject.
+func cutPartToken(rest string) string {
+	if !strings.HasPrefix(rest, "~") {
+		return rest
+	}
+	tok, after, ok := strings.Cut(rest, ".")
+	if !ok {
+		return rest
+	}
+	if _, err := strconv.Atoi(tok[1:]); err != nil {
+		return rest
+	}
+	return after
 }
 
 // All matches every subject of the project.
@@ -161,6 +208,9 @@ func (s Subjects) Sessions() string { return Prefix + "." + s.project + ".ses.>"
 
 // Session matches the documents of one session.
 func (s Subjects) Session(token string) string {
+	if s.Partitions > 1 {
+		return Prefix + "." + s.project + ".ses.*." + EncodeToken(token) + ".>"
+	}
 	return Prefix + "." + s.project + ".ses." + EncodeToken(token) + ".>"
 }
 
@@ -170,7 +220,7 @@ func (s Subjects) SessionDocument(token, name string) (string, error) {
 	if token == "" || name == "" {
 		return "", fmt.Errorf("%w: empty session token or name", ErrBadSubject)
 	}
-	subj := Prefix + "." + s.project + ".ses." + EncodeToken(token) + "." + EncodeToken(name)
+	subj := Prefix + "." + s.project + ".ses." + s.partToken(DocKey{Session: token, Path: name}) + EncodeToken(token) + "." + EncodeToken(name)
 	if len(subj) > MaxSubjectLen {
 		return "", fmt.Errorf("%w: %d bytes", ErrPathTooLong, len(subj))
 	}
@@ -185,7 +235,7 @@ func (s Subjects) ParseSessionDocument(subject string) (token, name string, err 
 	if !ok {
 		return "", "", fmt.Errorf("%w: %q", ErrBadSubject, subject)
 	}
-	tok, nm, ok := strings.Cut(rest, ".")
+	tok, nm, ok := strings.Cut(cutPartToken(rest), ".")
 	if !ok || strings.Contains(nm, ".") {
 		return "", "", fmt.Errorf("%w: %q is not <token>.<name>", ErrBadSubject, subject)
 	}
@@ -212,9 +262,14 @@ func (s Subjects) Folder(folder string) (string, error) {
 	if folder == "" {
 		return s.Documents(), nil
 	}
-	sub, err := s.Document(folder)
+	sub, err := NewSubjects(s.Project).Document(folder)
 	if err != nil {
 		return "", err
+	}
+	if s.Partitions > 1 {
+		// Below the family's token, any partition's.
+		head := Prefix + "." + s.project + ".doc."
+		sub = head + "*." + strings.TrimPrefix(sub, head)
 	}
 	return sub + ".>", nil
 }
@@ -229,6 +284,10 @@ func (s Subjects) Document(path string) (string, error) {
 	b.WriteByte('.')
 	b.WriteString(s.project)
 	b.WriteString(".doc")
+	if t := s.partToken(DocKey{Path: path}); t != "" {
+		b.WriteByte('.')
+		b.WriteString(t[:len(t)-1])
+	}
 	for seg := range strings.SplitSeq(path, "/") {
 		b.WriteByte('.')
 		b.WriteString(EncodeToken(seg))
@@ -246,6 +305,7 @@ func (s Subjects) ParseDocument(subject string) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("%w: %q", ErrBadSubject, subject)
 	}
+	rest = cutPartToken(rest)
 	var b strings.Builder
 	for i, tok := range strings.Split(rest, ".") {
 		seg, err := DecodeToken(tok)

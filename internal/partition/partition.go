@@ -26,6 +26,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -45,6 +46,21 @@ const QueueGroup = "guide"
 // project. It is outside the stream's subjects (events.Prefix), which would store requests.
 func Subject(project string, k int, op string) string {
 	return SubjectPrefix + "." + events.EncodeToken(project) + "." + strconv.Itoa(k) + "." + op
+}
+
+// SetSubject is the subject of the search endpoint of the replicas of exactly the
+// partitions ks of project: guidepart.<project>.set.<k>-<k>….search.
+func SetSubject(project string, ks []int) string {
+	return SubjectPrefix + "." + events.EncodeToken(project) + ".set." + setName(ks) + ".search"
+}
+
+// setName is a set of partitions as a subject token: "0-2-3".
+func setName(ks []int) string {
+	parts := make([]string, len(ks))
+	for i, k := range ks {
+		parts[i] = strconv.Itoa(k)
+	}
+	return strings.Join(parts, "-")
 }
 
 // SubjectPrefix begins the subjects of the partition services.
@@ -107,6 +123,12 @@ func (s *Service) Start() error {
 		return fmt.Errorf("partition service: %w", err)
 	}
 	s.svc = svc
+	// The set's own endpoint: a client whose answers overlap asks a cover of sets that do
+	// not (Client.cover), each of a replica of exactly that set.
+	if err := svc.AddEndpoint("search-set", s.async(s.search), micro.WithEndpointSubject(SetSubject(s.Project, s.Set.Served()))); err != nil {
+		_ = svc.Stop()
+		return fmt.Errorf("partition service: %w", err)
+	}
 	for _, k := range s.Set.Served() {
 		for op, h := range map[string]micro.HandlerFunc{"search": s.search, "bodies": s.bodies} {
 			if err := svc.AddEndpoint(op+"-"+strconv.Itoa(k), s.async(h), micro.WithEndpointSubject(Subject(s.Project, k, op))); err != nil {
@@ -259,6 +281,10 @@ type Client struct {
 	// again come from them, without asking the partitions. A body is named by its
 	// content's hash, so one kept is never stale.
 	bodies bodyCache
+
+	setsMu sync.Mutex // the live sets of partitions (liveSets), found at setsAt
+	sets   [][]int
+	setsAt time.Time
 }
 
 // conn is a connection, and the project whose partitions it asks.
@@ -330,6 +356,7 @@ func (c *Client) Call(ctx context.Context, req search.PartRequest) ([]search.Par
 	slices.SortStableFunc(answers, func(a, b *reply) int { return len(b.Parts) - len(a.Parts) })
 	var replies []search.PartReply
 	covered := map[int]bool{}
+	overlapped := false
 	for _, a := range answers {
 		switch a.Kind {
 		case "invalid":
@@ -341,7 +368,9 @@ func (c *Client) Call(ctx context.Context, req search.PartRequest) ([]search.Par
 			continue
 		}
 		if slices.ContainsFunc(a.Parts, func(k int) bool { return covered[k] }) {
-			continue // the same partitions again, or replicas whose sets overlap
+			// The same partitions again, or replicas whose sets overlap.
+			overlapped = overlapped || slices.ContainsFunc(a.Parts, func(k int) bool { return !covered[k] })
+			continue
 		}
 		for _, k := range a.Parts {
 			covered[k] = true
@@ -355,7 +384,160 @@ func (c *Client) Call(ctx context.Context, req search.PartRequest) ([]search.Par
 			missing = append(missing, k)
 		}
 	}
+	if len(missing) > 0 && overlapped {
+		// Replicas whose sets overlap answered, and no choice of their answers covers
+		// every partition once: ask a cover of live sets that do not overlap, if any.
+		if more, err := c.askCover(ctx, data); more != nil || err != nil {
+			return more, nil, err
+		}
+	}
 	return replies, missing, nil
+}
+
+// askCover asks one replica of each set of a cover of every partition by live sets that
+// do not overlap (cover), this replica's own set answered from Local; nil when there is
+// no such cover or one of its sets did not answer.
+func (c *Client) askCover(ctx context.Context, data []byte) ([]search.PartReply, error) {
+	cn := c.conn.Load()
+	if cn == nil {
+		return nil, nil
+	}
+	sets := c.liveSets(ctx, cn)
+	if c.Local != nil && c.serving.Load() {
+		sets = append(sets, c.Set.Served())
+	}
+	chosen := cover(c.Set.Count, sets)
+	if chosen == nil {
+		return nil, nil
+	}
+	answers := make([]*reply, len(chosen))
+	var wg sync.WaitGroup
+	for i, set := range chosen {
+		if c.Local != nil && c.serving.Load() && slices.Equal(set, c.Set.Served()) {
+			wg.Go(func() {
+				var req search.PartRequest
+				out := &reply{Parts: set}
+				if err := json.Unmarshal(data, &req); err != nil {
+					out.Error = err.Error()
+				} else if out.Reply, err = c.Local.Part(ctx, req); err != nil {
+					out.Error, out.Kind = err.Error(), errorKind(err)
+				}
+				answers[i] = out
+			})
+			continue
+		}
+		wg.Go(func() { answers[i] = c.askSubject(ctx, SetSubject(cn.project, set), set[0], data) })
+	}
+	wg.Wait()
+	var replies []search.PartReply
+	for i, a := range answers {
+		if a == nil || a.Error != "" && a.Kind == "" || !slices.Equal(a.Parts, chosen[i]) {
+			return nil, nil
+		}
+		switch a.Kind {
+		case "invalid":
+			return nil, fmt.Errorf("%w: %s", search.ErrInvalidRequest, a.Error)
+		case "too_broad":
+			return nil, fmt.Errorf("%w: %s", search.ErrTooBroad, a.Error)
+		}
+		a.Reply.Parts = a.Parts
+		replies = append(replies, a.Reply)
+	}
+	return replies, nil
+}
+
+// cover chooses, of sets of partitions (each sorted), some that hold every partition of
+// 0..p-1 exactly once; nil when none do. Sets are few (one a replica): a search that
+// covers the lowest partition not yet covered by each set holding it, in turn.
+func cover(p int, sets [][]int) [][]int {
+	sets = slices.Clone(sets)
+	slices.SortFunc(sets, func(a, b []int) int { // the largest first: the fewest requests
+		if len(a) != len(b) {
+			return len(b) - len(a)
+		}
+		return slices.Compare(a, b)
+	})
+	sets = slices.CompactFunc(sets, func(a, b []int) bool { return slices.Equal(a, b) })
+	taken := make([]bool, p)
+	var chosen [][]int
+	var try func() bool
+	try = func() bool {
+		k := slices.Index(taken, false)
+		if k < 0 {
+			return true
+		}
+		for _, set := range sets {
+			if !slices.Contains(set, k) || slices.ContainsFunc(set, func(j int) bool { return j >= p || taken[j] }) {
+				continue
+			}
+			for _, j := range set {
+				taken[j] = true
+			}
+			chosen = append(chosen, set)
+			if try() {
+				return true
+			}
+			chosen = chosen[:len(chosen)-1]
+			for _, j := range set {
+				taken[j] = false
+			}
+		}
+		return false
+	}
+	if p <= 0 || !try() {
+		return nil
+	}
+	return chosen
+}
+
+// setsFor is how long the live sets found are used before they are asked again.
+const setsFor = 5 * time.Second
+
+// liveSets returns the partition sets of the live replicas of the project, asked of every
+// partition service (micro's PING) and kept for setsFor.
+func (c *Client) liveSets(ctx context.Context, cn *conn) [][]int {
+	c.setsMu.Lock()
+	defer c.setsMu.Unlock()
+	if time.Since(c.setsAt) < setsFor {
+		return c.sets
+	}
+	subj, err := micro.ControlSubject(micro.PingVerb, "guide-partitions", "")
+	if err != nil {
+		return nil
+	}
+	inbox := cn.nc.NewRespInbox()
+	sub, err := cn.nc.SubscribeSync(inbox)
+	if err != nil {
+		return nil
+	}
+	defer func() { _ = sub.Unsubscribe() }()
+	if err := cn.nc.PublishRequest(subj, inbox, nil); err != nil {
+		return nil
+	}
+	// Every live replica answers at once: collect until a moment passes with none.
+	var sets [][]int
+	wait := cmpOr(c.Attempt, DefaultAttempt) / 4
+	for {
+		wctx, cancel := context.WithTimeout(ctx, wait)
+		m, err := sub.NextMsgWithContext(wctx)
+		cancel()
+		if err != nil {
+			break
+		}
+		wait = 50 * time.Millisecond
+		var ping struct {
+			Metadata map[string]string `json:"metadata"`
+		}
+		if json.Unmarshal(m.Data, &ping) != nil || ping.Metadata["project"] != cn.project ||
+			ping.Metadata["of"] != strconv.Itoa(c.Set.Count) {
+			continue
+		}
+		if ks, err := events.ParsePartitions(ping.Metadata["partitions"]); err == nil && len(ks) > 0 {
+			sets = append(sets, ks)
+		}
+	}
+	c.sets, c.setsAt = sets, time.Now()
+	return sets
 }
 
 // ask asks partition k, replica after replica, until one answers or ctx ends; nil when
@@ -365,7 +547,17 @@ func (c *Client) ask(ctx context.Context, k int, data []byte) *reply {
 	if cn == nil {
 		return nil
 	}
-	nc, subj := cn.nc, Subject(cn.project, k, "search")
+	return c.askSubject(ctx, Subject(cn.project, k, "search"), k, data)
+}
+
+// askSubject asks the search endpoint subj (of partition k, or of a set holding it),
+// replica after replica, as ask does.
+func (c *Client) askSubject(ctx context.Context, subj string, k int, data []byte) *reply {
+	cn := c.conn.Load()
+	if cn == nil {
+		return nil
+	}
+	nc := cn.nc
 	for try := 0; try < maxTries && ctx.Err() == nil; try++ {
 		actx, cancel := context.WithTimeout(ctx, cmpOr(c.Attempt, DefaultAttempt))
 		msg, err := nc.RequestWithContext(actx, subj, data)

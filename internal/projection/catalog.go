@@ -661,6 +661,11 @@ func (c *Catalog) fold(b events.Batch) *folded {
 		switch e.Op {
 		case events.OpUpsert:
 			ch := record(e)
+			if !c.keeps(ch.doc) {
+				// Another partition's document: its record, slim; its summary is
+				// derived from its body, fetched when asked for (Snapshot.Summary).
+				ch.sum = Summary{}
+			}
 			f.set(ch.doc.Key(), ch)
 		case events.OpDelete:
 			f.set(events.DocKey{Session: e.Session, Path: e.Path}, change{})
@@ -693,7 +698,10 @@ func record(e *events.Event) change {
 		Status: e.Status, Reason: e.Reason, Seq: e.Seq}
 	var body []byte
 	var sum Summary
-	if d.Status == events.StatusOK {
+	if d.Status == events.StatusOK && e.Slim {
+		// Read headers-only, another partition's: the record from what they describe.
+		d.Words, d.Title = e.Words, e.Title
+	} else if d.Status == events.StatusOK {
 		if events.HashContent(e.Content) != e.Hash {
 			d.Status, d.Reason = events.StatusUnreadable, "content does not match its hash"
 		} else {
@@ -1118,10 +1126,21 @@ func (s *Snapshot) begin() (*bolt.Tx, error) {
 	return s.tx, nil
 }
 
-// Summary reads d's outline and first paragraph from its record. Like Body, it is for one
+// Summary reads d's outline and first paragraph from its record, or for a document another
+// partition keeps, from its body (Body: it may be fetched). Like Body, it is for one
 // goroutine of the snapshot at a time. A record found damaged since the catalog was
 // opened has its summary derived again from the document's content.
 func (s *Snapshot) Summary(d *Document) (Summary, error) {
+	if d.Readable() && !s.c.keeps(d) {
+		// Another partition's document: its record is slim, its summary is its body's,
+		// fetched from a replica of that partition (Catalog.Read runs fn again with it).
+		body, err := s.Content(d)
+		if err != nil {
+			return Summary{}, err
+		}
+		_, _, sum := Describe(body)
+		return sum, nil
+	}
 	var sum Summary
 	err := Guard(func() error {
 		tx, err := s.begin()

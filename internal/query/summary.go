@@ -17,6 +17,9 @@ type SummaryResult struct {
 	FirstParagraph string               `json:"first_paragraph,omitempty"`
 	Words          int                  `json:"words"`
 	Size           int64                `json:"size"`
+	// Partial, when set, says the outline and first paragraph are missing: another
+	// partition keeps the document's body, and none of its replicas answered.
+	Partial *ContentPartial `json:"partial,omitempty"`
 }
 
 // notReady refuses a tool that needs an indexed, readable document.
@@ -46,6 +49,10 @@ func Summary(s *projection.Snapshot, c Contexts, pend Pending, raw string) (*Sum
 		return nil, notReady(ref, status, reason)
 	}
 	sum, err := s.Summary(d)
+	var away elsewhere
+	if away.add(err) {
+		err = nil
+	}
 	if err != nil {
 		return nil, Internal(ErrIO, err, "reading the summary of %s", ref)
 	}
@@ -54,6 +61,7 @@ func Summary(s *projection.Snapshot, c Contexts, pend Pending, raw string) (*Sum
 	if r.Outline == nil {
 		r.Outline = []projection.Heading{}
 	}
+	r.Partial = away.partial()
 	r.Origin = Scope{Contexts: c}.Annotate(k.Session, k.Path)
 	return r, nil
 }

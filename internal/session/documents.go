@@ -309,7 +309,7 @@ func (r *Registry) publishDelete(ctx context.Context, d *projection.Document) (u
 	}
 	r.notePublished(seq)
 	forget := func(ctx context.Context) {
-		subj, err := e.Subject()
+		subj, err := stream.EventSubject(e)
 		if err == nil {
 			err = stream.Forget(ctx, subj, seq)
 		}
