@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/guide/guide/internal/testkit"
-	"github.com/guide/guide/tools/stats"
 )
 
 // BenchmarkWindow times Window, the read of the events after a cursor that changes does,
@@ -24,30 +23,8 @@ func BenchmarkWindow(b *testing.B) {
 	h0 := testkit.Changed(b, ctx, s, docs, 1000) // in folders d000, d100, d200, d300, d400
 	h, err := s.Horizon(ctx)
 	testkit.NoErr(b, err, "horizon")
-	for _, w := range []struct {
-		name   string
-		folder string
-		after  uint64
-		limit  int
-	}{
-		{"recent", "", h0.Last, 50_000},
-		{"first", "", 0, 3001},
-		{"middle", "", h0.Last / 2, 3001},
-		{"folder-unchanged-recent", "d007", h0.Last, 50_000},
-		{"folder-first", "d007", 0, 3001},
-	} {
-		b.Run(w.name, func(b *testing.B) {
-			var ds []float64
-			cpu := testkit.CPUTime()
-			for b.Loop() {
-				t := time.Now()
-				_, _, _, err := s.Window(ctx, h, "bench", w.folder, w.after, w.limit)
-				ds = append(ds, float64(time.Since(t))/float64(time.Millisecond))
-				testkit.NoErr(b, err, "window")
-			}
-			b.ReportMetric(stats.Percentile(ds, 50), "p50-ms")
-			b.ReportMetric(stats.Percentile(ds, 95), "p95-ms")
-			b.ReportMetric(float64(testkit.CPUTime()-cpu)/float64(time.Millisecond)/float64(len(ds)), "cpu-ms/op")
-		})
-	}
+	testkit.BenchWindows(b, h0.Last, func(folder string, after uint64, limit int) error {
+		_, _, _, err := s.Window(ctx, h, "bench", folder, after, limit)
+		return err
+	})
 }

@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/guide/guide/internal/events"
-	"github.com/guide/guide/internal/projection"
 	"github.com/guide/guide/internal/query"
 	"github.com/guide/guide/internal/testkit"
 	"github.com/guide/guide/tools/stats"
@@ -33,7 +31,7 @@ func BenchmarkChanges(b *testing.B) {
 	s := testkit.Stream(b, testkit.NATS(b))
 	h := testkit.Changed(b, ctx, s, docs, changed)
 	cursor := query.Cursor(h.Last, h.ID)
-	log := followed(b, ctx, s)
+	log := testkit.FollowedCatalog(b, ctx, s, "bench")
 
 	for _, run := range []struct {
 		name string
@@ -64,26 +62,4 @@ func BenchmarkChanges(b *testing.B) {
 			b.ReportMetric(float64(testkit.CPUTime()-cpu)/float64(time.Millisecond)/float64(len(ds)), "cpu-ms/op")
 		})
 	}
-}
-
-// followed is a catalog that has applied everything s holds, and follows it until the
-// benchmark ends.
-func followed(b *testing.B, ctx context.Context, s *events.Stream) *projection.Catalog {
-	b.Helper()
-	c := &projection.Catalog{Dir: b.TempDir(), Logger: testkit.Logger()}
-	testkit.NoErr(b, c.Open(), "open the catalog")
-	r := &projection.Runner{Stream: s, Project: "bench", Projections: []projection.Projection{c}, Logger: testkit.Logger()}
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() { defer close(done); _ = r.Run(ctx) }()
-	b.Cleanup(func() { cancel(); <-done; _ = c.Close() })
-	select {
-	case <-r.CaughtUp():
-	case <-ctx.Done():
-		b.Fatal("the catalog did not catch up with the stream")
-	}
-	if _, _, ok := c.LogHorizon(); !ok {
-		b.Fatal("the catalog keeps no change log")
-	}
-	return c
 }

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/guide/guide/internal/events"
+	"github.com/guide/guide/internal/projection"
+	"github.com/guide/guide/tools/stats"
 )
 
 // EnvInt is the integer in the environment variable name, or def when it is unset.
@@ -70,4 +72,60 @@ func Changed(t testing.TB, ctx context.Context, s *events.Stream, docs, changed 
 	}
 	publish(some, "second", seqs)
 	return h
+}
+
+// BenchWindows times read over the windows of a stream filled by Changed whose last
+// sequence before the changes is last: a recent cursor, the first and middle windows of
+// 3,001 events, and a folder with no change and a folder from the start. Each window is a
+// sub-benchmark reporting the p50 and p95 of the reads and the process's CPU time per read.
+func BenchWindows(b *testing.B, last uint64, read func(folder string, after uint64, limit int) error) {
+	for _, w := range []struct {
+		name   string
+		folder string
+		after  uint64
+		limit  int
+	}{
+		{"recent", "", last, 50_000},
+		{"first", "", 0, 3001},
+		{"middle", "", last / 2, 3001},
+		{"folder-unchanged-recent", "d007", last, 50_000},
+		{"folder-first", "d007", 0, 3001},
+	} {
+		b.Run(w.name, func(b *testing.B) {
+			var ds []float64
+			cpu := CPUTime()
+			for b.Loop() {
+				t := time.Now()
+				err := read(w.folder, w.after, w.limit)
+				ds = append(ds, float64(time.Since(t))/float64(time.Millisecond))
+				NoErr(b, err, "window")
+			}
+			b.ReportMetric(stats.Percentile(ds, 50), "p50-ms")
+			b.ReportMetric(stats.Percentile(ds, 95), "p95-ms")
+			b.ReportMetric(float64(CPUTime()-cpu)/float64(time.Millisecond)/float64(len(ds)), "cpu-ms/op")
+		})
+	}
+}
+
+// FollowedCatalog opens a catalog in a temporary folder, has a runner fold the project's
+// stream into it until the test ends, and returns it once it has caught up, with its
+// change log.
+func FollowedCatalog(tb testing.TB, ctx context.Context, s *events.Stream, project string) *projection.Catalog {
+	tb.Helper()
+	c := &projection.Catalog{Dir: tb.TempDir(), Logger: Logger()}
+	NoErr(tb, c.Open(), "open the catalog")
+	r := &projection.Runner{Stream: s, Project: project, Projections: []projection.Projection{c}, Logger: Logger()}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); _ = r.Run(ctx) }()
+	tb.Cleanup(func() { cancel(); <-done; _ = c.Close() })
+	select {
+	case <-r.CaughtUp():
+	case <-ctx.Done():
+		tb.Fatal("the catalog did not catch up with the stream")
+	}
+	if _, _, ok := c.LogHorizon(); !ok {
+		tb.Fatal("the catalog keeps no change log")
+	}
+	return c
 }
