@@ -2,7 +2,6 @@ package events
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -85,13 +84,29 @@ func (s *Stream) followSlim(ctx context.Context, project string, after uint64, b
 // needsWhole reports whether the follower needs e's whole message, having read its
 // headers only (Stream.NeedsContent).
 func (s *Stream) needsWhole(e *Event) bool {
-	switch e.Op {
+	return s.wholeNeeded(e.Op, e.Status, e.Described, func() (DocKey, bool) {
+		return DocKey{Session: e.Session, Path: e.Path}, true
+	})
+}
+
+// wholeNeeded is the decision of needsWhole, from an event's op, status, whether its
+// record travels in headers, and its document (key, asked only when it decides).
+func (s *Stream) wholeNeeded(op Op, st Status, described bool, key func() (DocKey, bool)) bool {
+	switch op {
 	case OpDelete:
 		return false
 	case OpUpsert:
-		return e.Status == StatusOK && (!e.Described || s.Folds.Holds(DocKey{Session: e.Session, Path: e.Path}))
+	default:
+		return true // scan and configuration events carry their facts in their bodies
 	}
-	return true // scan and configuration events carry their facts in their bodies
+	if st != StatusOK {
+		return false
+	}
+	if !described {
+		return true
+	}
+	k, ok := key()
+	return !ok || s.Folds.Holds(k)
 }
 
 // wholeSize is what a message read headers-only counts against a batch's bytes: its size
@@ -107,31 +122,20 @@ func (s *Stream) wholeSize(m jetstream.Msg) int {
 // needsWholeMsg is needsWhole of a message read headers-only, before it is decoded.
 func (s *Stream) needsWholeMsg(m jetstream.Msg) bool {
 	h := m.Headers()
-	switch Op(h.Get(HdrOp)) {
-	case OpDelete:
-		return false
-	case OpUpsert:
-	default:
-		return true
-	}
-	if Status(h.Get(HdrStatus)) != StatusOK {
-		return false
-	}
-	if h.Get(HdrWords) == "" {
-		return true
-	}
-	project, err := ProjectOf(m.Subject())
-	if err != nil {
-		return true
-	}
-	subj := NewSubjects(project)
-	var k DocKey
-	if k.Path, err = subj.ParseDocument(m.Subject()); err != nil {
-		if k.Session, k.Path, err = subj.ParseSessionDocument(m.Subject()); err != nil {
-			return true
+	return s.wholeNeeded(Op(h.Get(HdrOp)), Status(h.Get(HdrStatus)), h.Get(HdrWords) != "", func() (DocKey, bool) {
+		project, err := ProjectOf(m.Subject())
+		if err != nil {
+			return DocKey{}, false
 		}
-	}
-	return s.Folds.Holds(k)
+		subj := NewSubjects(project)
+		var k DocKey
+		if k.Path, err = subj.ParseDocument(m.Subject()); err != nil {
+			if k.Session, k.Path, err = subj.ParseSessionDocument(m.Subject()); err != nil {
+				return DocKey{}, false
+			}
+		}
+		return k, true
+	})
 }
 
 // fill decodes again, from their whole messages, the events of b read headers-only whose
@@ -353,38 +357,9 @@ func (s *Stream) eventSubject(e *Event) (string, error) {
 // multiLast is one batch request: the last message of each of subjects up to sequence
 // upTo, added to out by sequence. It reports whether the server answered it whole.
 func (s *Stream) multiLast(ctx context.Context, subjects []string, upTo uint64, out map[uint64]wholeMsg) bool {
-	req, err := json.Marshal(map[string]any{"multi_last": subjects, "up_to_seq": upTo, "batch": len(subjects)})
-	if err != nil {
-		return false
-	}
-	nc := s.Conn
-	inbox := nc.NewRespInbox()
-	sub, err := nc.SubscribeSync(inbox)
-	if err != nil {
-		return false
-	}
-	defer func() { _ = sub.Unsubscribe() }()
-	_ = sub.SetPendingLimits(-1, -1)
-	if err := nc.PublishRequest("$JS.API.DIRECT.GET."+s.Name, inbox, req); err != nil {
-		return false
-	}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	for {
-		m, err := sub.NextMsgWithContext(ctx)
-		if err != nil {
-			return false
-		}
-		if st := m.Header.Get("Status"); st != "" {
-			return st == "204" // the end of the batch; anything else: not answered whole
-		}
-		if len(m.Data) == 0 && m.Header.Get(jetstream.SequenceHeader) == "" {
-			return false // a status without the header nats.go names (an older server)
-		}
-		seq, err := strconv.ParseUint(m.Header.Get(jetstream.SequenceHeader), 10, 64)
-		if err != nil {
-			return false
-		}
+	req := map[string]any{"multi_last": subjects, "up_to_seq": upTo, "batch": len(subjects)}
+	return s.directRaw(ctx, req, func(m *nats.Msg, seq uint64, _ time.Time) bool {
 		out[seq] = wholeMsg{Subject: m.Header.Get(jetstream.SubjectHeader), Header: m.Header, Data: m.Data}
-	}
+		return true
+	}) == nil
 }
