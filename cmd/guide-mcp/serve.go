@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"sync"
 	"time"
@@ -147,21 +148,57 @@ func wait(fatal, served <-chan error) error {
 
 // The projections apply at least releaseEvery events before their garbage is handed back
 // to the system once they are idle again, and at most once every releaseGap: under a
-// steady churn, every second's batch would otherwise pay for a full collection.
+// steady churn, every second's batch would otherwise pay for a full collection. A
+// catch-up of releaseLarge events or more is handed back as soon as it is done, whenever
+// the release before it was.
 const (
 	releaseEvery = 1000
+	releaseLarge = 10000
 	releaseGap   = 30 * time.Second
+	// releaseAgain is how long after a release the memory is handed back once more: the
+	// stream's file store keeps the blocks written in the last ten seconds cached (4 MB
+	// each, a hundred megabytes after a cold index of 100k documents; nats-server's
+	// defaultCacheBufferExpiration, which a stream made through the API cannot change),
+	// and hands them to a pool that two collections empty.
+	releaseAgain = 11 * time.Second
+	releaseTick  = 250 * time.Millisecond
 )
 
+// releasePolicy decides when the memory of a catch-up is handed back.
+type releasePolicy struct {
+	released uint64    // events applied at the last release
+	at       time.Time // of the last release
+	again    time.Time // when to release once more; zero for none
+}
+
+// due says whether to release now, given the events applied so far and whether every
+// projection has applied all it was sent.
+func (p *releasePolicy) due(now time.Time, applied uint64, idle bool) bool {
+	if !idle {
+		return false
+	}
+	more := applied - p.released
+	switch {
+	case more >= releaseLarge,
+		more >= releaseEvery && now.Sub(p.at) >= releaseGap:
+		p.released, p.at, p.again = applied, now, now.Add(releaseAgain)
+		return true
+	case !p.again.IsZero() && !now.Before(p.again):
+		p.released, p.again = applied, time.Time{}
+		return true
+	}
+	return false
+}
+
 // releaseAfterCatchUp hands the memory a catch-up used back to the system once every
-// projection has applied everything it was sent. A cold index of 100k documents leaves
-// hundreds of megabytes the runtime would otherwise keep for a long time; what stays
-// resident is what following the stream needs.
+// projection has applied everything it was sent, and once more when the stream's block
+// caches have expired. A cold index of 100k documents leaves hundreds of megabytes the
+// runtime would otherwise keep for a long time; what stays resident is what following the
+// stream needs.
 func releaseAfterCatchUp(ctx context.Context, r *projection.Runner) {
-	t := time.NewTicker(time.Second)
+	t := time.NewTicker(releaseTick)
 	defer t.Stop()
-	var released uint64
-	var at time.Time
+	var p releasePolicy
 	for {
 		select {
 		case <-ctx.Done():
@@ -169,22 +206,22 @@ func releaseAfterCatchUp(ctx context.Context, r *projection.Runner) {
 		case <-t.C:
 		}
 		applied := r.Applied()
-		if applied < released+releaseEvery || time.Since(at) < releaseGap {
+		idle := true
+		for _, pr := range r.Projections {
+			pending, _ := r.Lag(pr)
+			idle = idle && pending == 0 && pr.Checkpoint() == applied
+		}
+		if !p.due(time.Now(), applied, idle) {
 			continue
 		}
-		idle := true
-		for _, p := range r.Projections {
-			pending, _ := r.Lag(p)
-			idle = idle && pending == 0 && p.Checkpoint() == applied
-		}
-		if idle {
-			debug.FreeOSMemory()
-			for _, p := range r.Projections {
-				if m, ok := p.(interface{ Release() }); ok {
-					m.Release() // pages of mapped files
-				}
+		// A pool's buffers outlive one collection (sync.Pool keeps a victim cache): the
+		// first empties the pools into their victims, FreeOSMemory's drops them.
+		runtime.GC()
+		debug.FreeOSMemory()
+		for _, pr := range r.Projections {
+			if m, ok := pr.(interface{ Release() }); ok {
+				m.Release() // pages of mapped files
 			}
-			released, at = applied, time.Now()
 		}
 	}
 }
