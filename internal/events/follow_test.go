@@ -94,3 +94,21 @@ func TestFollowKeepsBatchesWithinTheirBytes(t *testing.T) {
 		t.Errorf("%d batch(es) for %d bytes of content: the budget cut none", batches, n*3000)
 	}
 }
+
+// TestFollowHoldsFewMessagesAheadOfTheBatch: between the client's pull buffer (two batches'
+// events) and the batch being cut, a delivery holds a few dozen messages, not as many
+// again as the pull buffer: for a projection that lags, that was another two batches'
+// content in memory.
+func TestFollowHoldsFewMessagesAheadOfTheBatch(t *testing.T) {
+	b := testkit.NATS(t)
+	s := testkit.Stream(t, b)
+	ctx := testkit.Context(t)
+	testkit.PublishDocs(t, s, "p", "d%d.md", "doc %d", 5)
+	for _, maxBatch := range []int{10, 1000} {
+		n, err := events.DeliveryAhead(ctx, s, "p", maxBatch)
+		testkit.NoErr(t, err, "delivery")
+		if n > 64 || n > 2*maxBatch {
+			t.Errorf("batches of %d events: %d messages held ahead of the batch, want at most min(64, %d)", maxBatch, n, 2*maxBatch)
+		}
+	}
+}
