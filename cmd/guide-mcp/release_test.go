@@ -5,28 +5,38 @@ import (
 	"time"
 )
 
-// A large catch-up is handed back as soon as every projection is idle, even right after an
-// earlier release, and once more when the stream's block caches have expired; a small one
-// waits for releaseGap; nothing is released while a projection is still applying.
+// A large catch-up is handed back as soon as every projection has been idle for
+// releaseSettle, even right after an earlier release, and once more when the stream's
+// block caches have expired; a small one waits for releaseGap; nothing is released while a
+// projection is still applying, nor the moment they are all idle.
 func TestReleasePolicy(t *testing.T) {
-	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var p releasePolicy
-	if p.due(t0, 500, true) {
+	// settled reports whether a release is due once the projections, busy until now, have
+	// been idle for releaseSettle, with applied events applied.
+	settled := func(applied uint64) bool {
+		if p.due(now, applied, false) {
+			t.Fatal("released while a projection was applying")
+		}
+		if p.due(now, applied, true) {
+			t.Fatal("released the moment the projections were idle, before releaseSettle")
+		}
+		now = now.Add(releaseSettle)
+		return p.due(now, applied, true)
+	}
+	if settled(500) {
 		t.Fatal("released after fewer than releaseEvery events")
 	}
-	if !p.due(t0, 2000, true) {
+	if !settled(2000) {
 		t.Fatal("first catch-up of releaseEvery events not released")
 	}
-	// A cold index goes on: the projections were idle for a moment, then apply 100k more.
-	now := t0.Add(5 * time.Second)
-	if p.due(now, 50000, false) {
-		t.Fatal("released while a projection was applying")
-	}
-	if p.due(now, 2500, true) {
+	// A cold index goes on: the projections were idle for a moment, then apply many more.
+	now = now.Add(5 * time.Second)
+	if settled(3500) {
 		t.Fatal("a small catch-up released within releaseGap of the last")
 	}
-	now = t0.Add(20 * time.Second)
-	if !p.due(now, 102000, true) {
+	now = now.Add(10 * time.Second)
+	if !settled(102000) {
 		t.Fatal("a large catch-up not released at once because of the release before it")
 	}
 	if p.due(now.Add(releaseAgain-time.Second), 102000, true) {
@@ -38,8 +48,8 @@ func TestReleasePolicy(t *testing.T) {
 	if p.due(now.Add(2*releaseAgain), 102000, true) {
 		t.Fatal("released a third time with nothing applied")
 	}
-	// A small catch-up after releaseGap is released.
-	if !p.due(now.Add(releaseGap+time.Second), 103500, true) {
+	now = now.Add(releaseGap)
+	if !settled(103500) {
 		t.Fatal("a catch-up of releaseEvery events not released after releaseGap")
 	}
 }

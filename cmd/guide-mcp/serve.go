@@ -161,20 +161,32 @@ const (
 	// defaultCacheBufferExpiration, which a stream made through the API cannot change),
 	// and hands them to a pool that two collections empty.
 	releaseAgain = 11 * time.Second
-	releaseTick  = 250 * time.Millisecond
+	// releaseSettle is how long every projection must have been idle: during a cold index
+	// they catch up with the indexer now and then for a moment, and a release then costs a
+	// full collection and the faults of growing the heap back.
+	releaseSettle = 500 * time.Millisecond
+	releaseTick   = 250 * time.Millisecond
 )
 
 // releasePolicy decides when the memory of a catch-up is handed back.
 type releasePolicy struct {
-	released uint64    // events applied at the last release
-	at       time.Time // of the last release
-	again    time.Time // when to release once more; zero for none
+	released  uint64    // events applied at the last release
+	at        time.Time // of the last release
+	again     time.Time // when to release once more; zero for none
+	idleSince time.Time // since when every projection has been idle; zero while one is not
 }
 
 // due says whether to release now, given the events applied so far and whether every
 // projection has applied all it was sent.
 func (p *releasePolicy) due(now time.Time, applied uint64, idle bool) bool {
 	if !idle {
+		p.idleSince = time.Time{}
+		return false
+	}
+	if p.idleSince.IsZero() {
+		p.idleSince = now
+	}
+	if now.Sub(p.idleSince) < releaseSettle {
 		return false
 	}
 	more := applied - p.released
