@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	bdoc "github.com/blevesearch/bleve/v2/document"
 	"github.com/blevesearch/bleve/v2/mapping"
@@ -191,5 +192,18 @@ func TestLengthsAsAnalyzed(t *testing.T) {
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("%q: analyzed %v, counted %v", content, got, want)
 		}
+	}
+}
+
+// TestDocumentContentIsTheEvents: a document's content is its event's bytes, not a copy.
+func TestDocumentContentIsTheEvents(t *testing.T) {
+	e := &events.Event{Op: events.OpUpsert, Path: "docs/a.md", Content: []byte("# A\n\nSome text."), Status: events.StatusOK}
+	e.Hash = events.HashContent(e.Content)
+	d := newDocument(e)
+	if d.Content != string(e.Content) {
+		t.Fatalf("content %q, want %q", d.Content, e.Content)
+	}
+	if unsafe.StringData(d.Content) != unsafe.SliceData(e.Content) {
+		t.Error("the document's content is a copy of the event's")
 	}
 }
