@@ -116,6 +116,46 @@ func (t *Root) Open(rel string) (*os.File, error) {
 	return t.r.Open(n)
 }
 
+// Reader opens files as Root.Open does, remembering the folder of the last one it
+// checked: the files of one folder, opened one after another (a walk's order), have their
+// folders checked once (each a real folder, not a link or a file), where Root.Open checks
+// every folder of every path, each resolved from the root again. Every open still goes
+// through the root, which nothing escapes. A Reader is not safe for concurrent use: one
+// per goroutine.
+type Reader struct {
+	t   *Root
+	dir string // slash path of the folder last checked; "" for none
+}
+
+// Reader returns a Reader of the tree.
+func (t *Root) Reader() *Reader { return &Reader{t: t} }
+
+// Open opens rel for reading, as Root.Open does.
+func (rd *Reader) Open(rel string) (*os.File, error) {
+	i := strings.LastIndexByte(rel, '/')
+	if i <= 0 || rel[:i] != rd.dir {
+		rd.dir = ""
+		n, err := rd.t.name(rel)
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			rd.dir = rel[:i]
+		}
+		return rd.t.r.Open(n)
+	}
+	if !filepath.IsLocal(rel) || path.Clean(rel) != rel {
+		return nil, &NotInTree{Path: rel, Reason: "not a clean relative path"}
+	}
+	f, err := rd.t.r.Open(filepath.FromSlash(rel))
+	if err != nil {
+		// The folder may have changed since it was checked: check it again.
+		rd.dir = ""
+		return rd.t.Open(rel)
+	}
+	return f, nil
+}
+
 // ReadFile reads rel whole; a symbolic link is followed only within the root.
 func (t *Root) ReadFile(rel string) ([]byte, error) {
 	n, err := t.name(rel)

@@ -2,6 +2,7 @@ package contentroot_test
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -77,4 +78,63 @@ func TestRoot(t *testing.T) {
 		}), "walk")
 		testkit.Equal(t, seen, []string{"v2/a.md"}, "regular files walked")
 	})
+}
+
+// TestReader: a Reader opens what Root.Open opens and refuses what it refuses, checking a
+// folder once for the files of it opened one after another, and again when the files of
+// another folder came between (by then the folder may have become a link).
+func TestReader(t *testing.T) {
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	out := t.TempDir()
+	testkit.WriteFile(t, out, "secret.md", "outside")
+	testkit.WriteFile(t, dir, "top.md", "top")
+	testkit.WriteFile(t, dir, "v2/a.md", "a")
+	testkit.WriteFile(t, dir, "v2/b.md", "b")
+	testkit.WriteFile(t, dir, "w/x/c.md", "c")
+	for link, to := range map[string]string{
+		"cur": out, "in": "v2", "v2/up.md": "../top.md", "v2/out.md": filepath.Join(out, "secret.md"),
+	} {
+		testkit.NoErr(t, os.Symlink(to, filepath.Join(dir, link)), "symlink "+link)
+	}
+	r, err := contentroot.Open(dir)
+	testkit.NoErr(t, err, "open")
+	defer r.Close()
+	rd := r.Reader()
+	read := func(p string) (string, error) {
+		f, err := rd.Open(p)
+		if err != nil {
+			return "", err
+		}
+		defer f.Close()
+		b, err := io.ReadAll(f)
+		return string(b), err
+	}
+	for p, want := range map[string]string{"top.md": "top", "v2/a.md": "a", "v2/b.md": "b", "v2/up.md": "top", "w/x/c.md": "c"} {
+		got, err := read(p)
+		testkit.NoErr(t, err, "read "+p)
+		testkit.Equal(t, got, want, "content of "+p)
+	}
+	// After a file of each folder, so that a folder's check is remembered.
+	for _, p := range []string{"v2/a.md", "v2/out.md", "v2/a.md", "v2/../v2/a.md", "v2/./a.md", "v2/../../x",
+		"cur/secret.md", "in/a.md", "../x", "/etc/passwd", "v2/a.md/x"} {
+		if _, err := read(p); err == nil && p != "v2/a.md" {
+			t.Errorf("Reader.Open(%q) read through", p)
+		}
+	}
+	got, err := read("v2/a.md")
+	testkit.NoErr(t, err, "read v2/a.md")
+	testkit.Equal(t, got, "a", "content of v2/a.md")
+	// The folder becomes a link to another folder of the root while another is read.
+	_, err = read("w/x/c.md")
+	testkit.NoErr(t, err, "read w/x/c.md")
+	testkit.NoErr(t, os.Rename(filepath.Join(dir, "v2"), filepath.Join(dir, "v3")), "rename")
+	testkit.NoErr(t, os.Symlink("v3", filepath.Join(dir, "v2")), "symlink v2")
+	if _, err := read("v2/b.md"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Reader.Open(v2/b.md) through a folder now a link = %v; want not found", err)
+	}
+	// A file gone from the folder last checked, and back.
+	testkit.NoErr(t, os.Remove(filepath.Join(dir, "w/x/c.md")), "remove")
+	if _, err := read("w/x/c.md"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Reader.Open of a removed file = %v; want not found", err)
+	}
 }

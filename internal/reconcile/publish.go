@@ -177,8 +177,9 @@ func (x *Indexer) readAll(ctx context.Context, files []file) <-chan *events.Even
 	var wg sync.WaitGroup
 	for range max(2, runtime.NumCPU()) {
 		wg.Go(func() {
+			rd := x.tree.Reader() // the files come in the walk's order, folder by folder
 			for i := range work {
-				results <- x.read(files[i], prev[i])
+				results <- x.read(rd, files[i], prev[i])
 			}
 		})
 	}

@@ -8,13 +8,14 @@ import (
 	"io/fs"
 	"unicode/utf8"
 
+	"github.com/guide/guide/internal/contentroot"
 	"github.com/guide/guide/internal/events"
 )
 
 // read builds the upsert event of a file: its content when it is text within the size
 // limit, else its metadata and a status that says why not; or a delete event when the
-// file is no longer there to read.
-func (x *Indexer) read(f file, prevSeq uint64) *events.Event {
+// file is no longer there to read. rd opens it (one Reader per goroutine).
+func (x *Indexer) read(rd *contentroot.Reader, f file, prevSeq uint64) *events.Event {
 	e := &events.Event{Op: events.OpUpsert, Project: x.Project, Path: f.rel, Size: f.size,
 		Mtime: f.mt, Inode: f.inode, Status: f.status, Reason: f.reason, PrevSeq: prevSeq}
 	if f.status != "" {
@@ -26,7 +27,7 @@ func (x *Indexer) read(f file, prevSeq uint64) *events.Event {
 		e.Hash = fmt.Sprintf("size:%d", f.size)
 		return e
 	}
-	fh, err := x.tree.Open(f.target)
+	fh, err := rd.Open(f.target)
 	if errors.Is(err, fs.ErrNotExist) {
 		// Gone since it was listed, or its folder is now a link: whatever was known at
 		// this path is deleted, never read from elsewhere.
