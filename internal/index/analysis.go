@@ -160,8 +160,12 @@ func (camelParts) Filter(in analysis.TokenStream) analysis.TokenStream {
 }
 
 // camelSplit splits an ASCII word at its case changes and at its digits, or returns nil.
-func camelSplit(w []byte) [][]byte {
-	var parts [][]byte
+func camelSplit(w []byte) [][]byte { return appendCamelParts(nil, w) }
+
+// appendCamelParts appends to parts the parts camelSplit splits w into, and returns parts
+// as it was when camelSplit returns nil.
+func appendCamelParts(parts [][]byte, w []byte) [][]byte {
+	none := parts
 	start := 0
 	class := func(c byte) int {
 		switch {
@@ -177,7 +181,7 @@ func camelSplit(w []byte) [][]byte {
 	for i := 1; i < len(w); i++ {
 		a, b := class(w[i-1]), class(w[i])
 		if a == 0 || b == 0 {
-			return nil
+			return none
 		}
 		split := a == 1 && b == 2 || a != 3 && b == 3 || a == 3 && b != 3 ||
 			a == 2 && b == 2 && i+1 < len(w) && class(w[i+1]) == 1
@@ -186,8 +190,8 @@ func camelSplit(w []byte) [][]byte {
 			start = i
 		}
 	}
-	if len(parts) == 0 {
-		return nil
+	if len(parts) == len(none) {
+		return none
 	}
 	return append(parts, w[start:])
 }

@@ -1,12 +1,11 @@
 package index
 
 import (
-	"bytes"
 	"slices"
 	"sync"
+	"unicode/utf8"
 	"unsafe"
 
-	bleveanalysis "github.com/blevesearch/bleve/v2/analysis"
 	bdoc "github.com/blevesearch/bleve/v2/document"
 	bindex "github.com/blevesearch/bleve_index_api"
 	porterstemmer "github.com/blevesearch/go-porterstemmer"
@@ -110,6 +109,9 @@ type scratch struct {
 	index  map[string]uint32
 	tokens []token
 	fold   []byte
+	runes  []rune   // a folded word's runes, stemmed in place
+	stem   []byte   // the stem's bytes
+	parts  [][]byte // a word's camel-case parts
 }
 
 type token struct{ term, pos uint32 }
@@ -131,7 +133,8 @@ func (f *wordField) Analyze() {
 	a := analyses.Get().(*scratch)
 	defer func() {
 		clear(a.index)
-		a.tokens = a.tokens[:0]
+		clear(a.parts) // slices of the field's text: kept, they would keep it
+		a.tokens, a.parts = a.tokens[:0], a.parts[:0]
 		if cap(a.tokens) > 1<<20 { // one huge field keeps no huge scratch
 			a.tokens = nil
 		}
@@ -143,7 +146,19 @@ func (f *wordField) Analyze() {
 		a.fold = text.AppendFold(a.fold[:0], t)
 		t = a.fold
 		if f.parts {
-			t = bleveanalysis.BuildTermFromRunes(porterstemmer.StemWithoutLowerCasing(bytes.Runes(t)))
+			// As bleveanalysis.BuildTermFromRunes(porterstemmer.StemWithoutLowerCasing(
+			// bytes.Runes(t))) does, in the scratch's buffers rather than two new ones a word.
+			a.runes = a.runes[:0]
+			for i := 0; i < len(t); {
+				r, n := utf8.DecodeRune(t[i:])
+				a.runes = append(a.runes, r)
+				i += n
+			}
+			a.stem = a.stem[:0]
+			for _, r := range porterstemmer.StemWithoutLowerCasing(a.runes) {
+				a.stem = utf8.AppendRune(a.stem, r)
+			}
+			t = a.stem
 		}
 		i, ok := a.index[string(t)]
 		if !ok {
@@ -165,8 +180,8 @@ func (f *wordField) Analyze() {
 		w := b[s.Start:s.End]
 		add(w, words)
 		if f.parts {
-			if parts := camelSplit(w); len(parts) >= 2 {
-				for _, p := range parts {
+			if a.parts = appendCamelParts(a.parts[:0], w); len(a.parts) >= 2 {
+				for _, p := range a.parts {
 					add(p, words)
 				}
 			}

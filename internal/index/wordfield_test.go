@@ -135,6 +135,26 @@ func TestWordFieldIsCompact(t *testing.T) {
 	}
 }
 
+// TestWordFieldStemsInPlace: the parts analyzer's stemming and camel-case split allocate
+// nothing a word: the allocations of a field's analysis do not grow with its words.
+func TestWordFieldStemsInPlace(t *testing.T) {
+	m := testMapping(t)
+	allocs := func(words int) float64 {
+		var b strings.Builder
+		for i := range words {
+			fmt.Fprintf(&b, "running generously%d ", i%7)
+		}
+		text := []byte(b.String())
+		return testing.AllocsPerRun(20, func() {
+			asWordField(bdoc.NewTextFieldCustom(schema.Title, nil, text, bindex.IndexField|bindex.IncludeTermVectors, m.AnalyzerNamed(schema.AnalyzerParts))).Analyze()
+		})
+	}
+	few, many := allocs(100), allocs(2000)
+	if many > few+40 {
+		t.Errorf("analysis of 100 words: %.0f allocations; of 2000: %.0f", few, many)
+	}
+}
+
 // TestNoFieldIsInAll: the mapping puts no field in Bleve's _all, so that mapDocument can
 // leave its composite out: composed from Bleve's analysis of a document with every field
 // filled, it holds nothing.
