@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/metrics"
 	"runtime/pprof"
 	"sync"
 	"sync/atomic"
@@ -169,6 +170,8 @@ func coldInProcess(ctx context.Context, c *report.Corpus, data, cpuprofile strin
 			return r, err
 		}
 		defer pprof.StopCPUProfile()
+		stopPeak := peakHeapProfiles(cpuprofile + ".peak")
+		defer stopPeak()
 	}
 	ctx, cancel := context.WithTimeout(ctx, 15*time.Minute)
 	defer cancel()
@@ -235,6 +238,36 @@ func coldInProcess(ctx context.Context, c *report.Corpus, data, cpuprofile strin
 		}
 	}
 	return r, nil
+}
+
+// peakHeapProfiles writes a heap profile to path each time the Go heap's objects reach
+// a new high (by a tenth at least), until stop is called: the last one written is the
+// heap near the peak of the run, beside the one written once every projection caught up.
+func peakHeapProfiles(path string) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		var high uint64
+		t := time.NewTicker(50 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+			metrics.Read(sample)
+			if v := sample[0].Value.Uint64(); v > high+high/10 {
+				high = v
+				if f, err := os.Create(path); err == nil {
+					_ = pprof.Lookup("heap").WriteTo(f, 0)
+					_ = f.Close()
+				}
+			}
+		}
+	})
+	return func() { close(done); wg.Wait() }
 }
 
 // walkRegular calls fn for every regular file below root, leaving VCS folders out as the

@@ -68,7 +68,7 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.BoolVar(&c.InProcess, "inprocess", true, "also time the cold index with the pieces in this process")
 	fs.StringVar(&c.ZoektSrc, "zoekt-src", "", "a checkout of sourcegraph/zoekt, built into --dir as a baseline of the cold scenario (default $ZOEKT_SRC, else DIR/zoekt; absent: the table says so)")
 	fs.StringVar(&c.ZoektCommit, "zoekt-commit", "", "the commit of --zoekt-src, when it is not a git repository")
-	fs.StringVar(&c.CPUProfile, "cpuprofile", "", "write a CPU profile of the in-process cold index of the largest generated corpus")
+	fs.StringVar(&c.CPUProfile, "cpuprofile", "", "write a CPU profile of the in-process cold index of the largest generated corpus, with heap profiles beside it: at the peak (.peak) and once caught up (.heap)")
 	scenarios := fs.String("scenarios", strings.Join(bench.AllScenarios, ","), "scenarios to run, comma-separated: "+strings.Join(bench.AllScenarios, ", ")+", or all; opt-in, only when named: "+strings.Join(bench.OptInScenarios, ", "))
 	quick := fs.Bool("quick", false, "a quick run (a few minutes): 1k corpus for cold/latency/restart, 10k for search/content/web/once/clients, 1k for fresh/churn, fewer calls, 10 s of churn; explicit flags still win; writes no file unless --out is given")
 	fs.IntVar(&c.SearchDocs, "search-docs", 100_000, "generated corpus of the search, content, web, once and clients scenarios, in documents")
