@@ -90,6 +90,26 @@ func CountWords(s string) int {
 	return n
 }
 
+// The classes of ASCII bytes for ReaderWords: a letter or digit, a character that may
+// join two words into one, anything else.
+const (
+	readerOther = iota
+	readerWord
+	readerJoin
+)
+
+var readerClass = func() (t [utf8.RuneSelf]uint8) {
+	for c := range utf8.RuneSelf {
+		switch {
+		case 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9':
+			t[c] = readerWord
+		case c == '\'' || c == '-':
+			t[c] = readerJoin
+		}
+	}
+	return t
+}()
+
 // ReaderWords counts the words of b as a reader would, for the length a listing shows:
 // runs of letters and digits (with inner apostrophes and hyphens, so that "don't" and
 // "well-known" are one word each), and each Han, Hiragana or Katakana character as a word
@@ -99,22 +119,30 @@ func ReaderWords(b []byte) int {
 	n := 0
 	in := false
 	for len(b) > 0 {
-		// ASCII, most of most documents, without the Unicode table look-ups below: the
-		// same rules, and a third of the cost of applying a batch.
-		if c := b[0]; c < utf8.RuneSelf {
-			b = b[1:]
-			switch {
-			case 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9':
-				if !in {
-					n++
-					in = true
-				}
-			case in && (c == '\'' || c == '-') && len(b) > 0:
-				next, _ := utf8.DecodeRune(b)
-				in = unicode.IsLetter(next) || unicode.IsDigit(next)
-			default:
-				in = false
+		// ASCII, most of most documents, a run at a time through a table, without the
+		// Unicode table look-ups below: the same rules.
+		if b[0] < utf8.RuneSelf {
+			var w uint8 // in, as 0 or 1
+			if in {
+				w = 1
 			}
+			i := 0
+			for ; i < len(b) && b[i] < utf8.RuneSelf; i++ {
+				c := readerClass[b[i]]
+				if c == readerJoin {
+					// Keep "don't" and "well-known" one word when a letter follows.
+					c = readerOther
+					if w == 1 && i+1 < len(b) {
+						if next, _ := utf8.DecodeRune(b[i+1:]); unicode.IsLetter(next) || unicode.IsDigit(next) {
+							continue // still in the word
+						}
+					}
+				}
+				n += int(c &^ w) // a word starts
+				w = c
+			}
+			in = w == 1
+			b = b[i:]
 			continue
 		}
 		r, size := utf8.DecodeRune(b)
