@@ -1,6 +1,7 @@
 package projection
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -84,8 +85,15 @@ type Catalog struct {
 	// Partition, when set, names the partition that keeps a document's body, for the
 	// answers that say which is missing (ElsewhereError).
 	Partition func(events.DocKey) int
+	// ReleaseEvery is how much the catalog file grows between two releases of its pages
+	// mapped into the process while batches are applied (Release): a cold index of 100k
+	// documents otherwise leaves the whole file resident, 120 MB, until it is caught up.
+	// Zero is DefaultReleaseEvery; negative releases nothing while applying.
+	ReleaseEvery int64
 
 	db *bolt.DB
+	// releasedAt is the file's size at its last release while applying; under applying.
+	releasedAt int64
 
 	// Lock order: applying, mu, then a bbolt transaction.
 	// applying is held while a batch is written and installed, and while the body file
@@ -247,7 +255,14 @@ func (c *Catalog) openFile(file string) error {
 			return err
 		}
 		c.db = db
-		return c.load()
+		if err := c.load(); err != nil {
+			return err
+		}
+		// Populating the mapping served the load; a remap as the file grows would fault
+		// the whole file in again, every page resident (120 MB at 100k documents) though
+		// a batch touches a few of them.
+		db.MmapFlags = 0
+		return nil
 	})
 	if err != nil {
 		c.closeBodies()
@@ -279,7 +294,8 @@ func (c *Catalog) openDB(file string) (*bolt.DB, error) {
 		// process loses nothing, since the kernel still holds its writes.
 		NoSync:         true,
 		NoFreelistSync: false, // a persisted freelist: open need not walk every page (restart time)
-		// Map the file in one go rather than fault each page in as the load first reads it.
+		// Map the file in one go rather than fault each page in as the load first reads it
+		// (openFile then maps without it).
 		MmapFlags:    syscall.MAP_POPULATE,
 		FreelistType: bolt.FreelistMapType,
 	})
@@ -394,18 +410,40 @@ func (c *Catalog) load() error {
 	return nil
 }
 
+// DefaultReleaseEvery is the catalog file's growth between two releases of its mapped
+// pages while batches are applied.
+const DefaultReleaseEvery = 16 << 20
+
+// releaseIfGrown releases the file's mapped pages once it has grown by ReleaseEvery since
+// the last time. Called under applying.
+func (c *Catalog) releaseIfGrown() {
+	every := cmp.Or(c.ReleaseEvery, DefaultReleaseEvery)
+	if every < 0 {
+		return
+	}
+	var size int64
+	_ = c.db.View(func(tx *bolt.Tx) error { size = tx.Size(); return nil })
+	if size-c.releasedAt >= every {
+		c.releasedAt = c.release()
+	}
+}
+
 // Release hands back the catalog file's pages mapped into the process, which a load or a
 // catch-up leaves resident (150 MB at 100k documents): the records are in memory, and a
 // page read again comes back from the page cache.
-func (c *Catalog) Release() {
+func (c *Catalog) Release() { c.release() }
+
+// release is Release, returning the size of the file it released.
+func (c *Catalog) release() (size int64) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	if c.db == nil || c.poisoned.Load() {
-		return
+		return 0
 	}
 	// Inside a transaction, so that bbolt cannot remap the file meanwhile.
 	err := Guard(func() error {
 		return c.db.View(func(tx *bolt.Tx) error {
+			size = tx.Size()
 			// Data is the address of bbolt's mapping of the file, outside the Go heap.
 			info := c.db.Info()
 			mapped := unsafe.Slice((*byte)(*(*unsafe.Pointer)(unsafe.Pointer(&info.Data))), tx.Size())
@@ -418,6 +456,7 @@ func (c *Catalog) Release() {
 	if err != nil {
 		c.markBroken(err)
 	}
+	return size
 }
 
 // Close closes the catalog file.
@@ -614,6 +653,7 @@ func (c *Catalog) Apply(b events.Batch) error {
 		return fmt.Errorf("catalog: %w", err)
 	}
 	c.install(f, delta)
+	c.releaseIfGrown()
 	if err := Guard(c.compactIfWorth); err != nil {
 		// The bodies stay where they are, readable; the next batch tries again.
 		c.Logger.Error("catalog: compacting the body file", "err", err)
