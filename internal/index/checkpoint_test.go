@@ -11,6 +11,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/guide/guide/internal/index"
+	"github.com/guide/guide/internal/segment"
 	"github.com/guide/guide/internal/testkit"
 )
 
@@ -168,6 +169,28 @@ func TestIndexOfAnotherSegmentFormatRebuilds(t *testing.T) {
 				"checkpoint, identity and documents")
 		})
 	}
+}
+
+// TestIndexOfFormerGuideSegmentVersionRebuilds: an index whose segments scorch recorded
+// as guide's format of the version before the current one (1: long postings records cut
+// into chunks of 32 postings each, the number of chunks not written) is rebuilt from the
+// stream, not misread: the build registers the current version alone.
+func TestIndexOfFormerGuideSegmentVersionRebuilds(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "index")
+	x := openIndex(t, dir)
+	(&feeder{x: x}).batch(t, map[string]*string{"a.md": str("lantern")})
+	testkit.NoErr(t, x.Close(), "close")
+	x = openIndex(t, dir)
+	testkit.Equal(t, x.Checkpoint(), uint64(1), "checkpoint, reopened as written")
+	testkit.NoErr(t, x.Close(), "close")
+	recordSegmentVersion(t, dir, segment.Version-1)
+
+	x = &index.Index{Dir: dir, Logger: testkit.Logger()}
+	testkit.NoErr(t, x.Open(), "open")
+	defer x.Close()
+	sid, _ := x.Identity()
+	testkit.Equal(t, [3]any{x.Checkpoint(), sid, x.State().Documents}, [3]any{uint64(0), "", uint64(0)},
+		"checkpoint, identity and documents")
 }
 
 // recordSegmentVersion rewrites the segment version scorch recorded with every snapshot

@@ -57,6 +57,22 @@ func BenchmarkNew(b *testing.B) {
 func BenchmarkMerge(b *testing.B) {
 	docs := analyzedDocs(b, 22, 5000)
 	for _, p := range benchPlugins {
+		for _, whole := range []bool{false, true} {
+			name := p.name
+			if whole { // nothing dropped, as in every merge of a first index
+				name += "/whole"
+			}
+			benchMerge(b, name, p.plugin, docs, whole)
+		}
+	}
+}
+
+func benchMerge(b *testing.B, name string, plugin scorch.SegmentPlugin, docs []index.Document, whole bool) {
+	p := struct {
+		name   string
+		plugin scorch.SegmentPlugin
+	}{name, plugin}
+	{
 		b.Run(p.name, func(b *testing.B) {
 			dir := b.TempDir()
 			var segs []api.Segment
@@ -64,7 +80,7 @@ func BenchmarkMerge(b *testing.B) {
 			for i := range 10 {
 				segs = append(segs, openBuilt(b, p.plugin, docs[500*i:500*(i+1)], filepath.Join(dir, fmt.Sprint(i))))
 				d := roaring.New()
-				for j := uint32(0); j < 500; j += 10 {
+				for j := uint32(0); j < 500 && !whole; j += 10 {
 					d.Add(j + uint32(i))
 				}
 				drops = append(drops, d)

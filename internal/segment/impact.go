@@ -14,7 +14,8 @@ import (
 // bound cannot beat the worst it keeps, without reading its postings ("block-max", the
 // pairs "competitive impacts" in Lucene's words).
 
-// chunkPostings is how many postings a chunk holds (the last of a list, fewer).
+// chunkPostings is how many postings a chunk holds at most: a list's last chunk holds
+// fewer, and so may one a merge ended before a chunk it copied (record.go).
 const chunkPostings = 32
 
 // maxImpacts bounds the pairs a chunk keeps: beyond it, the two of lowest frequency give

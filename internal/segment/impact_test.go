@@ -123,7 +123,27 @@ func TestImpactsBoundEveryPosting(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	for _, s := range []*Segment{a, m} {
+	// Merged with nothing dropped, the full chunks copied as they are; then that merged
+	// with the first merge.
+	whole := filepath.Join(t.TempDir(), "whole")
+	if _, _, err := (&Plugin{}).Merge([]api.Segment{a, b}, nil, whole, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	w, err := Open(whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	again := filepath.Join(t.TempDir(), "again")
+	if _, _, err := (&Plugin{}).Merge([]api.Segment{w, m}, nil, again, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	w2, err := Open(again)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w2.Close()
+	for _, s := range []*Segment{a, m, w, w2} {
 		checked, chunks := 0, 0
 		for _, field := range s.Fields() {
 			d, _ := s.dictionary(field)

@@ -36,6 +36,7 @@ func merge(in []api.Segment, drops []*roaring.Bitmap, path string, closeCh chan 
 		}
 	}
 	nums := make([][]uint64, len(segs))
+	whole := make([]bool, len(segs))
 	var docs uint64
 	for i, s := range segs {
 		nums[i] = make([]uint64, s.docs)
@@ -43,6 +44,7 @@ func merge(in []api.Segment, drops []*roaring.Bitmap, path string, closeCh chan 
 		if i < len(drops) {
 			drop = drops[i]
 		}
+		whole[i] = drop == nil || drop.IsEmpty()
 		for d := range s.docs {
 			if drop != nil && drop.Contains(uint32(d)) {
 				nums[i][d] = dropped
@@ -61,7 +63,7 @@ func merge(in []api.Segment, drops []*roaring.Bitmap, path string, closeCh chan 
 		return nil, 0, err
 	}
 	bw := bufio.NewWriterSize(f, 1<<20)
-	m := merger{segs: segs, nums: nums, docs: docs, closeCh: closeCh, w: newFileWriter(bw, docs)}
+	m := merger{segs: segs, nums: nums, whole: whole, docs: docs, closeCh: closeCh, w: newFileWriter(bw, docs)}
 	defer m.w.release()
 	if err := finishFile(f, bw, path, m.write()); err != nil {
 		return nil, 0, err
@@ -75,14 +77,14 @@ func merge(in []api.Segment, drops []*roaring.Bitmap, path string, closeCh chan 
 type merger struct {
 	segs    []*Segment
 	nums    [][]uint64
+	whole   []bool // whether the segment's documents are all kept
 	docs    uint64
 	closeCh chan struct{}
 	w       *fileWriter
 
 	lengths []uint32
-	built   []byte // a term's merged postings, in the form recordWriter reads
 	rec     []byte
-	posBuf  []byte
+	renum   [chunkPostings]uint32
 	it      PostingsIterator
 	pl      PostingsList
 }
@@ -219,14 +221,12 @@ func (m *merger) field(fi int, name string) error {
 		if terms%1024 == 0 && m.closed() {
 			return api.ErrClosed
 		}
-		m.built = m.built[:0]
-		n, last := 0, uint64(0)
+		rw.start()
 		for _, s := range srcs {
 			if s.done || !bytes.Equal(s.term, term) {
 				continue
 			}
-			var err error
-			if n, last, err = m.gather(s, positions, n, last); err != nil {
+			if err := m.gather(s, &rw); err != nil {
 				return fmt.Errorf("segment: merging field %q, term %q: %w", name, term, err)
 			}
 			if err := fstNext(s.it); err != nil {
@@ -238,12 +238,12 @@ func (m *merger) field(fi int, name string) error {
 				return err
 			}
 		}
-		if n == 0 {
+		if len(rw.all) == 0 {
 			continue // every document holding it is dropped
 		}
 		var v uint64
 		var err error
-		m.rec, v, err = rw.encode(m.rec[:0], off, m.built, n)
+		m.rec, v, err = rw.finish(m.rec[:0], off)
 		if err != nil {
 			return fmt.Errorf("segment: merging field %q, term %q: %w", name, term, err)
 		}
@@ -257,38 +257,87 @@ func (m *merger) field(fi int, name string) error {
 	return w.endDict(fi)
 }
 
-// gather appends the postings of source s's current term, less the dropped ones, to
-// m.built; n postings are there already, the last of document last.
-func (m *merger) gather(s *source, positions bool, n int, last uint64) (int, uint64, error) {
+// gather gives rw the postings of source s's current term, less the dropped ones. The
+// full chunks of a long list of a segment whose documents are all kept are copied as
+// they are, their documents renumbered; the other postings are given one by one.
+func (m *merger) gather(s *source, rw *recordWriter) error {
 	seg := m.segs[s.seg]
 	pl := &m.pl
 	pl.reset(s.f, nil)
 	if err := pl.read(s.v, seg.docs); err != nil {
-		return n, last, err
+		return err
+	}
+	nums := m.nums[s.seg]
+	if pl.form == formLong && m.whole[s.seg] && s.f.positions == rw.positions {
+		return m.copyLong(pl, nums, rw)
 	}
 	it := pl.iterator(true, false, &m.it)
-	nums := m.nums[s.seg]
 	for {
 		doc, freq, pos, ok, err := it.nextRaw()
 		if err != nil {
-			return n, last, err
+			return err
 		}
 		if !ok {
-			return n, last, nil
+			return nil
 		}
 		nd := nums[doc]
 		if nd == dropped {
 			continue
 		}
-		if n == 0 {
-			m.built = binary.AppendUvarint(m.built, nd)
-		} else {
-			m.built = binary.AppendUvarint(m.built, nd-last)
+		if !rw.positions {
+			pos = nil
 		}
-		m.built = binary.AppendUvarint(m.built, uint64(freq))
-		if positions {
-			m.built = append(m.built, pos...)
-		}
-		n, last = n+1, nd
+		rw.add(uint32(nd), freq, pos)
 	}
+}
+
+// copyLong gives rw the postings of the long list pl, none of them dropped: its full
+// chunks as they are, the others posting by posting.
+func (m *merger) copyLong(pl *PostingsList, nums []uint64, rw *recordWriter) error {
+	it := pl.iterator(false, false, &m.it)
+	es := pl.f.tableEntry()
+	freqStart, posStart := 0, 0
+	for c := range it.nChunks {
+		if err := it.load(c); err != nil {
+			return err
+		}
+		e := pl.table[c*es:]
+		freqEnd, posEnd := int(binary.LittleEndian.Uint32(e[4:])), 0
+		if pl.f.positions {
+			posEnd = int(binary.LittleEndian.Uint32(e[8:]))
+		}
+		if freqStart > freqEnd || freqEnd > len(pl.freqs) || posStart > posEnd || posEnd > len(pl.pos) {
+			return damaged("chunk %d of a long list", c)
+		}
+		if it.m == chunkPostings {
+			for j := range it.m {
+				m.renum[j] = uint32(nums[it.docs[j]])
+			}
+			rw.copyChunk(m.renum[:it.m], pl.freqs[freqStart:freqEnd], pl.pos[posStart:posEnd])
+		} else {
+			fb := pl.freqs[:freqEnd]
+			i, ok := skipImpacts(fb, freqStart)
+			if !ok {
+				return damaged("chunk %d impacts", c)
+			}
+			at := posStart
+			for j := range it.m {
+				var f uint64
+				if f, i, ok = uvarintAt(fb, i); !ok || f == 0 || f > 1<<31 {
+					return damaged("chunk %d frequencies", c)
+				}
+				var pos []byte
+				if rw.positions {
+					end, ok := skipUvarints(pl.pos[:posEnd], at, int(f))
+					if !ok {
+						return damaged("positions")
+					}
+					pos, at = pl.pos[at:end], end
+				}
+				rw.add(uint32(nums[it.docs[j]]), uint32(f), pos)
+			}
+		}
+		freqStart, posStart = freqEnd, posEnd
+	}
+	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/RoaringBitmap/roaring/v2"
+	index "github.com/blevesearch/bleve_index_api"
 	api "github.com/blevesearch/scorch_segment_api/v2"
 	zapv16 "github.com/blevesearch/zapx/v16"
 )
@@ -83,6 +84,108 @@ func TestMergeAsZap(t *testing.T) {
 	d := roaring.BitmapOf(1, 2, 3, 500, 600)
 	mo2, mz2 := merged("second", []api.Segment{mo, o}, []api.Segment{mz, z}, []*roaring.Bitmap{d, nil})
 	comparePostings(t, mo2, mz2)
+}
+
+// TestMergeWithoutDropsAsZap: segments merged with nothing dropped (as every merge of a
+// first index is) — their lists' full chunks copied as they are rather than decoded and
+// encoded again — hold what zap's merge holds; so do the merged segments merged again,
+// with nothing dropped and with documents dropped. The copy leaves a chunk of fewer
+// postings than a full one before another chunk of some list.
+func TestMergeWithoutDropsAsZap(t *testing.T) {
+	docs := analyzedDocs(t, 11, 1500)
+	dir := t.TempDir()
+	seg := func(name string, docs []index.Document) (*Segment, api.Segment) {
+		o, z := buildBoth(t, docs)
+		po, pz := filepath.Join(dir, name+".o"), filepath.Join(dir, name+".z")
+		if err := o.persist(po); err != nil {
+			t.Fatal(err)
+		}
+		if err := z.(api.UnpersistedSegment).Persist(pz); err != nil {
+			t.Fatal(err)
+		}
+		return openBoth(t, po, pz)
+	}
+	merged := func(name string, ours, theirs []api.Segment, drops []*roaring.Bitmap) (*Segment, api.Segment) {
+		po, pz := filepath.Join(dir, name+".o"), filepath.Join(dir, name+".z")
+		no, _, err := (&Plugin{}).Merge(ours, drops, po, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nz, _, err := (&zapv16.ZapPlugin{}).Merge(theirs, drops, pz, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(no) != fmt.Sprint(nz) {
+			t.Fatalf("%s: new numbers %v, zap %v", name, no, nz)
+		}
+		return openBoth(t, po, pz)
+	}
+	var ours, theirs []api.Segment
+	for i, part := range [][2]int{{0, 250}, {250, 260}, {260, 700}, {700, 1000}} {
+		o, z := seg(fmt.Sprint(i), docs[part[0]:part[1]])
+		ours, theirs = append(ours, o), append(theirs, z)
+	}
+	mo, mz := merged("whole", ours, theirs, make([]*roaring.Bitmap, len(ours)))
+	comparePostings(t, mo, mz)
+	if !shortChunkInside(t, mo) {
+		t.Fatal("no list of the merge holds a short chunk before another: nothing copied")
+	}
+
+	o, z := seg("more", docs[1000:1500])
+	mo2, mz2 := merged("again", []api.Segment{mo, o}, []api.Segment{mz, z}, []*roaring.Bitmap{nil, nil})
+	comparePostings(t, mo2, mz2)
+	d := roaring.BitmapOf(0, 7, 300, 301, 999)
+	mo3, mz3 := merged("dropped", []api.Segment{mo2, o}, []api.Segment{mz2, z}, []*roaring.Bitmap{d, nil})
+	comparePostings(t, mo3, mz3)
+}
+
+func openBoth(t *testing.T, po, pz string) (*Segment, api.Segment) {
+	t.Helper()
+	so, err := Open(po)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sz, err := (&zapv16.ZapPlugin{}).Open(pz)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = so.Close(); _ = sz.Close() })
+	return so, sz
+}
+
+// shortChunkInside reports whether a long list of s holds a chunk of fewer than
+// chunkPostings postings that is not its last.
+func shortChunkInside(t *testing.T, s *Segment) bool {
+	for _, field := range s.Fields() {
+		d, _ := s.dictionary(field)
+		it := d.AutomatonIterator(nil, nil, nil)
+		for {
+			e, err := it.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e == nil {
+				break
+			}
+			pl, err := d.postingsList([]byte(e.Term), nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if pl.form != formLong {
+				continue
+			}
+			pi := pl.iterator(false, false, nil)
+			for c := range pi.nChunks - 1 {
+				if err := pi.load(c); err != nil {
+					t.Fatal(err)
+				}
+				if pi.m < chunkPostings {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // TestMergeStopsWhenClosed: a merge whose close channel is closed returns

@@ -29,7 +29,7 @@ import (
 // the index's segments with the plugin of the same name and version.
 const (
 	Type           = "guide"
-	Version uint32 = 1
+	Version uint32 = 2
 )
 
 // Plugin is the format as a scorch segment plugin.

@@ -25,6 +25,7 @@ type PostingsList struct {
 	except *roaring.Bitmap
 	form   int
 	n      int    // postings, deleted ones included
+	chunks int    // formLong: the chunks they are cut into
 	docs   uint64 // the segment's documents
 
 	doc  uint32 // formInline
@@ -80,8 +81,13 @@ func (pl *PostingsList) read(v uint64, docs uint64) error {
 		return nil
 	}
 	pl.form = formLong
+	chunks64 := r.uvarint()
+	if r.err != nil || chunks64 < (n+chunkPostings-1)/chunkPostings || chunks64 > n {
+		return damaged("postings of %d in %d chunks", n, chunks64)
+	}
+	chunks := int(chunks64)
+	pl.chunks = chunks
 	bmb := r.bytes(r.uvarint())
-	chunks := (pl.n + chunkPostings - 1) / chunkPostings
 	es := f.tableEntry()
 	pl.table = r.bytes(uint64(chunks * es))
 	if r.err != nil {
@@ -103,6 +109,9 @@ func (pl *PostingsList) read(v uint64, docs uint64) error {
 	}
 	if pl.bm.GetCardinality() != n || uint64(pl.bm.Maximum()) >= docs {
 		return damaged("postings bitmap of %d documents for %d postings", pl.bm.GetCardinality(), n)
+	}
+	if pl.bm.Maximum() != binary.LittleEndian.Uint32(last) {
+		return damaged("postings end at %d, their last chunk at %d", pl.bm.Maximum(), binary.LittleEndian.Uint32(last))
 	}
 	return nil
 }
@@ -234,7 +243,7 @@ func (pl *PostingsList) iterator(freqs, locs bool, it *PostingsIterator) *Postin
 	case formInline, formShort:
 		it.nChunks = 1
 	case formLong:
-		it.nChunks = (pl.n + chunkPostings - 1) / chunkPostings
+		it.nChunks = pl.chunks
 		it.all = pl.bm.Iterator()
 	}
 	it.p.norms = nil
@@ -315,16 +324,18 @@ func (it *PostingsIterator) load(c int) error {
 			posStart = int(binary.LittleEndian.Uint32(pe[8:]))
 		}
 	}
-	it.m = min(chunkPostings, pl.n-c*chunkPostings)
+	// The chunk's documents are the list's after the chunk before's last, up to its own.
+	it.m = 0
 	it.all.AdvanceIfNeeded(first)
-	for j := range it.m {
-		if !it.all.HasNext() {
-			return damaged("chunk %d of %d postings", c, it.m)
+	for it.all.HasNext() && it.all.PeekNext() <= it.lastDoc {
+		if it.m == chunkPostings {
+			return damaged("chunk %d of more than %d postings", c, chunkPostings)
 		}
-		it.docs[j] = it.all.Next()
+		it.docs[it.m] = it.all.Next()
+		it.m++
 	}
-	if it.docs[it.m-1] != it.lastDoc {
-		return damaged("chunk %d ends at %d, not %d", c, it.docs[it.m-1], it.lastDoc)
+	if it.m == 0 || it.docs[it.m-1] != it.lastDoc {
+		return damaged("chunk %d does not end at %d", c, it.lastDoc)
 	}
 	if it.freqs {
 		freqEnd := int(binary.LittleEndian.Uint32(e[4:]))

@@ -23,8 +23,11 @@ import (
 //
 //	long record, of more:
 //	  uvarint n
+//	  uvarint chunks, how many chunks the postings are cut into (each of at most
+//	    chunkPostings postings: a merge copies the full chunks of the lists it merges as
+//	    they are, so that a chunk of fewer may be followed by more)
 //	  uvarint length, and the documents as a roaring bitmap (portable format)
-//	  the chunk table, a fixed-size entry per chunk of chunkPostings postings:
+//	  the chunk table, a fixed-size entry per chunk:
 //	    uint32 its last document, uint32 where its frequencies end, and in a field of
 //	    positions uint32 where its positions end (little-endian, from the start of
 //	    the frequencies and of the positions)
@@ -64,77 +67,110 @@ func inlined(v uint64) (doc uint32, pos1 uint64) {
 //
 // which recordWriter turns into the term's dictionary value and record.
 
-// recordWriter encodes postings records of one field.
+// recordWriter encodes postings records of one field: a term's postings are given in
+// the order of their documents, one by one (add) or a whole chunk of a long record at a
+// time (copyChunk, a merge's), and finish writes the term's record.
 type recordWriter struct {
 	positions bool
 	lengths   []uint32 // the field's length in each document of the segment written
 
-	docs    []uint32
-	freqs   []uint32
-	posAt   []int // where each posting's positions begin in the postings read, and end: 2k, 2k+1
+	all []uint32 // the documents of the postings given
+	// The postings given and not yet in a chunk: documents, frequencies, and positions
+	// one posting's after the other's (posEnd: where each one's end).
+	docs   []uint32
+	freqs  []uint32
+	pos    []byte
+	posEnd []int
+
+	chunks  int
 	front   []Impact
 	bm      *roaring.Bitmap
 	freqBuf []byte
 	posBuf  []byte
 	table   []byte
+	err     error
 }
 
-// parse reads n postings of the built form.
-func (w *recordWriter) parse(p []byte, n int) error {
-	w.docs, w.freqs, w.posAt = w.docs[:0], w.freqs[:0], w.posAt[:0]
-	var doc uint64
-	i := 0
-	for k := range n {
-		d, next, ok := uvarintAt(p, i)
-		if !ok {
-			return fmt.Errorf("postings: truncated")
-		}
-		f, next2, ok := uvarintAt(p, next)
-		if !ok || f == 0 || f > 1<<31 {
-			return fmt.Errorf("postings: frequency %d", f)
-		}
-		if k == 0 {
-			doc = d
-		} else {
-			if d == 0 {
-				return fmt.Errorf("postings: document %d twice", doc)
-			}
-			doc += d
-		}
-		if doc >= uint64(len(w.lengths)) {
-			return fmt.Errorf("postings: document %d of %d", doc, len(w.lengths))
-		}
-		w.docs = append(w.docs, uint32(doc))
-		w.freqs = append(w.freqs, uint32(f))
-		i = next2
-		if w.positions {
-			w.posAt = append(w.posAt, i)
-			if i, ok = skipUvarints(p, i, int(f)); !ok {
-				return fmt.Errorf("postings: positions truncated")
-			}
-			w.posAt = append(w.posAt, i)
-		}
-	}
-	if i != len(p) {
-		return fmt.Errorf("postings: %d bytes left", len(p)-i)
-	}
-	return nil
+// start begins a term.
+func (w *recordWriter) start() {
+	w.all, w.docs, w.freqs, w.pos, w.posEnd = w.all[:0], w.docs[:0], w.freqs[:0], w.pos[:0], w.posEnd[:0]
+	w.freqBuf, w.posBuf, w.table = w.freqBuf[:0], w.posBuf[:0], w.table[:0]
+	w.chunks, w.err = 0, nil
 }
 
-// encode returns the dictionary value of the n postings p, appending their record to
+// add gives the next posting: its document, frequency, and positions as they are kept.
+func (w *recordWriter) add(doc, freq uint32, pos []byte) {
+	if len(w.docs) == chunkPostings {
+		w.flush()
+	}
+	w.all = append(w.all, doc)
+	w.docs = append(w.docs, doc)
+	w.freqs = append(w.freqs, freq)
+	if w.positions {
+		w.pos = append(w.pos, pos...)
+		w.posEnd = append(w.posEnd, len(w.pos))
+	}
+}
+
+// flush makes a chunk of the postings given and not yet in one.
+func (w *recordWriter) flush() {
+	if len(w.docs) == 0 {
+		return
+	}
+	w.front = w.front[:0]
+	for k, d := range w.docs {
+		w.front = addImpact(w.front, Impact{uint64(w.freqs[k]), uint64(w.lengths[d])})
+	}
+	w.front = capImpacts(w.front)
+	w.freqBuf = appendImpacts(w.freqBuf, w.front)
+	for _, f := range w.freqs {
+		w.freqBuf = binary.AppendUvarint(w.freqBuf, uint64(f))
+	}
+	w.posBuf = append(w.posBuf, w.pos...)
+	w.endChunk(w.docs[len(w.docs)-1])
+	w.docs, w.freqs, w.pos, w.posEnd = w.docs[:0], w.freqs[:0], w.pos[:0], w.posEnd[:0]
+}
+
+func (w *recordWriter) endChunk(last uint32) {
+	if len(w.freqBuf) > 1<<32-1 || len(w.posBuf) > 1<<32-1 {
+		w.err = fmt.Errorf("postings: list too long")
+	}
+	w.table = binary.LittleEndian.AppendUint32(w.table, last)
+	w.table = binary.LittleEndian.AppendUint32(w.table, uint32(len(w.freqBuf)))
+	if w.positions {
+		w.table = binary.LittleEndian.AppendUint32(w.table, uint32(len(w.posBuf)))
+	}
+	w.chunks++
+}
+
+// copyChunk gives the postings of a chunk of a long record as they are: their documents
+// (renumbered), the chunk's frequencies with its impacts, and its positions. The impacts
+// are the chunk's still, for the postings and their documents' lengths are the same.
+func (w *recordWriter) copyChunk(docs []uint32, freqs, pos []byte) {
+	w.flush()
+	w.all = append(w.all, docs...)
+	w.freqBuf = append(w.freqBuf, freqs...)
+	if w.positions {
+		w.posBuf = append(w.posBuf, pos...)
+	}
+	w.endChunk(docs[len(docs)-1])
+}
+
+// finish returns the dictionary value of the postings given, appending their record to
 // rec when they are not inlined; offset is where the record begins in the field's
 // postings section.
-func (w *recordWriter) encode(rec []byte, offset uint64, p []byte, n int) ([]byte, uint64, error) {
-	if n <= 0 {
+func (w *recordWriter) finish(rec []byte, offset uint64) ([]byte, uint64, error) {
+	n := len(w.all)
+	if n == 0 {
 		return rec, 0, fmt.Errorf("postings: none")
 	}
-	if err := w.parse(p, n); err != nil {
-		return rec, 0, err
+	if w.err != nil {
+		return rec, 0, w.err
 	}
-	if n == 1 && w.freqs[0] == 1 {
+	if w.chunks == 0 && n == 1 && w.freqs[0] == 1 {
 		var pos uint64
 		if w.positions {
-			pos, _, _ = uvarintAt(p, w.posAt[0])
+			pos, _, _ = uvarintAt(w.pos, 0)
 		}
 		if v, ok := inlineValue(w.docs[0], w.positions, pos); ok {
 			return rec, v, nil
@@ -145,26 +181,26 @@ func (w *recordWriter) encode(rec []byte, offset uint64, p []byte, n int) ([]byt
 	}
 	value := offset
 	rec = binary.AppendUvarint(rec, uint64(n))
-	if n <= chunkPostings {
+	if w.chunks == 0 && n <= chunkPostings {
 		prev := uint32(0)
 		for k, d := range w.docs {
 			rec = binary.AppendUvarint(rec, uint64(d-prev))
 			rec = binary.AppendUvarint(rec, uint64(w.freqs[k]))
 			prev = d
 		}
-		if w.positions {
-			for k := range n {
-				rec = append(rec, p[w.posAt[2*k]:w.posAt[2*k+1]]...)
-			}
-		}
+		rec = append(rec, w.pos...)
 		return rec, value, nil
 	}
-
+	w.flush()
+	if w.err != nil {
+		return rec, 0, w.err
+	}
+	rec = binary.AppendUvarint(rec, uint64(w.chunks))
 	if w.bm == nil {
 		w.bm = roaring.New()
 	}
 	w.bm.Clear()
-	w.bm.AddMany(w.docs)
+	w.bm.AddMany(w.all)
 	w.bm.RunOptimize()
 	rec = binary.AppendUvarint(rec, w.bm.GetSerializedSizeInBytes())
 	aw := appendWriter{rec}
@@ -172,37 +208,56 @@ func (w *recordWriter) encode(rec []byte, offset uint64, p []byte, n int) ([]byt
 		return rec, 0, err
 	}
 	rec = aw.b
-
-	w.freqBuf, w.posBuf, w.table = w.freqBuf[:0], w.posBuf[:0], w.table[:0]
-	for start := 0; start < n; start += chunkPostings {
-		end := min(start+chunkPostings, n)
-		w.front = w.front[:0]
-		for k := start; k < end; k++ {
-			w.front = addImpact(w.front, Impact{uint64(w.freqs[k]), uint64(w.lengths[w.docs[k]])})
-		}
-		w.front = capImpacts(w.front)
-		w.freqBuf = appendImpacts(w.freqBuf, w.front)
-		for k := start; k < end; k++ {
-			w.freqBuf = binary.AppendUvarint(w.freqBuf, uint64(w.freqs[k]))
-		}
-		if w.positions {
-			for k := start; k < end; k++ {
-				w.posBuf = append(w.posBuf, p[w.posAt[2*k]:w.posAt[2*k+1]]...)
-			}
-		}
-		if len(w.freqBuf) > 1<<32-1 || len(w.posBuf) > 1<<32-1 {
-			return rec, 0, fmt.Errorf("postings: list too long")
-		}
-		w.table = binary.LittleEndian.AppendUint32(w.table, w.docs[end-1])
-		w.table = binary.LittleEndian.AppendUint32(w.table, uint32(len(w.freqBuf)))
-		if w.positions {
-			w.table = binary.LittleEndian.AppendUint32(w.table, uint32(len(w.posBuf)))
-		}
-	}
 	rec = append(rec, w.table...)
 	rec = append(rec, w.freqBuf...)
 	rec = append(rec, w.posBuf...)
 	return rec, value, nil
+}
+
+// encode returns the dictionary value of the n postings p, of the built form, appending
+// their record to rec when they are not inlined; offset is where the record begins in
+// the field's postings section.
+func (w *recordWriter) encode(rec []byte, offset uint64, p []byte, n int) ([]byte, uint64, error) {
+	if n <= 0 {
+		return rec, 0, fmt.Errorf("postings: none")
+	}
+	w.start()
+	var doc uint64
+	i := 0
+	for k := range n {
+		d, next, ok := uvarintAt(p, i)
+		if !ok {
+			return rec, 0, fmt.Errorf("postings: truncated")
+		}
+		f, next2, ok := uvarintAt(p, next)
+		if !ok || f == 0 || f > 1<<31 {
+			return rec, 0, fmt.Errorf("postings: frequency %d", f)
+		}
+		if k == 0 {
+			doc = d
+		} else {
+			if d == 0 {
+				return rec, 0, fmt.Errorf("postings: document %d twice", doc)
+			}
+			doc += d
+		}
+		if doc >= uint64(len(w.lengths)) {
+			return rec, 0, fmt.Errorf("postings: document %d of %d", doc, len(w.lengths))
+		}
+		i = next2
+		var pos []byte
+		if w.positions {
+			if i, ok = skipUvarints(p, next2, int(f)); !ok {
+				return rec, 0, fmt.Errorf("postings: positions truncated")
+			}
+			pos = p[next2:i]
+		}
+		w.add(uint32(doc), uint32(f), pos)
+	}
+	if i != len(p) {
+		return rec, 0, fmt.Errorf("postings: %d bytes left", len(p)-i)
+	}
+	return w.finish(rec, offset)
 }
 
 // appendPositions appends the positions of one posting, as rises from the one before;

@@ -22,7 +22,8 @@ import (
 // default), and asks both the same queries — terms, words,
 // phrases, prefixes, fuzzy terms, regular expressions, conjunctions, disjunctions,
 // Boolean queries, folder scopes, pages — with the index in several segments, merged
-// into one, changed again and merged again: the hits, their order and their scores (to
+// into one, changed again and merged again (and the same with documents added alone,
+// whose merges copy the full chunks of postings as they are): the hits, their order and their scores (to
 // 1e-9) are the same, and so are the fields' dictionaries.
 func TestSameAsZap(t *testing.T) {
 	for _, version := range []int{17, 16} {
@@ -30,12 +31,16 @@ func TestSameAsZap(t *testing.T) {
 			if version != 17 && (testing.Short() || raceEnabled) {
 				t.Skip("-short or -race: zap v17 only")
 			}
-			sameAsZap(t, version)
+			sameAsZap(t, version, false)
+			t.Run("added alone", func(t *testing.T) { sameAsZap(t, version, true) })
 		})
 	}
 }
 
-func sameAsZap(t *testing.T, version int) {
+// sameAsZap compares the indexes through batches of new, replaced and deleted documents,
+// or of new documents alone (addsOnly: as a first index is built, its segments merged
+// with nothing deleted, which copies the full chunks of their postings).
+func sameAsZap(t *testing.T, version int, addsOnly bool) {
 	docsPerBatch := 300
 	if testing.Short() {
 		docsPerBatch = 120
@@ -51,6 +56,10 @@ func sameAsZap(t *testing.T, version int) {
 		for range docsPerBatch {
 			id, d := v.doc()
 			switch r := rng.IntN(10); {
+			case addsOnly:
+				id = docID(next, id)
+				next++
+				live = append(live, id)
 			case r < 2 && len(live) > 0: // replace a document
 				id = live[rng.IntN(len(live))]
 			case r < 3 && len(live) > 0: // delete one

@@ -27,7 +27,7 @@ import (
 
 // FormatVersion is the version of the file format, written in every file's footer. A
 // file of another version is refused when opened (an index holding one is rebuilt).
-const FormatVersion = 1
+const FormatVersion = 2
 
 var magic = [8]byte{'G', 'U', 'I', 'D', 'E', 'S', 'E', 'G'}
 
