@@ -15,14 +15,20 @@ type Batch struct {
 	// Pending is how many events of the project the stream held after the last one,
 	// when it was delivered: the consumer's lag.
 	Pending uint64
+	// Through, when above the last event's sequence, says that every event up to it has
+	// been delivered: those after the last event are none of the follower's
+	// (FollowOwn), and a projection's checkpoint passes them all the same.
+	Through uint64
 }
 
-// Last returns the sequence of the last event in the batch.
+// Last returns the sequence the batch brings its follower to: its last event's, or
+// Through when above it.
 func (b *Batch) Last() uint64 {
-	if len(b.Events) == 0 {
-		return 0
+	var last uint64
+	if len(b.Events) > 0 {
+		last = b.Events[len(b.Events)-1].Seq
 	}
-	return b.Events[len(b.Events)-1].Seq
+	return max(last, b.Through)
 }
 
 // Budget bounds a batch: at most Events events, and at most Bytes bytes of their

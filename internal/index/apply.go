@@ -83,6 +83,8 @@ func (x *Index) apply(b events.Batch, docs []prepared) error {
 			batch.Delete(events.DocKey{Session: e.Session, Path: e.Path}.ID())
 		}
 	}
+	// Passed events of other partitions (events.FollowOwn): the checkpoint passes them.
+	applied = max(applied, b.Through)
 	if applied == seq {
 		return nil
 	}
@@ -105,3 +107,7 @@ func (x *Index) apply(b events.Batch, docs []prepared) error {
 func (x *Index) holds(e *events.Event) bool {
 	return x.Holds == nil || x.Holds(events.DocKey{Session: e.Session, Path: e.Path})
 }
+
+// FollowsOwn reports whether the index folds some partitions only (Holds): it then follows
+// their events alone (projection.OwnFollower).
+func (x *Index) FollowsOwn() bool { return x.Holds != nil }

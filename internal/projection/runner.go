@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/guide/guide/internal/backoff"
@@ -46,6 +47,15 @@ type Preparer interface {
 // following the stream.
 type HistoryKeeper interface {
 	KeepHistory(perDocument int64) error
+}
+
+// OwnFollower is a projection that folds only its replica's own partitions' events and
+// the control events (a replica's search index): on a stream of P > 1 it follows those
+// alone (events.Stream.FollowOwn), never reading another partition's event, and its
+// checkpoint passes the others as the first projection (the catalog, which follows every
+// event) applies them.
+type OwnFollower interface {
+	FollowsOwn() bool
 }
 
 // Damageable is a projection that may find its files damaged while in use: Damaged is
@@ -89,6 +99,13 @@ type Runner struct {
 
 	appliedMu sync.Mutex
 	appliedCh chan struct{} // closed at the next batch applied; nil while nobody waits
+
+	// unfiltered is set once the catalog has met an event of this replica's partitions
+	// that a filtered consumer does not deliver (events.Stream.Unfiltered): an OwnFollower
+	// then follows every event. stopOwn stops those following their own only.
+	unfiltered atomic.Bool
+	ownMu      sync.Mutex
+	stopOwn    map[string]context.CancelFunc
 }
 
 // lag is how far behind the stream a projection was after its last applied batch.
@@ -356,12 +373,10 @@ func (r *Runner) followOnce(ctx context.Context, p Projection, caughtUp func()) 
 		}
 	}
 	if pp, ok := p.(Preparer); ok {
-		return r.followPrepared(ctx, pp, from, applied)
+		return r.followPrepared(ctx, pp, from, target, applied)
 	}
-	return r.Stream.Follow(ctx, r.Project, from, r.budget(), func(b events.Batch) error {
-		if r.BeforeApply != nil && p == r.Projections[0] {
-			r.BeforeApply(b)
-		}
+	return r.followOf(ctx, p, from, target, func(b events.Batch) error {
+		r.beforeApply(p, b)
 		if err := p.Apply(b); err != nil {
 			return &ApplyError{Projection: p.Name(), Err: err}
 		}
@@ -388,7 +403,7 @@ func (r *Runner) budget() events.Budget {
 // batch and hands it to an applying goroutine, one at a time, so that batch N+1 is
 // prepared while batch N is applied. A failed Apply stops the stream; batches prepared
 // and not applied are dropped, to be delivered again after the checkpoint.
-func (r *Runner) followPrepared(ctx context.Context, p Preparer, from uint64, applied func(events.Batch)) error {
+func (r *Runner) followPrepared(ctx context.Context, p Preparer, from, end uint64, applied func(events.Batch)) error {
 	type work struct {
 		b     events.Batch
 		apply func() error
@@ -400,9 +415,7 @@ func (r *Runner) followPrepared(ctx context.Context, p Preparer, from uint64, ap
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		for w := range next {
-			if r.BeforeApply != nil && p == r.Projections[0] {
-				r.BeforeApply(w.b)
-			}
+			r.beforeApply(p, w.b)
 			if err := w.apply(); err != nil {
 				applyErr = &ApplyError{Projection: p.Name(), Err: err}
 				cancel()
@@ -411,7 +424,7 @@ func (r *Runner) followPrepared(ctx context.Context, p Preparer, from uint64, ap
 			applied(w.b)
 		}
 	})
-	err := r.Stream.Follow(ctx, r.Project, from, r.budget(), func(b events.Batch) error {
+	err := r.followOf(ctx, p, from, end, func(b events.Batch) error {
 		w := work{b, p.Prepare(b)}
 		select {
 		case next <- w:
@@ -426,6 +439,93 @@ func (r *Runner) followPrepared(ctx context.Context, p Preparer, from uint64, ap
 		return applyErr
 	}
 	return err
+}
+
+// beforeApply runs before p applies b: BeforeApply, and the check for events an
+// OwnFollower would not be delivered, for the first projection (the catalog).
+func (r *Runner) beforeApply(p Projection, b events.Batch) {
+	if p != r.Projections[0] {
+		return
+	}
+	if r.BeforeApply != nil {
+		r.BeforeApply(b)
+	}
+	if !r.Stream.CanFollowOwn() || r.unfiltered.Load() {
+		return
+	}
+	for i := range b.Events {
+		if r.Stream.Unfiltered(&b.Events[i]) {
+			// Before the catalog's checkpoint passes it, so that no OwnFollower passes it
+			// unread (ownReach).
+			r.unfiltered.Store(true)
+			r.Logger.Info("an event of this replica's partitions on a subject without its partition (an older indexer's): the search index follows every event")
+			r.ownMu.Lock()
+			for _, stop := range r.stopOwn {
+				stop()
+			}
+			r.ownMu.Unlock()
+			return
+		}
+	}
+}
+
+// errCaughtUpWithCatalog ends following every event for an OwnFollower that has reached
+// the catalog's checkpoint (followOf).
+var errCaughtUpWithCatalog = errors.New("caught up with the catalog")
+
+// followOf follows the stream for p: its own partitions' events alone for an OwnFollower
+// that may (events.Stream.FollowOwn), else every event. An OwnFollower behind the catalog
+// when it starts first follows every event up to the catalog's checkpoint: what lies
+// between was not read by this run's catalog, so it may hold an event FollowOwn would not
+// deliver (an older indexer's, events.Stream.Unfiltered).
+func (r *Runner) followOf(ctx context.Context, p Projection, from, end uint64, apply func(events.Batch) error) error {
+	o, ok := p.(OwnFollower)
+	if !ok || !o.FollowsOwn() || p == r.Projections[0] || !r.Stream.CanFollowOwn() || r.unfiltered.Load() {
+		return r.Stream.Follow(ctx, r.Project, from, r.budget(), apply)
+	}
+	if upTo := r.Projections[0].Checkpoint(); from < upTo {
+		err := r.Stream.Follow(ctx, r.Project, from, r.budget(), func(b events.Batch) error {
+			if err := apply(b); err != nil {
+				return err
+			}
+			from = b.Last()
+			if from >= upTo {
+				return errCaughtUpWithCatalog
+			}
+			return nil
+		})
+		if !errors.Is(err, errCaughtUpWithCatalog) {
+			return err
+		}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	r.ownMu.Lock()
+	if r.stopOwn == nil {
+		r.stopOwn = map[string]context.CancelFunc{}
+	}
+	r.stopOwn[p.Name()] = cancel
+	r.ownMu.Unlock()
+	if r.unfiltered.Load() {
+		return fmt.Errorf("%s: follows every event from now on", p.Name())
+	}
+	return r.Stream.FollowOwn(ctx, r.Project, from, r.budget(), r.ownReach(end), apply)
+}
+
+// ownReach is what an OwnFollower knows of the stream beyond its own events: the
+// catalog's checkpoint, none once an event it would not be delivered was met.
+func (r *Runner) ownReach(end uint64) events.Reach {
+	return events.Reach{
+		End: end,
+		Seq: func() uint64 {
+			c := r.Projections[0].Checkpoint()
+			if r.unfiltered.Load() {
+				return 0
+			}
+			return c
+		},
+		Changed: r.AppliedChange,
+	}
 }
 
 // Progress is how far a catch-up has come.
