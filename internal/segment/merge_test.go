@@ -24,24 +24,8 @@ func TestMergeAsZap(t *testing.T) {
 	var drops []*roaring.Bitmap
 	rng := rand.New(rand.NewPCG(5, 6))
 	for i, part := range [][2]int{{0, 300}, {300, 310}, {310, 800}, {800, 1200}} {
-		o, z := buildBoth(t, docs[part[0]:part[1]])
 		// Persisted and opened, as scorch merges them.
-		po, pz := filepath.Join(dir, fmt.Sprintf("o%d", i)), filepath.Join(dir, fmt.Sprintf("z%d", i))
-		if err := o.persist(po); err != nil {
-			t.Fatal(err)
-		}
-		if err := z.(api.UnpersistedSegment).Persist(pz); err != nil {
-			t.Fatal(err)
-		}
-		so, err := Open(po)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sz, err := (&zapv16.ZapPlugin{}).Open(pz)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = so.Close(); _ = sz.Close() })
+		so, sz := persistBoth(t, dir, fmt.Sprint(i), docs[part[0]:part[1]])
 		ours, theirs = append(ours, so), append(theirs, sz)
 		d := roaring.New()
 		for range (part[1] - part[0]) / 4 {
@@ -52,37 +36,13 @@ func TestMergeAsZap(t *testing.T) {
 		}
 		drops = append(drops, d)
 	}
-	merged := func(name string, ours, theirs []api.Segment, drops []*roaring.Bitmap) (*Segment, api.Segment) {
-		po, pz := filepath.Join(dir, name+".o"), filepath.Join(dir, name+".z")
-		no, _, err := (&Plugin{}).Merge(ours, drops, po, nil, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		nz, _, err := (&zapv16.ZapPlugin{}).Merge(theirs, drops, pz, nil, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if fmt.Sprint(no) != fmt.Sprint(nz) {
-			t.Fatalf("%s: new numbers %v, zap %v", name, no, nz)
-		}
-		so, err := Open(po)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sz, err := (&zapv16.ZapPlugin{}).Open(pz)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = so.Close(); _ = sz.Close() })
-		return so, sz
-	}
-	mo, mz := merged("first", ours, theirs, drops)
+	mo, mz := mergeBoth(t, dir, "first", ours, theirs, drops)
 	comparePostings(t, mo, mz)
 
 	// Merged with a built segment, dropping some of the merged one's documents.
 	o, z := buildBoth(t, docs[:50])
 	d := roaring.BitmapOf(1, 2, 3, 500, 600)
-	mo2, mz2 := merged("second", []api.Segment{mo, o}, []api.Segment{mz, z}, []*roaring.Bitmap{d, nil})
+	mo2, mz2 := mergeBoth(t, dir, "second", []api.Segment{mo, o}, []api.Segment{mz, z}, []*roaring.Bitmap{d, nil})
 	comparePostings(t, mo2, mz2)
 }
 
@@ -94,49 +54,57 @@ func TestMergeAsZap(t *testing.T) {
 func TestMergeWithoutDropsAsZap(t *testing.T) {
 	docs := analyzedDocs(t, 11, 1500)
 	dir := t.TempDir()
-	seg := func(name string, docs []index.Document) (*Segment, api.Segment) {
-		o, z := buildBoth(t, docs)
-		po, pz := filepath.Join(dir, name+".o"), filepath.Join(dir, name+".z")
-		if err := o.persist(po); err != nil {
-			t.Fatal(err)
-		}
-		if err := z.(api.UnpersistedSegment).Persist(pz); err != nil {
-			t.Fatal(err)
-		}
-		return openBoth(t, po, pz)
-	}
-	merged := func(name string, ours, theirs []api.Segment, drops []*roaring.Bitmap) (*Segment, api.Segment) {
-		po, pz := filepath.Join(dir, name+".o"), filepath.Join(dir, name+".z")
-		no, _, err := (&Plugin{}).Merge(ours, drops, po, nil, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		nz, _, err := (&zapv16.ZapPlugin{}).Merge(theirs, drops, pz, nil, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if fmt.Sprint(no) != fmt.Sprint(nz) {
-			t.Fatalf("%s: new numbers %v, zap %v", name, no, nz)
-		}
-		return openBoth(t, po, pz)
-	}
 	var ours, theirs []api.Segment
 	for i, part := range [][2]int{{0, 250}, {250, 260}, {260, 700}, {700, 1000}} {
-		o, z := seg(fmt.Sprint(i), docs[part[0]:part[1]])
+		o, z := persistBoth(t, dir, fmt.Sprint(i), docs[part[0]:part[1]])
 		ours, theirs = append(ours, o), append(theirs, z)
 	}
-	mo, mz := merged("whole", ours, theirs, make([]*roaring.Bitmap, len(ours)))
+	mo, mz := mergeBoth(t, dir, "whole", ours, theirs, make([]*roaring.Bitmap, len(ours)))
 	comparePostings(t, mo, mz)
 	if !shortChunkInside(t, mo) {
 		t.Fatal("no list of the merge holds a short chunk before another: nothing copied")
 	}
 
-	o, z := seg("more", docs[1000:1500])
-	mo2, mz2 := merged("again", []api.Segment{mo, o}, []api.Segment{mz, z}, []*roaring.Bitmap{nil, nil})
+	o, z := persistBoth(t, dir, "more", docs[1000:1500])
+	mo2, mz2 := mergeBoth(t, dir, "again", []api.Segment{mo, o}, []api.Segment{mz, z}, []*roaring.Bitmap{nil, nil})
 	comparePostings(t, mo2, mz2)
 	d := roaring.BitmapOf(0, 7, 300, 301, 999)
-	mo3, mz3 := merged("dropped", []api.Segment{mo2, o}, []api.Segment{mz2, z}, []*roaring.Bitmap{d, nil})
+	mo3, mz3 := mergeBoth(t, dir, "dropped", []api.Segment{mo2, o}, []api.Segment{mz2, z}, []*roaring.Bitmap{d, nil})
 	comparePostings(t, mo3, mz3)
+}
+
+// persistBoth builds docs into a segment of ours and one of zap's, persists both in dir
+// under name, and opens them, as scorch merges them.
+func persistBoth(t *testing.T, dir, name string, docs []index.Document) (*Segment, api.Segment) {
+	t.Helper()
+	o, z := buildBoth(t, docs)
+	po, pz := filepath.Join(dir, name+".o"), filepath.Join(dir, name+".z")
+	if err := o.persist(po); err != nil {
+		t.Fatal(err)
+	}
+	if err := z.(api.UnpersistedSegment).Persist(pz); err != nil {
+		t.Fatal(err)
+	}
+	return openBoth(t, po, pz)
+}
+
+// mergeBoth merges ours with our plugin and theirs with zap's, dropping drops, into dir
+// under name; the new numbers of both must agree.
+func mergeBoth(t *testing.T, dir, name string, ours, theirs []api.Segment, drops []*roaring.Bitmap) (*Segment, api.Segment) {
+	t.Helper()
+	po, pz := filepath.Join(dir, name+".o"), filepath.Join(dir, name+".z")
+	no, _, err := (&Plugin{}).Merge(ours, drops, po, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nz, _, err := (&zapv16.ZapPlugin{}).Merge(theirs, drops, pz, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(no) != fmt.Sprint(nz) {
+		t.Fatalf("%s: new numbers %v, zap %v", name, no, nz)
+	}
+	return openBoth(t, po, pz)
 }
 
 func openBoth(t *testing.T, po, pz string) (*Segment, api.Segment) {
