@@ -3,7 +3,6 @@ package projection_test
 import (
 	"context"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,24 +14,17 @@ import (
 // ownRecorder is a projection of some partitions (projection.OwnFollower): it records every
 // event delivered to it, and its checkpoint passes a batch's Through.
 type ownRecorder struct {
-	mu       sync.Mutex
-	seq      uint64
-	sid, prj string
-	got      []events.Event
+	testState
+	got []events.Event
 }
 
-func (p *ownRecorder) Name() string       { return "own" }
-func (p *ownRecorder) FollowsOwn() bool   { return true }
-func (p *ownRecorder) Checkpoint() uint64 { p.mu.Lock(); defer p.mu.Unlock(); return p.seq }
-func (p *ownRecorder) Identity() (string, string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.sid, p.prj
-}
+func (p *ownRecorder) Name() string     { return "own" }
+func (p *ownRecorder) FollowsOwn() bool { return true }
 func (p *ownRecorder) Reset(st projection.State) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.seq, p.sid, p.prj, p.got = 0, st.StreamID, st.Project, nil
+	p.reset(st)
+	p.got = nil
 	return nil
 }
 func (p *ownRecorder) Apply(b events.Batch) error {

@@ -125,12 +125,27 @@ func TestAppliedChangeWakesAWaiter(t *testing.T) {
 	testkit.Equal(t, c.Checkpoint(), seq, "checkpoint")
 }
 
-// preparer is a projection that records what it prepares and applies; fail, when set,
-// fails the apply of the batch holding that sequence, once.
-type preparer struct {
+// testState is a test projection's checkpoint and identity, under its mutex.
+type testState struct {
 	mu       sync.Mutex
 	seq      uint64
 	sid, prj string
+}
+
+func (s *testState) Checkpoint() uint64 { s.mu.Lock(); defer s.mu.Unlock(); return s.seq }
+func (s *testState) Identity() (string, string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sid, s.prj
+}
+
+// reset starts the state over for st's stream; under mu.
+func (s *testState) reset(st projection.State) { s.seq, s.sid, s.prj = 0, st.StreamID, st.Project }
+
+// preparer is a projection that records what it prepares and applies; fail, when set,
+// fails the apply of the batch holding that sequence, once.
+type preparer struct {
+	testState
 	applied  []uint64 // every event applied, in order
 	prepared chan uint64
 	// during, when set, runs inside the apply of each batch.
@@ -138,17 +153,12 @@ type preparer struct {
 	fail   uint64
 }
 
-func (p *preparer) Name() string       { return "preparer" }
-func (p *preparer) Checkpoint() uint64 { p.mu.Lock(); defer p.mu.Unlock(); return p.seq }
-func (p *preparer) Identity() (string, string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.sid, p.prj
-}
+func (p *preparer) Name() string { return "preparer" }
 func (p *preparer) Reset(st projection.State) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.seq, p.sid, p.prj, p.applied = 0, st.StreamID, st.Project, nil
+	p.reset(st)
+	p.applied = nil
 	return nil
 }
 func (p *preparer) Apply(b events.Batch) error { return p.Prepare(b)() }
