@@ -39,6 +39,24 @@ func (p *ownRecorder) Apply(b events.Batch) error {
 	return nil
 }
 
+// runOwn runs, on s, a replica of partition 1 of 4: a catalog, then an ownRecorder, in
+// batches of at most maxBatch events, until the test ends.
+func runOwn(t *testing.T, s *events.Stream, maxBatch int) (*projection.Catalog, *ownRecorder, *projection.Runner) {
+	t.Helper()
+	set := events.PartitionSet{Count: 4, Own: []int{1}}
+	s.Folds = set
+	cat := &projection.Catalog{Dir: t.TempDir(), Logger: testkit.Logger(), Holds: set.Holds}
+	testkit.NoErr(t, cat.Open(), "open catalog")
+	t.Cleanup(func() { _ = cat.Close() })
+	own := &ownRecorder{}
+	r := &projection.Runner{Stream: s, Project: "p", Projections: []projection.Projection{cat, own}, Logger: testkit.Logger(), MaxBatch: maxBatch}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = r.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return cat, own, r
+}
+
 // pathIn returns the i-th path of partition k of 4 (and of no other).
 func pathIn(k, i int) string {
 	for j := 0; ; j++ {
@@ -83,17 +101,7 @@ func TestOwnFollowerReadsOnlyItsPartitions(t *testing.T) {
 	// The last events are of other partitions.
 	last := publishTo(t, s, []string{pathIn(0, 500), pathIn(2, 501), pathIn(3, 502), pathIn(0, 503)})
 
-	set := events.PartitionSet{Count: 4, Own: []int{1}}
-	s.Folds = set
-	c := &projection.Catalog{Dir: t.TempDir(), Logger: testkit.Logger(), Holds: set.Holds}
-	testkit.NoErr(t, c.Open(), "open catalog")
-	t.Cleanup(func() { _ = c.Close() })
-	own := &ownRecorder{}
-	r := &projection.Runner{Stream: s, Project: "p", Projections: []projection.Projection{c, own}, Logger: testkit.Logger(), MaxBatch: 50}
-	rctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); _ = r.Run(rctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	_, own, r := runOwn(t, s, 50)
 	select {
 	case <-r.CaughtUp():
 	case <-time.After(2 * time.Minute):
@@ -109,7 +117,7 @@ func TestOwnFollowerReadsOnlyItsPartitions(t *testing.T) {
 			switch {
 			case e.Op != events.OpUpsert && e.Op != events.OpDelete:
 				control++
-			case set.Holds(events.DocKey{Path: e.Path}):
+			case s.Folds.Holds(events.DocKey{Path: e.Path}):
 				mine++
 				if e.Slim || len(e.Content) == 0 {
 					t.Errorf("%s: delivered without its content", e.Path)
@@ -175,17 +183,7 @@ func TestOwnFollowerFollowsEveryEventAfterAnOlderPublishersEvent(t *testing.T) {
 	testkit.NoErr(t, err, "publish an older indexer's event")
 	last := publishTo(t, s, []string{pathIn(0, 901), pathIn(2, 902)})
 
-	set := events.PartitionSet{Count: 4, Own: []int{1}}
-	s.Folds = set
-	cat := &projection.Catalog{Dir: t.TempDir(), Logger: testkit.Logger(), Holds: set.Holds}
-	testkit.NoErr(t, cat.Open(), "open catalog")
-	t.Cleanup(func() { _ = cat.Close() })
-	own := &ownRecorder{}
-	r := &projection.Runner{Stream: s, Project: "p", Projections: []projection.Projection{cat, own}, Logger: testkit.Logger(), MaxBatch: 10}
-	rctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); _ = r.Run(rctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	cat, own, r := runOwn(t, s, 10)
 	waitFor(t, r, func() bool { return own.Checkpoint() >= last && cat.Checkpoint() >= last }, "both projections at the end")
 	own.mu.Lock()
 	defer own.mu.Unlock()
