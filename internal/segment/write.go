@@ -37,10 +37,22 @@ func newFileWriter(w io.Writer, docs uint64) *fileWriter {
 
 // dictBuilder builds a field's dictionary: a vellum builder keeps the nodes it has made
 // for the next dictionary, and the builders are kept for the next segment.
+//
+// A builder's registry of the nodes it has compiled, which finds a suffix already
+// written, is a table of a fixed size that every dictionary begins by clearing: 20,000
+// cells by default, cleared once per field of every segment built or merged, for fields
+// such as the extension that hold a handful of terms. A dictionary of few terms is built
+// with a small table (smallDict), which finds every suffix such a dictionary shares.
 type dictBuilder struct {
 	dict    bytes.Buffer
-	builder *vellum.Builder
+	builder *vellum.Builder // the builder of the field begun: one of the two below
+	large   *vellum.Builder // vellum's default registry
+	small   *vellum.Builder // a registry of smallDict cells
 }
+
+// smallDict is the most terms a dictionary built with the small registry holds, and the
+// number of its registry's cells.
+const smallDict = 512
 
 var dictBuilders sync.Pool
 
@@ -76,16 +88,22 @@ func (f *fileWriter) addField(name string, flags byte) {
 	f.toc.flags = append(f.toc.flags, flags)
 }
 
-// startDict begins a field's dictionary; its terms are inserted in order, then endDict
-// writes it as the field's section.
-func (f *fileWriter) startDict() error {
+// startDict begins a field's dictionary of at most terms terms (an estimate: more only
+// costs the small registry some sharing of suffixes); its terms are inserted in order,
+// then endDict writes it as the field's section.
+func (f *fileWriter) startDict(terms int) error {
 	f.dict.Reset()
-	if f.builder == nil {
-		b, err := vellum.New(&f.dict, nil)
+	b, opts := &f.large, (*vellum.BuilderOpts)(nil)
+	if terms <= smallDict {
+		b, opts = &f.small, &vellum.BuilderOpts{Encoder: 1, RegistryTableSize: smallDict / 2, RegistryMRUSize: 2}
+	}
+	f.builder = *b
+	if *b == nil {
+		nb, err := vellum.New(&f.dict, opts)
 		if err != nil {
 			return err
 		}
-		f.builder = b
+		*b, f.builder = nb, nb
 		return nil
 	}
 	return f.builder.Reset(&f.dict)
