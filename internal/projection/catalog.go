@@ -33,7 +33,7 @@ import (
 
 // catalogFormat changes whenever the stored layout or the derivation of a record changes;
 // a catalog of another format is rebuilt from the stream rather than misread.
-const catalogFormat = "catalog/6" // 2: session documents, summaries; 3: content compressed; 4: bodies in their own file; 5: titles and summaries read as the index reads them (text.ParseMarkdown); 6: records and state values checksummed
+const catalogFormat = "catalog/7" // 2: session documents, summaries; 3: content compressed; 4: bodies in their own file; 5: titles and summaries read as the index reads them (text.ParseMarkdown); 6: records and state values checksummed; 7: records without their key, hashes as bytes (records and change log)
 
 var (
 	bucketDocs    = []byte("docs")    // path → record
@@ -387,12 +387,9 @@ func (c *Catalog) load() error {
 			c.setConfig(cfg)
 		}
 		return tx.Bucket(bucketDocs).ForEach(func(k, v []byte) error {
-			d, err := decodeDocument(v)
+			d, err := decodeDocument(k, v)
 			if err != nil {
 				return fmt.Errorf("record %q: %w", k, err)
-			}
-			if string(k) != d.Key().ID() {
-				return damagedf("record %q holds the document %q", k, d.Key().ID())
 			}
 			c.put(d)
 			c.records++
@@ -859,7 +856,8 @@ func (c *Catalog) write(f *folded, delta map[string]int) error {
 				}
 				continue
 			}
-			if err := docs.Put(recordKey(p), encodeDocument(ch.doc, ch.sum)); err != nil {
+			k := recordKey(p)
+			if err := docs.Put(k, encodeDocument(k, ch.doc, ch.sum)); err != nil {
 				return err
 			}
 			if ch.body != nil && c.keeps(ch.doc) && c.refs[ch.doc.Hash] <= 0 && content.Get([]byte(ch.doc.Hash)) == nil {
@@ -1191,11 +1189,12 @@ func (s *Snapshot) Summary(d *Document) (Summary, error) {
 		if err != nil {
 			return err
 		}
-		v := tx.Bucket(bucketDocs).Get(recordKey(d.Key()))
+		k := recordKey(d.Key())
+		v := tx.Bucket(bucketDocs).Get(k)
 		if v == nil {
 			return damagedf("%s: record missing from the catalog", d.Path)
 		}
-		sum, err = decodeSummary(v)
+		sum, err = decodeSummary(k, v)
 		return err
 	})
 	if err == nil || !errors.Is(err, ErrDamaged) {

@@ -33,8 +33,8 @@ var (
 	keyLog         = []byte("log")      // where the log stands (logState)
 )
 
-// logEntryVersion is the first byte of a log entry.
-const logEntryVersion = 1
+// logEntryVersion is the first byte of a log entry; 2: content hashes as bytes (appendHash).
+const logEntryVersion = 2
 
 // logState is where the change log stands.
 type logState struct {
@@ -229,7 +229,7 @@ func appendLogEntry(b []byte, e *events.Event) []byte {
 	if op == logOpUpsert {
 		b = binary.AppendVarint(b, e.Size)
 		b = appendTime(b, e.Mtime)
-		b = binrec.AppendString(b, e.Hash)
+		b = appendHash(b, e.Hash)
 		b = binrec.AppendString(b, string(e.Status))
 		b = binrec.AppendString(b, e.Reason)
 		b = binary.AppendUvarint(b, e.Inode)
@@ -241,7 +241,7 @@ func appendLogEntry(b []byte, e *events.Event) []byte {
 		b = binary.AppendUvarint(b, uint64(logPrev))
 		b = binrec.AppendString(b, string(p.Op))
 		b = binary.AppendVarint(b, p.Size)
-		b = binrec.AppendString(b, p.Hash)
+		b = appendHash(b, p.Hash)
 		b = binrec.AppendString(b, string(p.Status))
 		b = binary.AppendUvarint(b, p.Inode)
 	}
@@ -284,7 +284,7 @@ func decodeLogEntry(v []byte) (events.Event, error) {
 		e.Op = events.OpUpsert
 		e.Size = r.Varint()
 		e.Mtime = time.Unix(r.Varint(), int64(r.Uvarint())).UTC()
-		e.Hash = r.String()
+		e.Hash = readHash(r)
 		e.Status = events.StatusOf(r.String())
 		e.Reason = r.String()
 		e.Inode = r.Uvarint()
@@ -307,7 +307,7 @@ func decodeLogEntry(v []byte) (events.Event, error) {
 			return events.Event{}, errLogEntry
 		}
 		p.Size = r.Varint()
-		p.Hash = r.String()
+		p.Hash = readHash(r)
 		p.Status = events.StatusOf(r.String())
 		p.Inode = r.Uvarint()
 		e.Prev = p
