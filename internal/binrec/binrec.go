@@ -76,3 +76,14 @@ func (r *Reader) String() string {
 	r.s = r.s[n:]
 	return s
 }
+
+// Fixed reads the next n bytes.
+func (r *Reader) Fixed(n int) string {
+	if n < 0 || n > len(r.s) {
+		r.Fail("truncated")
+		return ""
+	}
+	s := r.s[:n]
+	r.s = r.s[n:]
+	return s
+}

@@ -6,7 +6,8 @@ package projection
 // "Reading the changes"). It is written in the transaction that writes the checkpoint, so
 // that it always stands where the catalog does, kill -9 or not. It keeps what the stream
 // keeps: the last Kept events of each document (MaxMsgsPerSubject), a list per path of the
-// sequences it keeps naming the one to drop when one more comes. A log that starts at a
+// sequences it keeps naming the one to drop when one more comes (stored only where the
+// document's record does not say it: see writeLog). A log that starts at a
 // sequence from (an older catalog, or the stream's history setting changed) holds every
 // event the stream keeps above from: for a path with events on both sides, the stream's
 // last Kept events that lie above from are the last Kept of those above from.
@@ -29,12 +30,12 @@ import (
 
 var (
 	bucketLog      = []byte("log")      // stream sequence (8 bytes, big-endian) → log entry
-	bucketLogPaths = []byte("logpaths") // document path → the sequences the log keeps of it, oldest first
+	bucketLogPaths = []byte("logpaths") // document path → the sequences the log keeps of it, oldest first, where its record does not say it (writeLog)
 	keyLog         = []byte("log")      // where the log stands (logState)
 )
 
-// logEntryVersion is the first byte of a log entry.
-const logEntryVersion = 1
+// logEntryVersion is the first byte of a log entry; 2: content hashes as bytes (appendHash).
+const logEntryVersion = 2
 
 // logState is where the change log stands.
 type logState struct {
@@ -155,6 +156,11 @@ func logged(e *events.Event) bool {
 // writeLog writes the batch's document events to the log, drops the events of their
 // documents the stream no longer keeps, and the log's state. The caller holds the batch's
 // write transaction, which writes the checkpoint too.
+//
+// A document's list of the sequences the log keeps of it is stored (logpaths) only when it
+// is not what the document's record says: a document that exists and whose one event in
+// the log is its last (its record's Seq, above from) has none stored — after a first scan,
+// every document — so that logpaths holds the documents changed since, and the deleted.
 func (c *Catalog) writeLog(tx *bolt.Tx, st *bolt.Bucket, f *folded) error {
 	l := c.log
 	if l.kept == 0 {
@@ -164,6 +170,11 @@ func (c *Catalog) writeLog(tx *bolt.Tx, st *bolt.Bucket, f *folded) error {
 	entries.FillPercent = 1 // keys come in order: pages filled whole
 	paths.FillPercent = recordsFill
 	var key [8]byte
+	// The lists the batch changes, by path, in the order first met, and whether the
+	// document exists after its last event of the batch.
+	lists := make(map[string][]uint64)
+	var order []string
+	exists := make(map[string]bool)
 	for _, e := range f.log {
 		binary.BigEndian.PutUint64(key[:], e.Seq)
 		// bbolt keeps the value, not a copy, until the transaction commits.
@@ -173,16 +184,13 @@ func (c *Catalog) writeLog(tx *bolt.Tx, st *bolt.Bucket, f *folded) error {
 		if l.kept < 0 {
 			continue
 		}
-		var seqs []uint64
-		if v := paths.Get([]byte(e.Path)); v != nil {
-			body, err := unseal(v)
-			if err != nil || len(body)%8 != 0 {
-				return damagedf("the change log's sequences of %s cannot be read", e.Path)
+		seqs, seen := lists[e.Path]
+		if !seen {
+			var err error
+			if seqs, err = c.logSeqs(paths, e.Path, l.from); err != nil {
+				return err
 			}
-			seqs = make([]uint64, 0, len(body)/8+1)
-			for i := 0; i < len(body); i += 8 {
-				seqs = append(seqs, binary.BigEndian.Uint64(body[i:]))
-			}
+			order = append(order, e.Path)
 		}
 		seqs = append(seqs, e.Seq)
 		for int64(len(seqs)) > l.kept {
@@ -192,16 +200,50 @@ func (c *Catalog) writeLog(tx *bolt.Tx, st *bolt.Bucket, f *folded) error {
 			}
 			seqs = seqs[1:]
 		}
+		lists[e.Path] = seqs
+		exists[e.Path] = e.Op == events.OpUpsert
+	}
+	for _, p := range order {
+		seqs := lists[p]
+		if exists[p] && len(seqs) == 1 {
+			// What its record will say (its Seq, the batch's last event of it).
+			if err := paths.Delete([]byte(p)); err != nil {
+				return err
+			}
+			continue
+		}
 		v := make([]byte, 0, 8*len(seqs))
 		for _, s := range seqs {
 			v = binary.BigEndian.AppendUint64(v, s)
 		}
-		if err := paths.Put([]byte(e.Path), seal(v)); err != nil {
+		if err := paths.Put([]byte(p), seal(v)); err != nil {
 			return err
 		}
 	}
 	l.seq = f.seq
 	return putState(st, keyLog, l.encode())
+}
+
+// logSeqs is the list of the sequences the log keeps of path before the batch: the one
+// stored, or else its record's Seq when the document exists and the log holds that event
+// (above from), or else none. Only the applying goroutine calls it (it reads the records
+// without the lock).
+func (c *Catalog) logSeqs(paths *bolt.Bucket, path string, from uint64) ([]uint64, error) {
+	if v := paths.Get([]byte(path)); v != nil {
+		body, err := unseal(v)
+		if err != nil || len(body)%8 != 0 {
+			return nil, damagedf("the change log's sequences of %s cannot be read", path)
+		}
+		seqs := make([]uint64, 0, len(body)/8+1)
+		for i := 0; i < len(body); i += 8 {
+			seqs = append(seqs, binary.BigEndian.Uint64(body[i:]))
+		}
+		return seqs, nil
+	}
+	if d, ok := c.docs[path]; ok && d.Seq > from {
+		return []uint64{d.Seq}, nil
+	}
+	return nil, nil
 }
 
 // Log entries: the version, then the path (first, so that a window of a folder reads no
@@ -229,7 +271,7 @@ func appendLogEntry(b []byte, e *events.Event) []byte {
 	if op == logOpUpsert {
 		b = binary.AppendVarint(b, e.Size)
 		b = appendTime(b, e.Mtime)
-		b = binrec.AppendString(b, e.Hash)
+		b = appendHash(b, e.Hash)
 		b = binrec.AppendString(b, string(e.Status))
 		b = binrec.AppendString(b, e.Reason)
 		b = binary.AppendUvarint(b, e.Inode)
@@ -241,7 +283,7 @@ func appendLogEntry(b []byte, e *events.Event) []byte {
 		b = binary.AppendUvarint(b, uint64(logPrev))
 		b = binrec.AppendString(b, string(p.Op))
 		b = binary.AppendVarint(b, p.Size)
-		b = binrec.AppendString(b, p.Hash)
+		b = appendHash(b, p.Hash)
 		b = binrec.AppendString(b, string(p.Status))
 		b = binary.AppendUvarint(b, p.Inode)
 	}
@@ -284,7 +326,7 @@ func decodeLogEntry(v []byte) (events.Event, error) {
 		e.Op = events.OpUpsert
 		e.Size = r.Varint()
 		e.Mtime = time.Unix(r.Varint(), int64(r.Uvarint())).UTC()
-		e.Hash = r.String()
+		e.Hash = readHash(r)
 		e.Status = events.StatusOf(r.String())
 		e.Reason = r.String()
 		e.Inode = r.Uvarint()
@@ -307,7 +349,7 @@ func decodeLogEntry(v []byte) (events.Event, error) {
 			return events.Event{}, errLogEntry
 		}
 		p.Size = r.Varint()
-		p.Hash = r.String()
+		p.Hash = readHash(r)
 		p.Status = events.StatusOf(r.String())
 		p.Inode = r.Uvarint()
 		e.Prev = p
