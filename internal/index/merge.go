@@ -30,7 +30,7 @@ const (
 
 // idleMergePlan merges each tier of segments into one.
 var idleMergePlan = func() mergeplan.MergePlanOptions {
-	o := mergeplan.DefaultMergePlanOptions
+	o := mergePlanOptions
 	o.MaxSegmentsPerTier = 1
 	return o
 }()
@@ -105,6 +105,7 @@ func (x *Index) mergeWhenIdle(ctx context.Context, idx bleve.Index, applied <-ch
 		case <-t.C:
 		}
 		batches := x.batches.Load() // what the merge below leaves merged
+		x.catchingUp(false)         // idle: whatever the last batch said, caught up
 		o := cmp.Or(x.idlePlan, &idleMergePlan)
 		if n, merges := mergePlanned(idx, o); n > idleSegments && merges {
 			start := time.Now()
