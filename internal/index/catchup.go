@@ -1,6 +1,8 @@
 package index
 
 import (
+	"cmp"
+
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
 )
@@ -49,7 +51,8 @@ func (x *Index) catchingUp(behind bool) {
 // merger's goroutine: while the index catches up and holds fewer than heldSegments on
 // disk, it waits. It returns false when the index closes (quit), so that the merger stops.
 func (x *Index) mayMerge(s *scorch.Scorch, quit <-chan struct{}) bool {
-	for x.behind.Load() && onDisk(s) < heldSegments {
+	held := cmp.Or(x.held, heldSegments)
+	for x.behind.Load() && onDisk(s) < held {
 		select {
 		case <-x.mergeWake:
 		case <-quit:

@@ -1,9 +1,11 @@
 package index
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -53,6 +55,23 @@ func TestMeasureCatchUp(t *testing.T) {
 	for i := range batches {
 		batches[i].Pending = uint64(len(evs)) - batches[i].Last()
 	}
+	stopMem := make(chan struct{})
+	memDone := make(chan [2]int64)
+	go func() { // the highest anonymous and file-backed resident memory
+		var most [2]int64
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			a, f := rss()
+			most[0], most[1] = max(most[0], a), max(most[1], f)
+			select {
+			case <-stopMem:
+				memDone <- most
+				return
+			case <-tick.C:
+			}
+		}
+	}()
 	start := time.Now()
 	applies := make(chan func() error)
 	applied := make(chan error, 1)
@@ -76,12 +95,31 @@ func TestMeasureCatchUp(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	logStats(t, x, "merged", len(evs), len(batches), time.Since(start))
+	close(stopMem)
+	most := <-memDone
+	t.Logf("highest RssAnon %d MB, RssFile %d MB", most[0]>>10, most[1]>>10)
+}
+
+// rss is the process's anonymous and file-backed resident memory, in kB.
+func rss() (anon, file int64) {
+	b, _ := os.ReadFile("/proc/self/status")
+	for _, l := range strings.Split(string(b), "\n") {
+		var v int64
+		if _, err := fmt.Sscanf(l, "RssAnon: %d kB", &v); err == nil {
+			anon = v
+		}
+		if _, err := fmt.Sscanf(l, "RssFile: %d kB", &v); err == nil {
+			file = v
+		}
+	}
+	return anon, file
 }
 
 func logStats(t *testing.T, x *Index, when string, docs, batches int, took time.Duration) {
 	adv, _ := x.idx.Advanced()
 	m := adv.(*scorch.Scorch).StatsMap()
-	t.Logf("%s: %d docs, %d batches, %s; segments %d", when, docs, batches, took.Round(time.Millisecond), segments(x.idx))
+	a, f := rss()
+	t.Logf("%s: %d docs, %d batches, %s; segments %d; RssAnon %d MB, RssFile %d MB", when, docs, batches, took.Round(time.Millisecond), segments(x.idx), a>>10, f>>10)
 	for _, k := range []string{"TotBatches", "TotIntroducedSegmentsBatch", "TotPersistedSegments", "TotMemMergeDone", "TotMemMergeSegments",
 		"TotFileMergePlanTasks", "TotFileMergeSegments", "TotFileMergeWrittenBytes", "TotFileMergeForceOpsCompleted", "CurOnDiskBytes", "CurOnDiskFiles", "TotFileMergeZapTime", "TotMemMergeZapTime"} {
 		t.Logf("  %s = %v", k, m[k])

@@ -90,6 +90,7 @@ type Index struct {
 	// (catchup.go); mergeWake wakes it to look again.
 	behind    atomic.Bool
 	mergeWake chan struct{}
+	held      int // tests: how many segments a catch-up holds unmerged (heldSegments)
 
 	// search is the engine of the searches over the index (searcher).
 	search     *search.Engine
