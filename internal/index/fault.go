@@ -48,6 +48,10 @@ func init() {
 			if f := faultOf(e.Scorch); f != nil {
 				f.close()
 			}
+		case scorch.EventKindPreMergeCheck:
+			if f := faultOf(e.Scorch); f != nil {
+				return f.x.mayMerge(e.Scorch, f.quit)
+			}
 		}
 		return true
 	}

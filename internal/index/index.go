@@ -86,6 +86,11 @@ type Index struct {
 	batches  atomic.Uint64
 	mergedAt atomic.Uint64
 	idlePlan *mergeplan.MergePlanOptions // tests: the idle merge's plan (idleMergePlan)
+	// behind says the last batch left more events in the stream: scorch's merger waits
+	// (catchup.go); mergeWake wakes it to look again.
+	behind    atomic.Bool
+	mergeWake chan struct{}
+	held      int // tests: how many segments a catch-up holds unmerged (heldSegments)
 
 	// search is the engine of the searches over the index (searcher).
 	search     *search.Engine
@@ -120,6 +125,7 @@ func (x *Index) Open() error {
 	if x.Logger == nil {
 		x.Logger = slog.Default()
 	}
+	x.wakeable()
 	x.identity.Store(&[2]string{})
 	f := x.watchFaults()
 	var idx bleve.Index
@@ -281,6 +287,8 @@ func (x *Index) runtimeConfig() map[string]any {
 		// damaged (fault.go).
 		"eventCallbackName":      callbackName,
 		"asyncErrorCallbackName": callbackName,
+		// Merges of as many segments as a catch-up holds back (catchup.go).
+		"scorchMergePlanOptions": map[string]any{"SegmentsPerMergeTask": mergePlanOptions.SegmentsPerMergeTask},
 	}
 	// Segments in guide's own format (package segment): scorch writes new segments and
 	// merges in it, and opens an older index's segments with the format they were
@@ -325,6 +333,7 @@ func (x *Index) create(st projection.State) error {
 		return fmt.Errorf("index mapping: %w", err)
 	}
 	cfg := x.runtimeConfig()
+	x.wakeable()
 	f := x.watchFaults()
 	idx, err := bleve.NewUsing(x.Dir, m, bleve.Config.DefaultIndexType, bleve.Config.DefaultKVStore, cfg)
 	if err != nil {
