@@ -7,10 +7,10 @@ import (
 	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
 )
 
-// A first index (a catch-up: batches arriving while the stream holds more) leaves its
-// segments unmerged until it has caught up, then merges them in one task. Scorch's merger
-// otherwise merges ten segments at a time as they come, and the merged ones again, tier by
-// tier: a first index of 100k generated documents (163 batches of 2 MB) had its merger
+// A first index (a catch-up: batches arriving while the stream holds a thousand events or
+// more beyond them) leaves its segments unmerged until it has caught up, then merges them
+// in one task. Scorch's merger otherwise merges ten segments at a time as they come, and
+// the merged ones again, tier by tier: a first index of 100k generated documents (163 batches of 2 MB) had its merger
 // write 481 MB — three times the index — for an index of 162 MB, 28 s of merging on a
 // core. Held back, the 163 segments on disk are merged once by the plan below, which takes
 // as many segments in a task as may be held back: 162 MB written, 3.6 s (TestMeasureCatchUp).
@@ -25,6 +25,10 @@ const (
 	// index catches up: beyond, it merges them (in one task) and waits again. It bounds the
 	// files held open and what a search during the catch-up looks each term up in.
 	heldSegments = 256
+	// catchUpBacklog is the fewest events the stream may hold beyond a batch for the index
+	// to be catching up. An index a few events behind, under a burst of saves, merges its
+	// small segments as they come, so that searches do not look each term up in hundreds.
+	catchUpBacklog = 1000
 )
 
 // mergePlanOptions is the plan of scorch's merger (scorchMergePlanOptions): its default
