@@ -53,3 +53,44 @@ func TestReleasePolicy(t *testing.T) {
 		t.Fatal("a catch-up of releaseEvery events not released after releaseGap")
 	}
 }
+
+// The collector's target is lowered while a projection has a backlog of catchUpBacklog
+// events or more, once, and the one before comes back when every projection is idle; a
+// small backlog leaves it alone, and so does a GOGC set in the environment.
+func TestGCPacer(t *testing.T) {
+	percent := 100
+	var calls []int
+	set := func(p int) int {
+		calls = append(calls, p)
+		prev := percent
+		percent = p
+		return prev
+	}
+	g := gcPacer{set: set}
+	g.observe(catchUpBacklog-1, false)
+	if len(calls) != 0 {
+		t.Fatalf("a backlog under catchUpBacklog changed the target: %v", calls)
+	}
+	g.observe(catchUpBacklog, false)
+	g.observe(50*catchUpBacklog, false)
+	g.observe(0, false) // caught up for a moment, still applying
+	if percent != catchUpGCPercent || len(calls) != 1 {
+		t.Fatalf("while catching up: target %d after calls %v; want %d set once", percent, calls, catchUpGCPercent)
+	}
+	g.observe(0, true)
+	if percent != 100 || len(calls) != 2 {
+		t.Fatalf("idle: target %d after calls %v; want 100 back", percent, calls)
+	}
+	g.observe(0, true)
+	if len(calls) != 2 {
+		t.Fatalf("idle again: calls %v; want none more", calls)
+	}
+
+	calls = nil
+	fixed := gcPacer{set: set, fixed: true}
+	fixed.observe(50*catchUpBacklog, false)
+	fixed.observe(0, true)
+	if len(calls) != 0 {
+		t.Fatalf("GOGC in the environment: calls %v; want none", calls)
+	}
+}
