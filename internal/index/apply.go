@@ -99,7 +99,7 @@ func (x *Index) apply(b events.Batch, docs []prepared) error {
 	}
 	x.lengths.Store(&lens)
 	x.seq.Store(applied)
-	x.catchingUp(b.Pending >= catchUpBacklog)
+	x.catchingUp(x.bulk(b))
 	x.batchApplied()
 	return nil
 }

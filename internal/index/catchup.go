@@ -5,11 +5,13 @@ import (
 
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
+
+	"github.com/guide/guide/internal/events"
 )
 
-// A first index (a catch-up: batches arriving while the stream holds a thousand events or
-// more beyond them) leaves its segments unmerged until it has caught up, then merges them
-// in one task. Scorch's merger otherwise merges ten segments at a time as they come, and
+// A first index (a catch-up: batches applied during a scan of the tree, or while the
+// stream holds a thousand events or more beyond them) leaves its segments unmerged until
+// it has caught up, then merges them in one task. Scorch's merger otherwise merges ten segments at a time as they come, and
 // the merged ones again, tier by tier: a first index of 100k generated documents (163 batches of 2 MB) had its merger
 // write 481 MB — three times the index — for an index of 162 MB, 28 s of merging on a
 // core. Held back, the 163 segments on disk are merged once by the plan below, which takes
@@ -47,7 +49,24 @@ func (x *Index) wakeable() {
 	}
 }
 
-// catchingUp records whether the batch just applied left more events in the stream (a
+// bulk reports whether the index is loading in bulk after batch b: a scan of the tree has
+// begun and not yet ended (the indexer's first scan of a tree publishes while the index
+// applies, so the stream seldom holds much beyond the index then), or the stream holds
+// catchUpBacklog events or more beyond the batch (a replica catching up on a stream
+// already written). Only the applying goroutine calls it.
+func (x *Index) bulk(b events.Batch) bool {
+	for i := range b.Events {
+		switch b.Events[i].Op {
+		case events.OpScanBegin:
+			x.scanning = true
+		case events.OpScanEnd:
+			x.scanning = false
+		}
+	}
+	return x.scanning || b.Pending >= catchUpBacklog
+}
+
+// catchingUp records whether the batch just applied leaves the index loading in bulk (a
 // catch-up), and wakes a merger held back by the catch-up when it has ended.
 func (x *Index) catchingUp(behind bool) {
 	x.behind.Store(behind)

@@ -88,3 +88,29 @@ func TestCatchUpMergesWhatItHoldsBeyondItsBound(t *testing.T) {
 		t.Fatalf("%d segments after 8 batches", n)
 	}
 }
+
+// TestFirstScanMergesItsSegmentsOnce: the indexer's first scan of a tree publishes while
+// the index applies, so the stream seldom holds more than the batch being applied. The
+// batches between the scan's beginning and its end are a bulk load all the same: their
+// segments are merged in one task once the scan has ended.
+func TestFirstScanMergesItsSegmentsOnce(t *testing.T) {
+	x := emptyIndex(t, "scan", time.Hour)
+	var seq uint64
+	seq++
+	noErr(t, x.Apply(events.Batch{Events: []events.Event{{Op: events.OpScanBegin, Project: "scan", Seq: seq}}}), "apply the scan's beginning")
+	const batches = 12
+	for range batches {
+		b := harbourBatch("scan", &seq, 100) // nothing more in the stream (Pending 0)
+		noErr(t, x.Apply(b), "apply")
+		x.flush()
+	}
+	if tasks := scorchStat(t, x, "TotFileMergePlanTasks"); tasks != 0 {
+		t.Fatalf("%d merge tasks during the scan, want none", tasks)
+	}
+	seq++
+	noErr(t, x.Apply(events.Batch{Events: []events.Event{{Op: events.OpScanEnd, Project: "scan", Seq: seq}}}), "apply the scan's end")
+	waitFor(t, "the segments merged into one", func() bool { return segments(x.idx) == 1 })
+	if tasks, merged := scorchStat(t, x, "TotFileMergePlanTasks"), scorchStat(t, x, "TotFileMergeSegments"); tasks != 1 || merged != batches {
+		t.Fatalf("the scan's segments were merged in %d tasks of %d segments in all, want 1 of %d", tasks, merged, batches)
+	}
+}

@@ -89,6 +89,7 @@ type Index struct {
 	// behind says the last batch left more events in the stream: scorch's merger waits
 	// (catchup.go); mergeWake wakes it to look again.
 	behind    atomic.Bool
+	scanning  bool // a scan has begun and not ended, as far as the batches applied say (bulk)
 	mergeWake chan struct{}
 	held      int // tests: how many segments a catch-up holds unmerged (heldSegments)
 
