@@ -6,7 +6,11 @@ import (
 	"hash/crc32"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
+
+	"github.com/blevesearch/bleve/v2/document"
+	index "github.com/blevesearch/bleve_index_api"
 
 	api "github.com/blevesearch/scorch_segment_api/v2"
 )
@@ -135,4 +139,37 @@ func FuzzOpen(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		_ = openBytes(t, b)
 	})
+}
+
+// TestDocNumbers: the numbers of the documents of the identifiers asked for, those before
+// the segment's first identifier and after its last included.
+func TestDocNumbers(t *testing.T) {
+	var docs []index.Document
+	for _, id := range []string{"m/2", "c/1", "x/9", "m/1"} {
+		d := document.NewDocument(id)
+		d.AddIDField()
+		d.VisitFields(func(f index.Field) { f.Analyze() })
+		docs = append(docs, d)
+	}
+	s, err := build(docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		ids  []string
+		want []uint32
+	}{
+		{[]string{"a", "c/1", "m/1", "x/9", "z"}, []uint32{1, 2, 3}},
+		{[]string{"c/0", "m/3", "x/90"}, nil},
+		{[]string{"m/2"}, []uint32{0}},
+		{nil, nil},
+	} {
+		bm, err := s.DocNumbers(c.ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := bm.ToArray(); !slices.Equal(got, c.want) {
+			t.Errorf("DocNumbers(%q) = %v, want %v", c.ids, got, c.want)
+		}
+	}
 }

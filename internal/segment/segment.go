@@ -2,6 +2,7 @@ package segment
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -23,14 +24,17 @@ import (
 // Segment is a segment of this format: built in memory (New, Merge's inputs), or a file
 // mapped into memory (Open).
 type Segment struct {
-	data  []byte
-	path  string // "" until persisted
-	file  *os.File
-	mm    mmap.MMap
-	docs  uint64
-	ids   []byte // the identifiers, one after another
-	ends  []byte // where each ends, uint32 by document
-	names []string
+	data []byte
+	path string // "" until persisted
+	file *os.File
+	mm   mmap.MMap
+	docs uint64
+	ids  []byte // the identifiers, one after another
+	ends []byte // where each ends, uint32 by document
+	// the least and the greatest identifier (idRange)
+	ids1       sync.Once
+	idLo, idHi []byte
+	names      []string
 	// fields by number, and their numbers by name
 	fields []*field
 	byName map[string]int
@@ -280,6 +284,22 @@ func (s *Segment) id(num uint64) ([]byte, bool) {
 	return s.ids[start:binary.LittleEndian.Uint32(s.ends[4*num:])], true
 }
 
+// idRange is the least and the greatest of the segment's identifiers, found once.
+func (s *Segment) idRange() (lo, hi []byte) {
+	s.ids1.Do(func() {
+		for d := range s.docs {
+			id, _ := s.id(d)
+			if d == 0 || bytes.Compare(id, s.idLo) < 0 {
+				s.idLo = id
+			}
+			if d == 0 || bytes.Compare(id, s.idHi) > 0 {
+				s.idHi = id
+			}
+		}
+	})
+	return s.idLo, s.idHi
+}
+
 // DocID returns document num's identifier.
 func (s *Segment) DocID(num uint64) ([]byte, error) {
 	id, ok := s.id(num)
@@ -310,9 +330,22 @@ func (s *Segment) DocNumbers(ids []string) (*roaring.Bitmap, error) {
 	if err != nil {
 		return nil, err
 	}
+	if d.f == nil || d.f.fst == nil {
+		return bm, nil
+	}
+	// Scorch asks every segment of the index for the identifiers of every batch, to mark
+	// the documents a batch replaces: while a first index holds its segments unmerged, a
+	// hundred segments for each batch. A scan publishes in the order of its walk, so the
+	// identifiers of one batch mostly lie outside an older segment's range, which is
+	// checked before its dictionary is.
+	lo, hi := s.idRange()
 	var pl *PostingsList
 	for _, id := range ids {
-		pl, err = d.postingsList(unsafe.Slice(unsafe.StringData(id), len(id)), nil, pl)
+		key := unsafe.Slice(unsafe.StringData(id), len(id))
+		if bytes.Compare(key, lo) < 0 || bytes.Compare(key, hi) > 0 {
+			continue
+		}
+		pl, err = d.postingsList(key, nil, pl)
 		if err != nil {
 			return nil, err
 		}
