@@ -6,7 +6,6 @@ package main
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -203,41 +202,6 @@ func (p *releasePolicy) due(now time.Time, applied uint64, idle bool) bool {
 	return false
 }
 
-// catchUpGCPercent is the collector's target while a projection catches up with a backlog
-// of catchUpBacklog events or more: a cold index of 100k documents holds 230–350 MB live
-// while the indexer publishes (the stream's block caches and deliveries, the batches in
-// flight, the records), and with the default GOGC of 100 the heap grows to twice that
-// before each collection — the peak resident set. At 50 it grows to one and a half times:
-// 170–300 MB less at the peak, for more collections (on a loaded two-core machine the
-// catch-up took 18% longer; docs/design.md). The default comes back once every projection
-// is idle; a GOGC set in the environment is left as it is.
-const (
-	catchUpGCPercent = 50
-	catchUpBacklog   = releaseEvery
-)
-
-// gcPacer lowers the collector's target while a projection catches up (catchUpGCPercent)
-// and restores the one before once every projection is idle.
-type gcPacer struct {
-	set     func(int) int // debug.SetGCPercent
-	fixed   bool          // GOGC set in the environment: never changed
-	prev    int           // the target before it was lowered
-	lowered bool
-}
-
-// observe takes the largest backlog of any projection (events the stream held beyond
-// what it applied) and whether every projection is idle.
-func (g *gcPacer) observe(backlog uint64, idle bool) {
-	switch {
-	case g.fixed:
-	case !g.lowered && !idle && backlog >= catchUpBacklog:
-		g.prev, g.lowered = g.set(catchUpGCPercent), true
-	case g.lowered && idle:
-		g.set(g.prev)
-		g.lowered = false
-	}
-}
-
 // releaseAfterCatchUp hands the memory a catch-up used back to the system once every
 // projection has applied everything it was sent, and once more when the stream's block
 // caches have expired. A cold index of 100k documents leaves hundreds of megabytes the
@@ -247,8 +211,6 @@ func releaseAfterCatchUp(ctx context.Context, r *projection.Runner) {
 	t := time.NewTicker(releaseTick)
 	defer t.Stop()
 	var p releasePolicy
-	gc := gcPacer{set: debug.SetGCPercent, fixed: os.Getenv("GOGC") != ""}
-	defer gc.observe(0, true)
 	for {
 		select {
 		case <-ctx.Done():
@@ -257,13 +219,10 @@ func releaseAfterCatchUp(ctx context.Context, r *projection.Runner) {
 		}
 		applied := r.Applied()
 		idle := true
-		var backlog uint64
 		for _, pr := range r.Projections {
 			pending, _ := r.Lag(pr)
 			idle = idle && pending == 0 && pr.Checkpoint() == applied
-			backlog = max(backlog, pending)
 		}
-		gc.observe(backlog, idle)
 		if !p.due(time.Now(), applied, idle) {
 			continue
 		}
