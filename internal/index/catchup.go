@@ -93,17 +93,12 @@ func (x *Index) mayMerge(s *scorch.Scorch, quit <-chan struct{}) bool {
 
 // onDisk is how many segments of s's current snapshot are on disk.
 func onDisk(s *scorch.Scorch) (n int) {
-	r, err := s.Reader()
-	if err != nil {
-		return 0
-	}
-	defer r.Close()
-	if snap, ok := r.(*scorch.IndexSnapshot); ok {
+	withScorchSnapshot(s, func(snap *scorch.IndexSnapshot) {
 		for _, seg := range snap.Segments() {
 			if _, ok := seg.Segment().(interface{ Path() string }); ok {
 				n++
 			}
 		}
-	}
+	})
 	return n
 }

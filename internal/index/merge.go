@@ -10,6 +10,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
+	bleveindex "github.com/blevesearch/bleve_index_api"
 	segment "github.com/blevesearch/scorch_segment_api/v2"
 )
 
@@ -176,7 +177,14 @@ func withSnapshot(idx bleve.Index, f func(*scorch.IndexSnapshot)) {
 	if err != nil {
 		return
 	}
-	r, err := adv.Reader()
+	withScorchSnapshot(adv, f)
+}
+
+// withScorchSnapshot calls f with the current snapshot of an open scorch index.
+func withScorchSnapshot(s interface {
+	Reader() (bleveindex.IndexReader, error)
+}, f func(*scorch.IndexSnapshot)) {
+	r, err := s.Reader()
 	if err != nil {
 		return
 	}
