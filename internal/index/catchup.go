@@ -70,6 +70,9 @@ func (x *Index) bulk(b events.Batch) bool {
 // catch-up), and wakes a merger held back by the catch-up when it has ended.
 func (x *Index) catchingUp(behind bool) {
 	x.behind.Store(behind)
+	if behind {
+		x.loaded.Store(true)
+	}
 	select {
 	case x.mergeWake <- struct{}{}:
 	default:

@@ -4,6 +4,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -112,5 +113,39 @@ func TestFirstScanMergesItsSegmentsOnce(t *testing.T) {
 	waitFor(t, "the segments merged into one", func() bool { return segments(x.idx) == 1 })
 	if tasks, merged := scorchStat(t, x, "TotFileMergePlanTasks"), scorchStat(t, x, "TotFileMergeSegments"); tasks != 1 || merged != batches {
 		t.Fatalf("the scan's segments were merged in %d tasks of %d segments in all, want 1 of %d", tasks, merged, batches)
+	}
+}
+
+// TestFirstScanHandsItsMemoryBack: once the index is idle after a first scan, the memory
+// of the load is handed back to the system, even when scorch's merger has already merged
+// the segments the scan held back and the idle merge finds nothing to merge; a live edit
+// after it does not hand memory back again.
+func TestFirstScanHandsItsMemoryBack(t *testing.T) {
+	var released atomic.Int32
+	x := &Index{Dir: filepath.Join(t.TempDir(), "index"), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		IdleMerge: time.Second, release: func() { released.Add(1) }}
+	noErr(t, x.Open(), "open")
+	t.Cleanup(func() { _ = x.Close() })
+	noErr(t, x.Reset(projection.State{StreamID: "scan@1", Project: "scan"}), "reset")
+	var seq uint64
+	seq++
+	noErr(t, x.Apply(events.Batch{Events: []events.Event{{Op: events.OpScanBegin, Project: "scan", Seq: seq}}}), "apply the scan's beginning")
+	for range 6 {
+		noErr(t, x.Apply(harbourBatch("scan", &seq, 50)), "apply")
+		x.flush()
+	}
+	seq++
+	noErr(t, x.Apply(events.Batch{Events: []events.Event{{Op: events.OpScanEnd, Project: "scan", Seq: seq}}}), "apply the scan's end")
+	// Scorch's merger merges what the scan held back at once; the idle merge comes a
+	// second after the last batch and finds one segment.
+	waitFor(t, "the segments merged into one", func() bool { return segments(x.idx) == 1 })
+	waitFor(t, "the index idle and merged", func() bool { return x.State().Merged })
+	if n := released.Load(); n != 1 {
+		t.Fatalf("memory handed back %d times after the scan, want once", n)
+	}
+	noErr(t, x.Apply(harbourBatch("scan", &seq, 1)), "apply a live edit")
+	waitFor(t, "the index idle and merged after the edit", func() bool { return x.State().Merged })
+	if n := released.Load(); n != 1 {
+		t.Fatalf("memory handed back %d times after the scan and an edit, want once", n)
 	}
 }

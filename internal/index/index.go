@@ -88,8 +88,14 @@ type Index struct {
 	idlePlan *mergeplan.MergePlanOptions // tests: the idle merge's plan (idleMergePlan)
 	// behind says the last batch left more events in the stream: scorch's merger waits
 	// (catchup.go); mergeWake wakes it to look again.
-	behind    atomic.Bool
-	scanning  bool // a scan has begun and not ended, as far as the batches applied say (bulk)
+	behind   atomic.Bool
+	scanning bool // a scan has begun and not ended, as far as the batches applied say (bulk)
+	// loaded says a batch was applied in bulk since the merger last found the index idle:
+	// the memory of the load is handed back then (mergeWhenIdle).
+	loaded atomic.Bool
+	// release hands the process's free memory back to the system (tests: counts the
+	// calls); nil means debug.FreeOSMemory.
+	release   func()
 	mergeWake chan struct{}
 	held      int // tests: how many segments a catch-up holds unmerged (heldSegments)
 

@@ -106,7 +106,9 @@ func (x *Index) mergeWhenIdle(ctx context.Context, idx bleve.Index, applied <-ch
 		case <-t.C:
 		}
 		batches := x.batches.Load() // what the merge below leaves merged
-		x.catchingUp(false)         // idle: whatever the last batch said, caught up
+		loaded := x.loaded.Swap(false)
+		x.catchingUp(false) // idle: whatever the last batch said, caught up
+		merged := false
 		o := cmp.Or(x.idlePlan, &idleMergePlan)
 		if n, merges := mergePlanned(idx, o); n > idleSegments && merges {
 			start := time.Now()
@@ -128,11 +130,16 @@ func (x *Index) mergeWhenIdle(ctx context.Context, idx bleve.Index, applied <-ch
 			if err != nil {
 				x.Logger.Warn("merging the index's segments", "err", err)
 			} else if ctx.Err() == nil {
-				// The merge's buffers are garbage now: hand them back, or the runtime
-				// keeps a few hundred megabytes at 100k documents for a long time.
-				debug.FreeOSMemory()
+				merged = true
 				x.Logger.Info("merged the index's segments", "before", n, "after", segments(idx), "took", time.Since(start).Round(time.Millisecond))
 			}
+		}
+		if merged || loaded {
+			// The buffers of the merge, or of a load in bulk (its batches, and the merge
+			// of the segments it held back, which scorch's merger may have done before
+			// this), are garbage now: hand them back, or the runtime keeps a few hundred
+			// megabytes at 100k documents for minutes.
+			x.releaseMemory()
 		}
 		// Nothing more to merge until another batch.
 		x.mergedAt.Store(batches + 1)
@@ -143,6 +150,15 @@ func (x *Index) mergeWhenIdle(ctx context.Context, idx bleve.Index, applied <-ch
 			t.Reset(after)
 		}
 	}
+}
+
+// releaseMemory collects the garbage and hands the free memory back to the system.
+func (x *Index) releaseMemory() {
+	if x.release != nil {
+		x.release()
+		return
+	}
+	debug.FreeOSMemory()
 }
 
 // mergePlanned returns how many segments the index's current snapshot has, and whether
