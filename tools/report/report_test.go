@@ -227,7 +227,7 @@ func fullRun() *Result {
 			Corpus: big, P: 4, Reps: 10, Queries: 29, Differ: 0,
 			Whole: PartReplica{CatchUp: 120 * time.Second, RSS: 650_000_000, Settled: 150_000_000, Disk: 490_000_000},
 			Parts: []PartReplica{
-				{Partitions: "0", CatchUp: 60 * time.Second, RSS: 390_000_000, Settled: 150_000_000, Disk: 190_000_000},
+				{Partitions: "0", CatchUp: 60 * time.Second, RSS: 390_000_000, Settled: 150_000_000, Disk: 190_000_000, SettledDisk: 150_000_000},
 				{Partitions: "1", CatchUp: 40 * time.Second, RSS: 350_000_000, Disk: 185_000_000},
 			},
 			WholeSearch: latency("guide-mcp --nats", "search(word)", 290, 0, 2*ms, 6*ms, 18*ms, 20*ms, ""),
@@ -459,5 +459,29 @@ func TestAnchor(t *testing.T) {
 		"How each is measured":       "how-each-is-measured",
 	} {
 		testkit.Equal(t, Anchor(heading), want, heading)
+	}
+}
+
+// TestPartitionsCompareWhatReplicasHoldOnceMerged: when every replica's index merged in
+// time, the data and memory targets compare what the replicas hold then, not the moment
+// they became searchable (when a first index writes its merged segment beside the ones it
+// replaces); when one did not, every replica is compared when searchable.
+func TestPartitionsCompareWhatReplicasHoldOnceMerged(t *testing.T) {
+	big := corpus("generated 100000", 100_000, 11_000, 250_000_000, true)
+	run := func(parts ...PartReplica) map[string]Metric {
+		r := &Result{Scenarios: []string{"partitions"}, Partitions: &PartitionsResult{Corpus: big, P: 4,
+			Whole: PartReplica{CatchUp: 100 * time.Second, RSS: 400_000_000, Settled: 200_000_000, Disk: 500_000_000, SettledDisk: 400_000_000},
+			Parts: parts}}
+		return r.partitionsRecord().Metrics
+	}
+	m := run(PartReplica{Partitions: "0", CatchUp: 30 * time.Second, RSS: 300_000_000, Settled: 100_000_000, Disk: 200_000_000, SettledDisk: 120_000_000},
+		PartReplica{Partitions: "1", CatchUp: 30 * time.Second, RSS: 300_000_000, Settled: 80_000_000, Disk: 200_000_000, SettledDisk: 100_000_000})
+	if d, r := m["partitions.data/whole@100k"].Value, m["partitions.rss/whole@100k"].Value; d != 0.3 || r != 0.5 {
+		t.Fatalf("once merged: data %.2f×, RSS %.2f×, want 0.30× and 0.50×", d, r)
+	}
+	m = run(PartReplica{Partitions: "0", CatchUp: 30 * time.Second, RSS: 300_000_000, Settled: 100_000_000, Disk: 200_000_000, SettledDisk: 120_000_000},
+		PartReplica{Partitions: "1", CatchUp: 30 * time.Second, RSS: 300_000_000, Disk: 200_000_000})
+	if d, r := m["partitions.data/whole@100k"].Value, m["partitions.rss/whole@100k"].Value; d != 0.4 || r != 0.75 {
+		t.Fatalf("one replica not merged: data %.2f×, RSS %.2f×, want 0.40× and 0.75× (when searchable)", d, r)
 	}
 }
