@@ -22,10 +22,14 @@ import (
 
 // Config says what to measure. Defaults are the full `make bench` run.
 type Config struct {
-	Dir      string // work directory for corpora, data and logs (default .bench)
-	Bin      string // the guide-mcp binary (default bin/guide-mcp)
-	Sizes    []int  // generated corpora, in documents
-	GoRoot   bool   // also measure $(go env GOROOT)/src
+	Dir string // work directory for corpora, data and logs (default .bench)
+	Bin string // the guide-mcp binary (default bin/guide-mcp)
+	// Build builds the binaries into Bin's folder from the tree in the working directory
+	// before any scenario (buildBinaries): a run otherwise measures whatever an earlier
+	// build left there, under the name of the tree's commit.
+	Build    bool
+	Sizes    []int // generated corpora, in documents
+	GoRoot   bool  // also measure $(go env GOROOT)/src
 	Seed     uint64
 	Views    int // view calls per server
 	Trees    int // tree calls per server
@@ -150,6 +154,14 @@ func Run(ctx context.Context, cfg Config) (*report.Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Build {
+		cfg.logf("building the binaries into %s from this tree (%s)", filepath.Dir(bin), res.Commit)
+		if err := buildBinaries(ctx, filepath.Dir(bin), "./cmd/...", "./tools/cmd/..."); err != nil {
+			return nil, err
+		}
+	} else {
+		res.Notes = append(res.Notes, fmt.Sprintf("binaries measured as they were (%s), not built by this run: the build named above is the tree's, not necessarily theirs", filepath.Dir(cfg.Bin)))
+	}
 	if _, err := os.Stat(bin); err != nil {
 		return nil, fmt.Errorf("%s: %w (run `make build` first)", cfg.Bin, err)
 	}
@@ -236,3 +248,16 @@ func Run(ctx context.Context, cfg Config) (*report.Result, error) {
 // the writes of the one before (on this machine a 100k corpus leaves ~300 MB of them, and
 // a cold index that ran into that writeback took six times as long).
 func settle() { syscall.Sync() }
+
+// buildBinaries builds the main packages of pkgs into dir (go build -o dir/), from the
+// module in the working directory.
+func buildBinaries(ctx context.Context, dir string, pkgs ...string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	cmd := exec.CommandContext(ctx, "go", append([]string{"build", "-o", dir + string(filepath.Separator)}, pkgs...)...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("building the binaries to measure: %w\n%s", err, out)
+	}
+	return nil
+}

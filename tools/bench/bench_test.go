@@ -11,6 +11,7 @@ import (
 
 	"github.com/guide/guide/internal/index"
 	"github.com/guide/guide/internal/query"
+	"github.com/guide/guide/internal/testkit"
 	"github.com/guide/guide/tools/corpus"
 	"github.com/guide/guide/tools/report"
 )
@@ -213,5 +214,22 @@ func TestParseBenchRate(t *testing.T) {
 	}
 	if _, _, _, errText := parseBenchRate("PASS\n", "events/s"); errText == "" {
 		t.Fatal("no result line gave no error")
+	}
+}
+
+// TestBuildBinaries: the harness builds the binaries it measures from the tree it runs in.
+func TestBuildBinaries(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a binary")
+	}
+	dir := t.TempDir()
+	root, err := filepath.Abs("../..")
+	testkit.NoErr(t, err, "module root")
+	t.Chdir(root)
+	testkit.NoErr(t, buildBinaries(t.Context(), dir, "./tools/cmd/testsummary"), "build")
+	st, err := os.Stat(filepath.Join(dir, "testsummary"))
+	testkit.NoErr(t, err, "the binary built")
+	if st.Mode()&0o111 == 0 {
+		t.Fatalf("%s is not executable", st.Name())
 	}
 }

@@ -59,6 +59,7 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.BoolVar(&c.GoRoot, "goroot", true, "also measure the Go toolchain's source tree, $(go env GOROOT)/src")
 	fs.StringVar(&c.Dir, "dir", ".bench", "work directory: corpora (reused), data, logs, node_modules")
 	fs.StringVar(&c.Bin, "bin", "bin/guide-mcp", "the guide-mcp binary to measure")
+	build := fs.Bool("build", true, "build the binaries into --bin's folder from this tree first (go build ./cmd/... ./tools/cmd/...), so that the figures are of the build the results name; false, or --bin given, measures the binaries as they are")
 	fs.Uint64Var(&c.Seed, "seed", 1, "corpus and workload seed")
 	fs.IntVar(&c.Views, "calls", 2000, "view calls per server and corpus")
 	fs.IntVar(&c.Trees, "trees", 500, "tree(depth 2) calls per server and corpus")
@@ -95,6 +96,9 @@ func (m *Main) ParseFlags(args []string) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
+	binGiven := false
+	fs.Visit(func(f *flag.Flag) { binGiven = binGiven || f.Name == "bin" })
+	c.Build = *build && !binGiven && !m.Render
 	var err error
 	if c.Scenarios, err = bench.ParseScenarios(*scenarios); err != nil {
 		return fmt.Errorf("--scenarios: %w", err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/guide/guide/internal/testkit"
@@ -16,6 +17,23 @@ func TestParseFlags(t *testing.T) {
 		testkit.Equal(t, m.Results, report.ResultsFile, "results")
 		testkit.Equal(t, m.Out, report.MarkdownFile, "out")
 		testkit.Equal(t, m.Config.Command, "go run ./tools/cmd/guide-bench", "command")
+	})
+	// The binaries measured are built from the tree the results name, unless others are
+	// given to measure or building is turned off.
+	t.Run("BuildsWhatItMeasures", func(t *testing.T) {
+		for _, c := range []struct {
+			args  []string
+			build bool
+		}{
+			{nil, true},
+			{[]string{"--bin", "/tmp/base/guide-mcp"}, false},
+			{[]string{"--build=false"}, false},
+			{[]string{"--render"}, false},
+		} {
+			var m Main
+			testkit.NoErr(t, m.ParseFlags(c.args), "parse")
+			testkit.Equal(t, m.Config.Build, c.build, fmt.Sprintf("build with %q", c.args))
+		}
 	})
 	t.Run("QuickWritesNothing", func(t *testing.T) {
 		var m Main
