@@ -32,7 +32,7 @@ type Segment struct {
 	ids  []byte // the identifiers, one after another
 	ends []byte // where each ends, uint32 by document
 	// the least and the greatest identifier (idRange)
-	ids1       sync.Once
+	idsOnce    sync.Once
 	idLo, idHi []byte
 	names      []string
 	// fields by number, and their numbers by name
@@ -286,7 +286,7 @@ func (s *Segment) id(num uint64) ([]byte, bool) {
 
 // idRange is the least and the greatest of the segment's identifiers, found once.
 func (s *Segment) idRange() (lo, hi []byte) {
-	s.ids1.Do(func() {
+	s.idsOnce.Do(func() {
 		for d := range s.docs {
 			id, _ := s.id(d)
 			if d == 0 || bytes.Compare(id, s.idLo) < 0 {

@@ -42,14 +42,9 @@ type PartReplica struct {
 	SettledDisk int64
 }
 
-// served is what a replica holds while it serves: once its index merged, or when
-// searchable if it did not merge in time.
-func (p PartReplica) served() (rss, disk int64) {
-	if p.Settled > 0 && p.SettledDisk > 0 {
-		return p.Settled, p.SettledDisk
-	}
-	return p.RSS, p.Disk
-}
+// merged reports whether the replica's memory and data directory were read once its
+// index merged.
+func (p PartReplica) merged() bool { return p.Settled > 0 && p.SettledDisk > 0 }
 
 func (r *Result) partitionsRecord() Record {
 	s := r.Partitions
@@ -72,13 +67,13 @@ func (r *Result) partitionsRecord() Record {
 	t.Add("whole (no --partitions)", FormatDuration(w.CatchUp), FormatMB(w.RSS), FormatMB(w.Disk), settled(w.Settled), settled(w.SettledDisk), "")
 	// The memory and data targets compare what the replicas hold while they serve: once
 	// merged, for the whole replica and every partition's, or else all when searchable.
-	once := w.Settled > 0 && w.SettledDisk > 0
+	once := w.merged()
 	for _, p := range s.Parts {
-		once = once && p.Settled > 0 && p.SettledDisk > 0
+		once = once && p.merged()
 	}
-	held := func(p PartReplica) (int64, int64) {
+	held := func(p PartReplica) (rss, disk int64) {
 		if once {
-			return p.served()
+			return p.Settled, p.SettledDisk
 		}
 		return p.RSS, p.Disk
 	}
