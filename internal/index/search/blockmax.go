@@ -232,34 +232,31 @@ func (s *termsSearcher) openCounting(seg int) (uint64, error) {
 	if err := s.open(seg, 0); err != nil {
 		return 0, err
 	}
-	s.union.Clear()
+	return s.count(seg), nil
+}
+
+// count returns how many documents of segment seg, open, match.
+func (s *termsSearcher) count(seg int) uint64 {
+	docs := s.segs[seg].Segment().Count()
 	if s.groups != nil {
-		return s.groups.count(s.bitmaps, s.ones, s.union), nil
+		return s.groups.count(s.bitmaps, s.ones, &s.union, docs)
 	}
-	unionOf(s.union, s.bitmaps, s.ones, 0, len(s.bitmaps))
-	return s.union.GetCardinality(), nil
+	s.union.reset(docs)
+	unionOf(&s.union, s.bitmaps, s.ones, 0, len(s.bitmaps))
+	return s.union.count()
 }
 
 // unionOf adds to dst the documents terms start to end hold in a segment: their postings'
 // bitmaps, or a term's one document in ones.
-func unionOf(dst *roaring.Bitmap, bitmaps []*roaring.Bitmap, ones []oneHit, start, end int) {
-	var some []*roaring.Bitmap
+func unionOf(dst *docSet, bitmaps []*roaring.Bitmap, ones []oneHit, start, end int) {
 	for _, bm := range bitmaps[start:end] {
-		if bm != nil && !bm.IsEmpty() {
-			some = append(some, bm)
+		if bm != nil {
+			dst.or(bm)
 		}
-	}
-	switch {
-	case len(some) == 1:
-		dst.Or(some[0])
-	case len(some) > 1:
-		// Unions of lazily counted containers, counted once at the end: a dozen
-		// lists of a common word are joined in a third of the time of one Or each.
-		dst.Or(roaring.FastOr(some...))
 	}
 	for _, d := range ones {
 		if start <= d.term && d.term < end {
-			dst.Add(uint32(d.doc))
+			dst.add(d.doc)
 		}
 	}
 }

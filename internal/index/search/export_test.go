@@ -143,3 +143,10 @@ func Page(r Result) Result {
 	r.Next, r.more = "", false
 	return r
 }
+
+// Open opens segment seg, as a collection does before counting it.
+func (w *WordSearcher) Open(seg int) error { return w.s.open(seg, 0) }
+
+// Count returns how many documents of the open segment seg the searcher's terms hold, as
+// its collection counts them.
+func (w *WordSearcher) Count(seg int) uint64 { return w.s.count(seg) }

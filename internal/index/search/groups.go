@@ -29,7 +29,7 @@ type wordGroups struct {
 	// words, each by how many postings they have (sort.Sort of fewer than 12 searchers is
 	// an insertion sort, which keeps ties in place).
 	order []int
-	word  *roaring.Bitmap // count's, for a word's documents in a segment
+	word  docSet // count's, for a word's documents in a segment
 }
 
 // sortGroups orders the groups of each disjunction as Bleve does (order).
@@ -109,26 +109,23 @@ func (g *wordGroups) disjunction(part []float64, held []bool, from, to int) (flo
 // count returns how many documents of a segment match, from its terms' postings (bitmaps,
 // or a term's one document in ones): those holding a term of some word, or of every word
 // for a conjunction.
-func (g *wordGroups) count(bitmaps []*roaring.Bitmap, ones []oneHit, union *roaring.Bitmap) uint64 {
+func (g *wordGroups) count(bitmaps []*roaring.Bitmap, ones []oneHit, union *docSet, docs uint64) uint64 {
+	union.reset(docs)
 	if !g.all {
 		unionOf(union, bitmaps, ones, 0, g.matching())
-		return union.GetCardinality()
+		return union.count()
 	}
-	if g.word == nil {
-		g.word = roaring.New()
-	}
-	word := g.word
 	for gi := range g.words {
-		word.Clear()
 		start, end := g.terms(gi)
-		unionOf(word, bitmaps, ones, start, end)
 		if gi == 0 {
-			union.Or(word)
-		} else {
-			union.And(word)
+			unionOf(union, bitmaps, ones, start, end)
+			continue
 		}
+		g.word.reset(docs)
+		unionOf(&g.word, bitmaps, ones, start, end)
+		union.and(&g.word)
 	}
-	return union.GetCardinality()
+	return union.count()
 }
 
 // norm is the query norm Bleve's Boolean searcher sets on every term of the query: one

@@ -78,7 +78,6 @@ func (q *termsQuery) Searcher(ctx context.Context, r bindex.IndexReader, m mappi
 		lens:    make([]uint64, len(q.clauses)),
 		scores:  make([]termScore, len(q.clauses)),
 		bitmaps: make([]*roaring.Bitmap, len(q.clauses)),
-		union:   roaring.New(),
 		ends:    make([]uint64, len(q.clauses)),
 		peaks:   make([]float64, len(q.clauses)),
 		counts:  q.counts,
@@ -169,7 +168,7 @@ type termsSearcher struct {
 	// or its one document when it has one, and their union.
 	bitmaps []*roaring.Bitmap
 	ones    []oneHit
-	union   *roaring.Bitmap
+	union   docSet
 	// groups, when set, are the words of a query of several (groups.go): which of them
 	// a document must hold, and how Bleve would score it.
 	groups *wordGroups
