@@ -26,6 +26,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"sync"
 	"syscall"
 	"time"
@@ -63,6 +64,8 @@ type Config struct {
 	// none: the whole project.
 	Partitions []int
 	Project    string // "" to learn it from the root, the data directory or the stream
+	// CPUProfile, when set, is written with a CPU profile of the process's life.
+	CPUProfile string
 	DataDir    string
 	HTTPAddr   string
 	Interval   time.Duration
@@ -164,6 +167,7 @@ type Main struct {
 	// cookies are the sync cookies of the folder, all-in-one (read-your-writes): the
 	// indexer's watcher delivers them, calls wait on them; nil when off.
 	cookies *cookie.Jar
+	profile *os.File // the CPU profile being written, with --cpuprofile
 }
 
 func main() {
@@ -176,6 +180,10 @@ func main() {
 		os.Exit(2)
 	}
 	m.execBridge() // returns only when the bridge binary cannot run
+	if err := m.startProfile(); err != nil {
+		fmt.Fprintln(os.Stderr, "guide-mcp: cpuprofile:", err)
+		os.Exit(2)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := m.Run(ctx)
 	stop()
@@ -231,6 +239,7 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.StringVar(&c.TLSKey, "tls-key", "", "HTTP: key of --tls-cert (PEM)")
 	fs.Int64Var(&c.MaxBody, "max-body", d.MaxBody, "largest request body (HTTP) or message (stdio), in bytes")
 	fs.Uint64Var(&c.ReadyMaxLag, "ready-max-lag", 0, "HTTP: /healthz says ready while at most this many events are not yet applied")
+	fs.StringVar(&c.CPUProfile, "cpuprofile", "", "write a CPU profile of the process's life to this file")
 	fs.DurationVar(&c.ShutdownWait, "shutdown-wait", d.ShutdownWait, "HTTP: on SIGTERM, how long in-flight calls may take to finish")
 	fs.IntVar(&c.SignInsPerMin, "signin-limit", d.SignInsPerMin, "HTTP: wrong tokens the web page's sign-in takes from one address a minute; beyond, it refuses every sign-in from there for a while (0: no limit)")
 	if err := fs.Parse(args); err != nil {
@@ -322,5 +331,28 @@ func (m *Main) Close() error {
 		errs = append(errs, m.broker.Close())
 	}
 	errs = append(errs, m.lock.Release()) // last: the next owner opens what this one closed
+	if m.profile != nil {
+		pprof.StopCPUProfile()
+		errs = append(errs, m.profile.Close())
+		m.profile = nil
+	}
 	return errors.Join(errs...)
+}
+
+// startProfile starts writing the CPU profile that --cpuprofile asks for; Close ends it.
+// A stdio bridge writes none: the owner it starts, given the same flags, does the work
+// and writes it.
+func (m *Main) startProfile() error {
+	if m.Config.CPUProfile == "" || m.bridges() {
+		return nil
+	}
+	f, err := os.Create(m.Config.CPUProfile)
+	if err != nil {
+		return err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		return errors.Join(err, f.Close())
+	}
+	m.profile = f
+	return nil
 }
