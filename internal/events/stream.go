@@ -338,7 +338,7 @@ type pendingPub struct {
 // Ack pairs a published event with the sequence the stream gave it.
 type Ack struct {
 	// State is what the event says of its document (Op alone for a scan or configuration
-	// event): a first scan's acks are kept until its end, one per file, so they hold no
+	// event): acks wait in the publisher until taken (TakeAcks, Flush), so they hold no
 	// copy of the event, whose content and other fields a million files make gigabytes of.
 	State     DocState
 	Seq       uint64
@@ -444,6 +444,17 @@ func (p *Publisher) collect(ctx context.Context) error {
 		p.mu.Unlock()
 	}
 	return nil
+}
+
+// TakeAcks returns the acks collected so far, without waiting for those still to come,
+// and forgets them: a scan of a million files that takes them as it goes holds none
+// until its end (Flush returns the rest).
+func (p *Publisher) TakeAcks() []Ack {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	acks := p.acked
+	p.acked = nil
+	return acks
 }
 
 // Flush waits until every queued event is acknowledged, then returns the acks and an

@@ -16,3 +16,7 @@ func ReadStateFile(file string) (StateFileContent, error) {
 
 // WriteStateFile writes st as a state file.
 func WriteStateFile(file string, st StateFileContent) error { return writeState(file, st) }
+
+// KnownCount is how many documents the indexer knows the stream holds; only the goroutine
+// publishing may ask while a scan runs (from Progress).
+func (x *Indexer) KnownCount() int { return len(x.known) }

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/RoaringBitmap/roaring/v2/roaring64"
 	"github.com/nats-io/nuid"
 
 	"github.com/guide/guide/internal/events"
@@ -42,6 +43,7 @@ type publication struct {
 	scan  *events.Scan
 	began bool // the scan's begin event is published
 	sum   Summary
+	acks  ackRun // the acks taken so far
 }
 
 // run publishes the configuration (on a full scan), the changed documents and the
@@ -141,6 +143,7 @@ func (p *publication) upsert(ctx context.Context, e *events.Event) error {
 		return err
 	}
 	p.sum.Published++
+	p.take(p.pub.TakeAcks())
 	return nil
 }
 
@@ -255,19 +258,11 @@ func (p *publication) flush(ctx context.Context) error {
 	fctx, cancel := context.WithTimeout(ctx, flushWait)
 	acks, err := p.pub.Flush(fctx)
 	cancel()
-	for _, a := range acks {
-		p.sum.StreamSeq = max(p.sum.StreamSeq, a.Seq)
-		if a.Seq > p.x.acked.Load() {
-			p.x.acked.Store(a.Seq) // publications take turns (x.mu)
-		}
-		if st := a.State; st.Op == events.OpUpsert || st.Op == events.OpDelete {
-			p.x.known[st.Path], p.x.dirty = newKnown(st), true
-		}
-	}
+	p.take(acks)
 	if err != nil {
 		return err
 	}
-	p.x.seq = advance(p.x.seq, acks)
+	p.x.seq = p.acks.advance(p.x.seq)
 	if p.sum.StreamSeq == 0 && p.full {
 		if info, err := p.x.Stream.Info(ctx); err == nil {
 			p.sum.StreamSeq = info.State.LastSeq
@@ -276,27 +271,51 @@ func (p *publication) flush(ctx context.Context) error {
 	return nil
 }
 
-// advance returns the sequence what is known is exact at, after acks, every ack of one
-// publication, were applied to what was exact at seq: when they are the events right
+// take records acks in what is known, as they come: what the stream now holds of each
+// document, the last sequence this indexer was acked, and the sequences for advance.
+// Taken as the publishing goes, a first scan of a million files holds no ack until its
+// end (they held 200 MB, beside what is known of the same files).
+func (p *publication) take(acks []events.Ack) {
+	for _, a := range acks {
+		p.acks.add(a)
+		p.sum.StreamSeq = max(p.sum.StreamSeq, a.Seq)
+		if a.Seq > p.x.acked.Load() {
+			p.x.acked.Store(a.Seq) // publications take turns (x.mu)
+		}
+		if st := a.State; st.Op == events.OpUpsert || st.Op == events.OpDelete {
+			p.x.known[st.Path], p.x.dirty = newKnown(st), true
+		}
+	}
+}
+
+// ackRun is what advance needs of one publication's acks, gathered one at a time: how
+// many, their lowest and highest sequence, and whether any was a duplicate or came twice.
+type ackRun struct {
+	n, lo, hi uint64
+	twice     bool
+	seen      roaring64.Bitmap // the sequences: a run, a few kilobytes for a million
+}
+
+func (r *ackRun) add(a events.Ack) {
+	if a.Duplicate || !r.seen.CheckedAdd(a.Seq) {
+		r.twice = true
+	}
+	if r.n == 0 {
+		r.lo, r.hi = a.Seq, a.Seq
+	}
+	r.n++
+	r.lo, r.hi = min(r.lo, a.Seq), max(r.hi, a.Seq)
+}
+
+// advance returns the sequence what is known is exact at, after the acks of one
+// publication were applied to what was exact at seq: when they are the events right
 // after it, one each, nobody else's came between them, and they are all that is new up
 // to the last of them. Otherwise it stays seq, and the events after it are read next time.
-func advance(seq uint64, acks []events.Ack) uint64 {
-	if len(acks) == 0 {
+func (r *ackRun) advance(seq uint64) uint64 {
+	if r.n == 0 || r.twice || r.lo != seq+1 || r.hi-r.lo+1 != r.n {
 		return seq
 	}
-	lo, hi := acks[0].Seq, acks[0].Seq
-	seen := make(map[uint64]bool, len(acks))
-	for _, a := range acks {
-		if a.Duplicate || seen[a.Seq] {
-			return seq
-		}
-		seen[a.Seq] = true
-		lo, hi = min(lo, a.Seq), max(hi, a.Seq)
-	}
-	if lo != seq+1 || hi-lo+1 != uint64(len(acks)) {
-		return seq
-	}
-	return hi
+	return r.hi
 }
 
 func (x *Indexer) hasScan(ctx context.Context) bool {

@@ -228,3 +228,28 @@ func TestPublishFailureStopsReading(t *testing.T) {
 		t.Fatalf("read %d of %d files after the first publish failed; want the reading to stop", sum.Read, small+1)
 	}
 }
+
+// TestFirstScanTakesAcksAsItGoes: a first scan records what the stream holds of each file
+// as its acks come, not all at its end, where a million files' acks were 200 MB held beside
+// what is known of the same files.
+func TestFirstScanTakesAcksAsItGoes(t *testing.T) {
+	root := t.TempDir()
+	for i := range 3000 {
+		testkit.WriteFile(t, root, fmt.Sprintf("d%02d/f%04d.md", i/100, i), fmt.Sprintf("# note %d\n", i))
+	}
+	x, s := newIndexer(t, root)
+	s.MaxPending = 64
+	var known []int // what was known at each report of the scan's progress
+	x.Progress = func(p reconcile.Progress) {
+		if !p.Done {
+			known = append(known, x.KnownCount())
+		}
+	}
+	sum, err := x.Reconcile(testkit.Context(t))
+	testkit.NoErr(t, err, "reconcile")
+	testkit.Equal(t, sum.Published, 3000, "published")
+	if len(known) == 0 || known[len(known)-1] == 0 {
+		t.Fatalf("known during the scan: %v; want the acks taken as they came", known)
+	}
+	testkit.Equal(t, x.KnownCount(), 3000, "known once the scan ended")
+}

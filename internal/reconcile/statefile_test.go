@@ -151,11 +151,16 @@ func TestAdvance(t *testing.T) {
 		{"AnotherWriterBetween", 10, acks(11, 13), 10},
 		{"Duplicate", 10, dup, 10},
 		{"SameSequenceTwice", 10, acks(11, 11, 12), 10},
+		{"SameSequenceTwiceOneMissing", 10, acks(11, 11, 13), 10},
 		{"FromTheStart", 0, acks(1, 2), 2},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if got := advance(c.seq, c.acks); got != c.want {
+			var r ackRun
+			for _, a := range c.acks {
+				r.add(a)
+			}
+			if got := r.advance(c.seq); got != c.want {
 				t.Errorf("advance(%d, %v) = %d, want %d", c.seq, c.acks, got, c.want)
 			}
 		})
