@@ -26,7 +26,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime/pprof"
 	"sync"
 	"syscall"
 	"time"
@@ -35,6 +34,7 @@ import (
 
 	"github.com/guide/guide/internal/broker"
 	"github.com/guide/guide/internal/cookie"
+	"github.com/guide/guide/internal/cpuprofile"
 	"github.com/guide/guide/internal/datadir"
 	"github.com/guide/guide/internal/events"
 	"github.com/guide/guide/internal/httpserve"
@@ -167,7 +167,7 @@ type Main struct {
 	// cookies are the sync cookies of the folder, all-in-one (read-your-writes): the
 	// indexer's watcher delivers them, calls wait on them; nil when off.
 	cookies *cookie.Jar
-	profile *os.File // the CPU profile being written, with --cpuprofile
+	profile *cpuprofile.Profile // the CPU profile being written, with --cpuprofile
 }
 
 func main() {
@@ -331,28 +331,17 @@ func (m *Main) Close() error {
 		errs = append(errs, m.broker.Close())
 	}
 	errs = append(errs, m.lock.Release()) // last: the next owner opens what this one closed
-	if m.profile != nil {
-		pprof.StopCPUProfile()
-		errs = append(errs, m.profile.Close())
-		m.profile = nil
-	}
+	errs = append(errs, m.profile.Stop())
+	m.profile = nil
 	return errors.Join(errs...)
 }
 
 // startProfile starts writing the CPU profile that --cpuprofile asks for; Close ends it.
 // A stdio bridge writes none: the owner it starts, given the same flags, does the work
 // and writes it.
-func (m *Main) startProfile() error {
-	if m.Config.CPUProfile == "" || m.bridges() {
-		return nil
+func (m *Main) startProfile() (err error) {
+	if !m.bridges() {
+		m.profile, err = cpuprofile.Start(m.Config.CPUProfile)
 	}
-	f, err := os.Create(m.Config.CPUProfile)
-	if err != nil {
-		return err
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		return errors.Join(err, f.Close())
-	}
-	m.profile = f
-	return nil
+	return err
 }

@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -20,6 +19,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/guide/guide/internal/broker"
+	"github.com/guide/guide/internal/cpuprofile"
 	"github.com/guide/guide/internal/datadir"
 	"github.com/guide/guide/internal/events"
 	"github.com/guide/guide/internal/logging"
@@ -76,7 +76,7 @@ type Main struct {
 	broker  *broker.Broker
 	lock    *owner.Lock // the project's ownership, when this process opens its store
 	stream  *events.Stream
-	profile *os.File // the CPU profile being written, with --cpuprofile
+	profile *cpuprofile.Profile // the CPU profile being written, with --cpuprofile
 }
 
 func main() {
@@ -102,19 +102,9 @@ func main() {
 }
 
 // startProfile starts writing the CPU profile that --cpuprofile asks for; Close ends it.
-func (m *Main) startProfile() error {
-	if m.Config.CPUProfile == "" {
-		return nil
-	}
-	f, err := os.Create(m.Config.CPUProfile)
-	if err != nil {
-		return err
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		return errors.Join(err, f.Close())
-	}
-	m.profile = f
-	return nil
+func (m *Main) startProfile() (err error) {
+	m.profile, err = cpuprofile.Start(m.Config.CPUProfile)
+	return err
 }
 
 // ParseFlags reads the command line.
@@ -325,10 +315,7 @@ func (m *Main) Close() error {
 		errs = append(errs, m.broker.Close())
 	}
 	errs = append(errs, m.lock.Release())
-	if m.profile != nil {
-		pprof.StopCPUProfile()
-		errs = append(errs, m.profile.Close())
-		m.profile = nil
-	}
+	errs = append(errs, m.profile.Stop())
+	m.profile = nil
 	return errors.Join(errs...)
 }
