@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/guide/guide/internal/events"
-	"github.com/guide/guide/internal/index/search"
 )
 
 // TestTopSkipsOnlyWhatCannotEnter holds the pruned collection of the best n documents
@@ -61,21 +60,12 @@ func TestTopSkipsOnlyWhatCannotEnter(t *testing.T) {
 	if n := x.State().Segments; n < 2 {
 		t.Fatalf("set-up: %d segment", n)
 	}
-	e := &search.Engine{Index: x}
-	idx := bleveIndex(t, x)
-	reader, ctx, err := e.Reader(t.Context(), idx)
-	noErr(t, err, "reader")
-	defer reader.Close()
+	_, searcher := wordSearchers(t, x)
 	for _, w := range []string{"harbour", "harbours", "stone", "lonely", "unique3", "quiet", "solitary2"} {
-		searcher := func() *search.WordSearcher {
-			s, err := e.NewWordSearcher(ctx, idx, reader, w)
-			noErr(t, err, "searcher")
-			return s
-		}
-		all, err := searcher().All()
+		all, err := searcher(w).All()
 		noErr(t, err, "every document")
 		for _, n := range []int{1, 5, 37, 200} {
-			got, total, err := searcher().Top(n)
+			got, total, err := searcher(w).Top(n)
 			noErr(t, err, "top")
 			want := all[:min(n, len(all))]
 			if total != uint64(len(all)) || !slices.Equal(got, want) {
@@ -106,21 +96,12 @@ func TestTopPassesChunksByImpacts(t *testing.T) {
 	}
 	noErr(t, x.Apply(b), "apply")
 	x.Flush()
-	e := &search.Engine{Index: x}
-	idx := bleveIndex(t, x)
-	reader, ctx, err := e.Reader(t.Context(), idx)
-	noErr(t, err, "reader")
-	defer reader.Close()
-	searcher := func() *search.WordSearcher {
-		s, err := e.NewWordSearcher(ctx, idx, reader, "murmur")
-		noErr(t, err, "searcher")
-		return s
-	}
-	all, err := searcher().All()
+	e, searcher := wordSearchers(t, x)
+	all, err := searcher("murmur").All()
 	noErr(t, err, "every document")
 	for _, n := range []int{1, 20, 37} {
 		before := e.ChunksPassed()
-		got, total, err := searcher().Top(n)
+		got, total, err := searcher("murmur").Top(n)
 		noErr(t, err, "top")
 		if want := all[:n]; total != uint64(len(all)) || !slices.Equal(got, want) {
 			t.Fatalf("n %d: top found %d of %d documents:\n got %v\nwant %v", n, total, len(all), got, want)

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/guide/guide/internal/events"
-	"github.com/guide/guide/internal/index/search"
 )
 
 // TestCountingAFolderWordAllocatesNothing counts the documents of a word that names a
@@ -38,13 +37,8 @@ func TestCountingAFolderWordAllocatesNothing(t *testing.T) {
 	if n := x.State().Segments; n != 1 {
 		t.Fatalf("set-up: %d segments, want 1", n)
 	}
-	e := &search.Engine{Index: x}
-	idx := bleveIndex(t, x)
-	reader, ctx, err := e.Reader(t.Context(), idx)
-	noErr(t, err, "reader")
-	defer reader.Close()
-	s, err := e.NewWordSearcher(ctx, idx, reader, "runbooks")
-	noErr(t, err, "searcher")
+	_, searcher := wordSearchers(t, x)
+	s := searcher("runbooks")
 	noErr(t, s.Open(0), "open")
 	if got := s.Count(0); got != want {
 		t.Fatalf("counted %d documents, want %d", got, want)

@@ -158,3 +158,20 @@ func noErr(t *testing.T, err error, what string) {
 		t.Fatalf("%s: %v", what, err)
 	}
 }
+
+// wordSearchers returns an engine over x, and a maker of the direct searcher of a word
+// over x's snapshot of now, read until the test ends.
+func wordSearchers(t *testing.T, x *index.Index) (*search.Engine, func(w string) *search.WordSearcher) {
+	t.Helper()
+	e := &search.Engine{Index: x}
+	idx := bleveIndex(t, x)
+	reader, ctx, err := e.Reader(t.Context(), idx)
+	noErr(t, err, "reader")
+	t.Cleanup(func() { _ = reader.Close() })
+	return e, func(w string) *search.WordSearcher {
+		t.Helper()
+		s, err := e.NewWordSearcher(ctx, idx, reader, w)
+		noErr(t, err, "searcher of "+w)
+		return s
+	}
+}
