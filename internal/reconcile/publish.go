@@ -288,23 +288,17 @@ func (p *publication) take(acks []events.Ack) {
 	}
 }
 
-// ackRun is what advance needs of one publication's acks, gathered one at a time: how
-// many, their lowest and highest sequence, and whether any was a duplicate or came twice.
+// ackRun is what advance needs of one publication's acks, gathered one at a time: their
+// sequences, and whether any was a duplicate or came twice.
 type ackRun struct {
-	n, lo, hi uint64
-	twice     bool
-	seen      roaring64.Bitmap // the sequences: a run, a few kilobytes for a million
+	seen  roaring64.Bitmap // a run: a few kilobytes for a million
+	twice bool
 }
 
 func (r *ackRun) add(a events.Ack) {
 	if a.Duplicate || !r.seen.CheckedAdd(a.Seq) {
 		r.twice = true
 	}
-	if r.n == 0 {
-		r.lo, r.hi = a.Seq, a.Seq
-	}
-	r.n++
-	r.lo, r.hi = min(r.lo, a.Seq), max(r.hi, a.Seq)
 }
 
 // advance returns the sequence what is known is exact at, after the acks of one
@@ -312,10 +306,14 @@ func (r *ackRun) add(a events.Ack) {
 // after it, one each, nobody else's came between them, and they are all that is new up
 // to the last of them. Otherwise it stays seq, and the events after it are read next time.
 func (r *ackRun) advance(seq uint64) uint64 {
-	if r.n == 0 || r.twice || r.lo != seq+1 || r.hi-r.lo+1 != r.n {
+	if r.twice || r.seen.IsEmpty() {
 		return seq
 	}
-	return r.hi
+	lo, hi := r.seen.Minimum(), r.seen.Maximum()
+	if lo != seq+1 || hi-lo+1 != r.seen.GetCardinality() {
+		return seq
+	}
+	return hi
 }
 
 func (x *Indexer) hasScan(ctx context.Context) bool {
