@@ -89,6 +89,23 @@ func fts5Baseline(ctx context.Context, c *report.Corpus, dir string) report.Inde
 	return r
 }
 
+// settledSize is dirSize once it has stopped changing: the same for a second (readings a
+// quarter of a second apart), or what it is after 30 s or when ctx ends. An index that has
+// just merged removes the segments it merged a moment later, from its persister's loop,
+// not when the merge returns: read at once, the data directory counts both.
+func settledSize(ctx context.Context, dir string) int64 {
+	n, same := dirSize(dir), 0
+	for deadline := time.Now().Add(30 * time.Second); same < 4 && time.Now().Before(deadline) && ctx.Err() == nil; {
+		time.Sleep(250 * time.Millisecond) // a directory changing: nothing to wait on
+		if m := dirSize(dir); m == n {
+			same++
+		} else {
+			n, same = m, 0
+		}
+	}
+	return n
+}
+
 // dirSize is the bytes of the regular files below dir.
 func dirSize(dir string) int64 {
 	var n int64

@@ -72,7 +72,7 @@ func measurePartitions(ctx context.Context, cfg Config, bin string, log io.Write
 		mctx, mcancel := context.WithTimeout(ctx, mergeWaitParts)
 		if _, _, merged := s.waitMerged(mctx); merged {
 			pr.Settled, _, _ = s.memory()
-			pr.SettledDisk = dirSize(dir)
+			pr.SettledDisk = settledSize(ctx, dir)
 		}
 		mcancel()
 		cfg.logf("  %s: caught up from empty in %s, RSS %s, data %s", name, report.FormatDuration(pr.CatchUp), report.FormatMB(pr.RSS), report.FormatMB(pr.Disk))
