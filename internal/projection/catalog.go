@@ -33,7 +33,7 @@ import (
 
 // catalogFormat changes whenever the stored layout or the derivation of a record changes;
 // a catalog of another format is rebuilt from the stream rather than misread.
-const catalogFormat = "catalog/7" // 2: session documents, summaries; 3: content compressed; 4: bodies in their own file; 5: titles and summaries read as the index reads them (text.ParseMarkdown); 6: records and state values checksummed; 7: records without their key, hashes as bytes (records and change log)
+const catalogFormat = "catalog/8" // 2: session documents, summaries; 3: content compressed; 4: bodies in their own file; 5: titles and summaries read as the index reads them (text.ParseMarkdown); 6: records and state values checksummed; 7: records without their key, hashes as bytes (records and change log); 8: the change log in blocks
 
 var (
 	bucketDocs    = []byte("docs")    // path → record
