@@ -201,7 +201,7 @@ func (m *merger) field(fi int, name string) error {
 	w.write(m.rec)
 	w.end(sectionNorms, fi)
 
-	if err := w.startDict(terms); err != nil {
+	if err := w.startDict(terms, shareSuffixes); err != nil {
 		return err
 	}
 	w.begin()
