@@ -306,7 +306,7 @@ func (b *builder) write(f *fileWriter) error {
 			terms = append(terms, t)
 		}
 		slices.Sort(terms)
-		if err := f.startDict(len(terms), flatSuffixes); err != nil {
+		if err := f.startDict(); err != nil {
 			return err
 		}
 		f.begin()

@@ -160,7 +160,6 @@ func (m *merger) field(fi int, name string) error {
 	w := m.w
 	positions := true
 	var srcs []*source
-	terms := 0 // at most the sum of the sources' terms
 	clear(m.lengths)
 	for i, s := range m.segs {
 		j, ok := s.byName[name]
@@ -184,7 +183,6 @@ func (m *merger) field(fi int, name string) error {
 		if err != nil {
 			return err
 		}
-		terms += f.fst.Len()
 		src := &source{seg: i, f: f, it: it}
 		if src.term, src.v, err = fstCurrent(it); err != nil {
 			return err
@@ -201,7 +199,7 @@ func (m *merger) field(fi int, name string) error {
 	w.write(m.rec)
 	w.end(sectionNorms, fi)
 
-	if err := w.startDict(terms, shareSuffixes); err != nil {
+	if err := w.startDict(); err != nil {
 		return err
 	}
 	w.begin()

@@ -38,30 +38,21 @@ func newFileWriter(w io.Writer, docs uint64) *fileWriter {
 // dictBuilder builds a field's dictionary: a vellum builder keeps the nodes it has made
 // for the next dictionary, and the builders are kept for the next segment.
 //
-// A builder's registry of the nodes it has compiled, which finds a suffix already
-// written, is a table of a fixed size that every dictionary begins by clearing: 20,000
-// cells by default, cleared once per field of every segment built or merged, for fields
-// such as the extension that hold a handful of terms. A dictionary of few terms is built
-// with a small table (smallDict), which finds every suffix such a dictionary shares.
-//
-// A segment built from a batch shares no suffixes at all (a registry of one cell, which
-// finds a node only when it repeats the one before): its dictionary is a tenth larger,
-// and building it costs a third less. Looking suffixes up was a third of the time of
-// building a segment (cache misses into 20,000 cells, and the nodes they hold, which the
-// builder could not reuse: three quarters of the allocations), while a batch's segment
-// lives until it is merged — a first index's, once it has caught up — and the merged
-// segment's dictionary shares them as before (BenchmarkNew; TestBatchSegmentsShareNoSuffixes).
+// A dictionary shares no suffixes: its builder's registry of the nodes it has compiled,
+// which finds a suffix already written, has one cell, which finds a node only when it
+// repeats the one before. With vellum's default registry, looking suffixes up was a third
+// of the time of building a segment from a batch and half of a merge's, and three quarters
+// of their allocations (cache misses into 20,000 cells, and the nodes they hold, which the
+// builder cannot reuse); the postings outweigh the dictionaries, so a first index of 100k
+// documents is 1.1% larger for it (TestDictionariesShareNoSuffixes, BenchmarkNew,
+// BenchmarkMerge; docs/design.md, "The search index").
 type dictBuilder struct {
 	dict    bytes.Buffer
-	builder *vellum.Builder // the builder of the field begun: one of the three below
-	large   *vellum.Builder // vellum's default registry
-	small   *vellum.Builder // a registry of smallDict cells
-	flat    *vellum.Builder // a registry of one cell: a batch's segment
+	builder *vellum.Builder
 }
 
-// smallDict is the most terms a dictionary built with the small registry holds, and the
-// number of its registry's cells.
-const smallDict = 512
+// dictOptions builds a dictionary that shares no suffixes (dictBuilder).
+var dictOptions = &vellum.BuilderOpts{Encoder: 1, RegistryTableSize: 1, RegistryMRUSize: 1}
 
 var dictBuilders sync.Pool
 
@@ -97,31 +88,16 @@ func (f *fileWriter) addField(name string, flags byte) {
 	f.toc.flags = append(f.toc.flags, flags)
 }
 
-// Dictionaries: how much of their suffixes they share (dictBuilder).
-const (
-	shareSuffixes = true  // a merged segment's
-	flatSuffixes  = false // a batch's
-)
-
-// startDict begins a field's dictionary of at most terms terms (an estimate: more only
-// costs the small registry some sharing of suffixes), sharing its suffixes or not; its
-// terms are inserted in order, then endDict writes it as the field's section.
-func (f *fileWriter) startDict(terms int, share bool) error {
+// startDict begins a field's dictionary; its terms are inserted in order, then endDict
+// writes it as the field's section.
+func (f *fileWriter) startDict() error {
 	f.dict.Reset()
-	b, opts := &f.large, (*vellum.BuilderOpts)(nil)
-	switch {
-	case !share:
-		b, opts = &f.flat, &vellum.BuilderOpts{Encoder: 1, RegistryTableSize: 1, RegistryMRUSize: 1}
-	case terms <= smallDict:
-		b, opts = &f.small, &vellum.BuilderOpts{Encoder: 1, RegistryTableSize: smallDict / 2, RegistryMRUSize: 2}
-	}
-	f.builder = *b
-	if *b == nil {
-		nb, err := vellum.New(&f.dict, opts)
+	if f.builder == nil {
+		b, err := vellum.New(&f.dict, dictOptions)
 		if err != nil {
 			return err
 		}
-		*b, f.builder = nb, nb
+		f.builder = b
 		return nil
 	}
 	return f.builder.Reset(&f.dict)
