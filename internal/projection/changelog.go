@@ -174,15 +174,17 @@ func (c *Catalog) writeLog(tx *bolt.Tx, st *bolt.Bucket, f *folded) error {
 	if err := appendLog(entries, f.log); err != nil {
 		return err
 	}
-	// The lists the batch changes, by path, in the order first met, and whether the
-	// document exists after its last event of the batch.
+	l.seq = f.seq
+	if l.kept < 0 {
+		return putState(st, keyLog, l.encode())
+	}
+	// The lists the batch changes, by path, in the order first met, whether the document
+	// exists after its last event of the batch, and the events no longer kept.
 	lists := make(map[string][]uint64)
 	var order []string
 	exists := make(map[string]bool)
+	var drops []uint64
 	for _, e := range f.log {
-		if l.kept < 0 {
-			continue
-		}
 		seqs, seen := lists[e.Path]
 		if !seen {
 			var err error
@@ -193,13 +195,14 @@ func (c *Catalog) writeLog(tx *bolt.Tx, st *bolt.Bucket, f *folded) error {
 		}
 		seqs = append(seqs, e.Seq)
 		for int64(len(seqs)) > l.kept {
-			if err := dropLogEntry(entries, seqs[0]); err != nil {
-				return err
-			}
+			drops = append(drops, seqs[0])
 			seqs = seqs[1:]
 		}
 		lists[e.Path] = seqs
 		exists[e.Path] = e.Op == events.OpUpsert
+	}
+	if err := dropLogEntries(entries, drops); err != nil {
+		return err
 	}
 	for _, p := range order {
 		seqs := lists[p]
@@ -218,7 +221,6 @@ func (c *Catalog) writeLog(tx *bolt.Tx, st *bolt.Bucket, f *folded) error {
 			return err
 		}
 	}
-	l.seq = f.seq
 	return putState(st, keyLog, l.encode())
 }
 
@@ -391,41 +393,59 @@ func appendLog(b *bolt.Bucket, evs []*events.Event) error {
 	return blk.put(b)
 }
 
-// dropLogEntry removes the entry of seq from its block, if the log holds it.
-func dropLogEntry(b *bolt.Bucket, seq uint64) error {
+// dropLogEntries removes the entries of seqs that the log holds, rewriting each block
+// they lie in once.
+func dropLogEntries(b *bolt.Bucket, seqs []uint64) error {
+	slices.Sort(seqs)
 	var key [8]byte
-	binary.BigEndian.PutUint64(key[:], seq)
-	cur := b.Cursor()
-	k, v := cur.Seek(key[:])
-	switch {
-	case k == nil:
-		k, v = cur.Last()
-	case binary.BigEndian.Uint64(k) != seq:
-		k, v = cur.Prev()
+	for len(seqs) > 0 {
+		binary.BigEndian.PutUint64(key[:], seqs[0])
+		cur := b.Cursor() // a new one each time: the bucket changes under it
+		k, v := cur.Seek(key[:])
+		switch {
+		case k == nil:
+			k, v = cur.Last()
+		case binary.BigEndian.Uint64(k) != seqs[0]:
+			k, v = cur.Prev()
+		}
+		if k == nil {
+			seqs = seqs[1:] // below the log's first block
+			continue
+		}
+		held, err := decodeLogBlock(k, v)
+		if err != nil {
+			return err
+		}
+		// The drops up to the block's last entry are the block's, or not in the log.
+		n, _ := slices.BinarySearch(seqs, held[len(held)-1].Seq+1)
+		if n == 0 {
+			seqs = seqs[1:] // between two blocks: not in the log
+			continue
+		}
+		in := seqs[:n]
+		seqs = seqs[n:]
+		kept := slices.DeleteFunc(held, func(e events.Event) bool {
+			_, found := slices.BinarySearch(in, e.Seq)
+			return found
+		})
+		if len(kept) == len(held) {
+			continue // none of them in the log
+		}
+		if err := b.Delete(k); err != nil {
+			return err
+		}
+		if len(kept) == 0 {
+			continue
+		}
+		blk := newLogBlock(&kept[0])
+		for i := range kept[1:] {
+			blk.add(&kept[1+i], false) // no bound: the block held them all
+		}
+		if err := blk.put(b); err != nil {
+			return err
+		}
 	}
-	if k == nil {
-		return nil
-	}
-	held, err := decodeLogBlock(k, v)
-	if err != nil {
-		return err
-	}
-	i := slices.IndexFunc(held, func(e events.Event) bool { return e.Seq == seq })
-	if i < 0 {
-		return nil
-	}
-	held = slices.Delete(held, i, i+1)
-	if err := b.Delete(k); err != nil {
-		return err
-	}
-	if len(held) == 0 {
-		return nil
-	}
-	blk := newLogBlock(&held[0])
-	for i := range held[1:] {
-		blk.add(&held[1+i], false) // no bound: the block held them all
-	}
-	return blk.put(b)
+	return nil
 }
 
 // logReader reads the entries of one block in order.

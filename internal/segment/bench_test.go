@@ -104,7 +104,7 @@ func benchMerge(b *testing.B, name string, plugin scorch.SegmentPlugin, docs []i
 	}
 }
 
-func openBuilt(b *testing.B, p scorch.SegmentPlugin, docs []index.Document, path string) api.Segment {
+func openBuilt(b testing.TB, p scorch.SegmentPlugin, docs []index.Document, path string) api.Segment {
 	s, _, err := p.New(docs)
 	if err != nil {
 		b.Fatal(err)

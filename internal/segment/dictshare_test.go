@@ -24,19 +24,7 @@ func TestDictionariesShareNoSuffixes(t *testing.T) {
 	dir := t.TempDir()
 	open := func(name string, docs []index.Document) segment.Segment {
 		t.Helper()
-		s, _, err := p.New(docs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		path := filepath.Join(dir, name)
-		if err := s.(segment.UnpersistedSegment).Persist(path); err != nil {
-			t.Fatal(err)
-		}
-		_ = s.Close()
-		o, err := p.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		o := openBuilt(t, p, docs, filepath.Join(dir, name))
 		t.Cleanup(func() { _ = o.Close() })
 		return o
 	}

@@ -157,9 +157,10 @@ func caughtUp(ctx context.Context, s *server, c *report.Corpus, data string) rep
 		peak, when = max(peak, p), "once the index merged"
 	}
 	r.RSS, r.Settled, r.Peak, r.Disk = rss, settled, peak, size
-	r.IndexDisk = dirSize(filepath.Join(data, "query", "index"))
 	if merged {
 		r.IndexDisk = settledSize(ctx, filepath.Join(data, "query", "index"))
+	} else {
+		r.IndexDisk = dirSize(filepath.Join(data, "query", "index"))
 	}
 	r.Note = fmt.Sprintf("peak RSS (VmHWM) %.0f MB, read %s; RSS when caught up %.0f MB, %.0f MB two seconds later; data directory %.0f MB (%.2f× the text), of it the search index %.0f MB (%.2f×)",
 		float64(peak)/1e6, when, float64(rss)/1e6, float64(settled)/1e6, float64(size)/1e6, float64(size)/float64(max(c.Bytes, 1)),
