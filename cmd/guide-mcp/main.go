@@ -34,7 +34,6 @@ import (
 
 	"github.com/guide/guide/internal/broker"
 	"github.com/guide/guide/internal/cookie"
-	"github.com/guide/guide/internal/cpuprofile"
 	"github.com/guide/guide/internal/datadir"
 	"github.com/guide/guide/internal/events"
 	"github.com/guide/guide/internal/httpserve"
@@ -44,6 +43,7 @@ import (
 	"github.com/guide/guide/internal/metrics"
 	"github.com/guide/guide/internal/owner"
 	"github.com/guide/guide/internal/partition"
+	"github.com/guide/guide/internal/profiling"
 	"github.com/guide/guide/internal/projection"
 	"github.com/guide/guide/internal/query"
 	"github.com/guide/guide/internal/session"
@@ -66,6 +66,8 @@ type Config struct {
 	Project    string // "" to learn it from the root, the data directory or the stream
 	// CPUProfile, when set, is written with a CPU profile of the process's life.
 	CPUProfile string
+	// MemProfile, when set, is written with a heap profile at start and on each SIGUSR1.
+	MemProfile string
 	DataDir    string
 	HTTPAddr   string
 	Interval   time.Duration
@@ -167,7 +169,7 @@ type Main struct {
 	// cookies are the sync cookies of the folder, all-in-one (read-your-writes): the
 	// indexer's watcher delivers them, calls wait on them; nil when off.
 	cookies *cookie.Jar
-	profile *cpuprofile.Profile // the CPU profile being written, with --cpuprofile
+	profile *profiling.Profile // the CPU profile being written, with --cpuprofile
 }
 
 func main() {
@@ -240,6 +242,7 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.Int64Var(&c.MaxBody, "max-body", d.MaxBody, "largest request body (HTTP) or message (stdio), in bytes")
 	fs.Uint64Var(&c.ReadyMaxLag, "ready-max-lag", 0, "HTTP: /healthz says ready while at most this many events are not yet applied")
 	fs.StringVar(&c.CPUProfile, "cpuprofile", "", "write a CPU profile of the process's life to this file")
+	fs.StringVar(&c.MemProfile, "memprofile", "", "write a heap profile to this file at start and each time the process receives SIGUSR1")
 	fs.DurationVar(&c.ShutdownWait, "shutdown-wait", d.ShutdownWait, "HTTP: on SIGTERM, how long in-flight calls may take to finish")
 	fs.IntVar(&c.SignInsPerMin, "signin-limit", d.SignInsPerMin, "HTTP: wrong tokens the web page's sign-in takes from one address a minute; beyond, it refuses every sign-in from there for a while (0: no limit)")
 	if err := fs.Parse(args); err != nil {
@@ -341,7 +344,7 @@ func (m *Main) Close() error {
 // and writes it.
 func (m *Main) startProfile() (err error) {
 	if !m.bridges() {
-		m.profile, err = cpuprofile.Start(m.Config.CPUProfile)
+		m.profile, err = profiling.Start(m.Config.CPUProfile, m.Config.MemProfile)
 	}
 	return err
 }

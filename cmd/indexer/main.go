@@ -19,11 +19,11 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/guide/guide/internal/broker"
-	"github.com/guide/guide/internal/cpuprofile"
 	"github.com/guide/guide/internal/datadir"
 	"github.com/guide/guide/internal/events"
 	"github.com/guide/guide/internal/logging"
 	"github.com/guide/guide/internal/owner"
+	"github.com/guide/guide/internal/profiling"
 	"github.com/guide/guide/internal/reconcile"
 )
 
@@ -58,6 +58,8 @@ type Config struct {
 	LogLevel   string
 	// CPUProfile, when set, is written with a CPU profile of the run (for --once).
 	CPUProfile string
+	// MemProfile, when set, is written with a heap profile at start and on each SIGUSR1.
+	MemProfile string
 	NATS       broker.Security
 }
 
@@ -76,7 +78,7 @@ type Main struct {
 	broker  *broker.Broker
 	lock    *owner.Lock // the project's ownership, when this process opens its store
 	stream  *events.Stream
-	profile *cpuprofile.Profile // the CPU profile being written, with --cpuprofile
+	profile *profiling.Profile // the CPU profile being written, with --cpuprofile
 }
 
 func main() {
@@ -103,7 +105,7 @@ func main() {
 
 // startProfile starts writing the CPU profile that --cpuprofile asks for; Close ends it.
 func (m *Main) startProfile() (err error) {
-	m.profile, err = cpuprofile.Start(m.Config.CPUProfile)
+	m.profile, err = profiling.Start(m.Config.CPUProfile, m.Config.MemProfile)
 	return err
 }
 
@@ -131,6 +133,7 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.IntVar(&c.Partitions, "partitions", 0, "partitions of a stream this creates (fixed for its life; default 1); query replicas choose theirs with guide-mcp --partitions")
 	fs.StringVar(&c.LogLevel, "log-level", d.LogLevel, "debug, info, warn or error")
 	fs.StringVar(&c.CPUProfile, "cpuprofile", "", "write a CPU profile of the run to this file")
+	fs.StringVar(&c.MemProfile, "memprofile", "", "write a heap profile to this file at start and each time the process receives SIGUSR1")
 	c.NATS.Flags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
