@@ -3,6 +3,8 @@ package index
 import (
 	"cmp"
 	"context"
+	"encoding/binary"
+	"path/filepath"
 	"runtime/debug"
 	"sync"
 	"time"
@@ -12,6 +14,8 @@ import (
 	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
 	bleveindex "github.com/blevesearch/bleve_index_api"
 	segment "github.com/blevesearch/scorch_segment_api/v2"
+
+	"github.com/guide/guide/internal/projection"
 )
 
 // An index that has stopped changing merges its segments, tier by tier, into one each.
@@ -143,13 +147,82 @@ func (x *Index) mergeWhenIdle(ctx context.Context, idx bleve.Index, applied <-ch
 		}
 		// Nothing more to merge until another batch.
 		x.mergedAt.Store(batches + 1)
+		if !x.sweepUntilBatch(ctx, idx, applied) {
+			return
+		}
+		t.Reset(after)
+	}
+}
+
+// Scorch deletes the file of a segment merged away when it cleans up after persisting a
+// snapshot, and only once no reader holds an older snapshot that names the segment. An
+// index that has gone idle persists nothing more: a search running across its last merge,
+// or scorch's cleanup running before the merge let go of the snapshot it merged, left the
+// merged-away segments on disk until the next change — the index twice over (160 MB more
+// at 100k documents). So while the folder holds segment files the current snapshot does
+// not name, the idle index writes an internal key of no meaning to anyone (a snapshot for
+// the persister to persist, then clean up after), at growing intervals.
+const (
+	sweepFirst = 100 * time.Millisecond // from the end of a merge to the first check
+	sweepMax   = time.Minute            // the longest interval between two
+	sweepTries = 16                     // about eight minutes, then it waits for a batch
+)
+
+// keySwept is the internal key the sweep writes: how many segment files were stray.
+var keySwept = []byte("guide.swept")
+
+// sweepUntilBatch waits for the next batch, meanwhile asking scorch to delete the files of
+// segments merged away until none is left. It returns false when ctx has ended.
+func (x *Index) sweepUntilBatch(ctx context.Context, idx bleve.Index, applied <-chan struct{}) bool {
+	wait := sweepFirst
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	for try := 0; ; try++ {
+		var again <-chan time.Time
+		if try <= sweepTries {
+			t.Reset(wait)
+			again, wait = t.C, min(2*wait, sweepMax)
+		}
 		select {
 		case <-ctx.Done():
-			return
+			return false
 		case <-applied:
-			t.Reset(after)
+			return true
+		case <-again:
+		}
+		stray := strayFiles(x.Dir, idx)
+		if len(stray) == 0 {
+			again, try = nil, sweepTries // nothing to wait for but a batch
+			continue
+		}
+		if try == sweepTries {
+			x.Logger.Warn("index: segments merged away stay on disk until the next change", "files", len(stray))
+			continue
+		}
+		b := idx.NewBatch()
+		b.SetInternal(keySwept, binary.AppendUvarint(nil, uint64(len(stray))))
+		if err := projection.Guard(func() error { return idx.Batch(b) }); err != nil {
+			x.Logger.Warn("index: cleaning up segments merged away", "err", err)
+			try = sweepTries
 		}
 	}
+}
+
+// strayFiles lists the segment files in the index's folder dir (relative to it) that the
+// current snapshot of idx does not name.
+func strayFiles(dir string, idx bleve.Index) []string {
+	live := map[string]bool{}
+	for _, f := range persistedFiles(dir, idx) {
+		live[f] = true
+	}
+	all, _ := filepath.Glob(filepath.Join(dir, "store", "*.zap"))
+	var stray []string
+	for _, f := range all {
+		if rel, err := filepath.Rel(dir, f); err == nil && !live[filepath.ToSlash(rel)] {
+			stray = append(stray, filepath.ToSlash(rel))
+		}
+	}
+	return stray
 }
 
 // releaseMemory collects the garbage and hands the free memory back to the system.

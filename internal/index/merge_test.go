@@ -200,3 +200,48 @@ func (l *recordedLogs) count(msg string) int {
 	}
 	return n
 }
+
+// TestIdleMergeLeavesNoMergedAwaySegments holds a reader of the index across its idle
+// merge, as a search running at that moment does, then lets it go: the segments merged
+// away leave the disk although nothing more is written. Scorch deletes a segment's file
+// only when it cleans up after persisting, and only once no reader holds a snapshot that
+// names it; an idle index persists nothing more, so a reader held across its merge kept
+// the index on disk twice over until the next change.
+func TestIdleMergeLeavesNoMergedAwaySegments(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "index")
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	x := &Index{Dir: dir, Logger: logger, IdleMerge: time.Hour}
+	noErr(t, x.Open(), "open")
+	noErr(t, x.Reset(projection.State{StreamID: "linger@1", Project: "linger"}), "reset")
+	seq := uint64(0)
+	for range 6 {
+		noErr(t, x.Apply(harbourBatch("linger", &seq, 2500)), "apply")
+		x.flush() // each batch its own segment on disk
+	}
+	noErr(t, x.Close(), "close")
+
+	y := &Index{Dir: dir, Logger: logger, IdleMerge: 200 * time.Millisecond}
+	noErr(t, y.Open(), "reopen to merge")
+	defer y.Close()
+	adv, err := y.idx.Advanced()
+	noErr(t, err, "advanced")
+	held, err := adv.Reader() // a search in flight when the merge begins
+	noErr(t, err, "reader")
+	deadline := time.Now().Add(30 * time.Second)
+	for !y.State().Merged && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond) // polls the condition (testkit would import this package)
+	}
+	if !y.State().Merged {
+		t.Fatal("the idle index did not merge")
+	}
+	noErr(t, held.Close(), "release the reader")
+	var stray []string
+	for deadline = time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if stray = strayFiles(dir, y.idx); len(stray) == 0 {
+			break
+		}
+	}
+	if len(stray) > 0 {
+		t.Fatalf("the idle index keeps %d segment files no snapshot names: %v", len(stray), stray)
+	}
+}
