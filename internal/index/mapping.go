@@ -1,38 +1,135 @@
 package index
 
 import (
+	"cmp"
+	"errors"
+	"fmt"
+	"sync"
+	"unsafe"
+
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
 	bdoc "github.com/blevesearch/bleve/v2/document"
 	"github.com/blevesearch/bleve/v2/mapping"
+	bindex "github.com/blevesearch/bleve_index_api"
 
 	"github.com/guide/guide/internal/index/schema"
 )
 
 // mapDocument makes the Bleve document of d as the mapping does, with the fields of the
 // word and parts analyzers analyzed by wordField, here rather than when scorch builds the
-// batch (see Prepare). The document keeps no composite field: the mapping puts no field
-// in Bleve's _all (TestNoFieldIsInAll), whose composite would be an empty field of every
-// document, and scorch would ask each field for Bleve's form of its terms to compose it.
+// batch (see Prepare).
 func (x *Index) mapDocument(id string, d *document) (*bdoc.Document, error) {
-	return mapWith(x.idx.Mapping(), id, d)
-}
-
-// mapWith is mapDocument with the mapping m.
-func mapWith(m mapping.IndexMapping, id string, d *document) (*bdoc.Document, error) {
-	doc := bdoc.NewDocument(id)
-	if err := m.MapDocument(doc, d); err != nil {
+	m, err := mapper()
+	if err != nil {
 		return nil, err
 	}
-	doc.CompositeFields = nil
-	for i, f := range doc.Fields {
-		f = asWordField(f)
-		if w, ok := f.(*wordField); ok {
-			w.Analyze()
-		}
-		doc.Fields[i] = f
+	return m.mapDocument(id, d)
+}
+
+// mapper is the fieldMapper of the mapping every index of this MappingVersion has (an
+// index of another is rebuilt).
+var mapper = sync.OnceValues(func() (*fieldMapper, error) {
+	m, err := newMapping()
+	if err != nil {
+		return nil, err
 	}
+	return newFieldMapper(m)
+})
+
+// A fieldMapper makes a document's Bleve fields as the mapping's MapDocument would — the
+// same fields, in the same order, with the same options and analyzers
+// (TestMapperMapsAsBleve) — without walking the document by reflection or copying its
+// text: a field's value is the document's string (the event's bytes, never changed once
+// decoded). The document keeps no composite field: the mapping puts no field in Bleve's
+// _all (TestNoFieldIsInAll), whose composite would be an empty field of every document,
+// and scorch would ask each field for Bleve's form of its terms to compose it.
+type fieldMapper struct {
+	name, path, title, headings, meta, lead, content mappedField
+	contentCJK, folders, dir, session, ext           mappedField
+}
+
+// mappedField is how the mapping indexes one field.
+type mappedField struct {
+	name     string
+	options  bindex.FieldIndexingOptions
+	analyzer analysis.Analyzer // nil for the fields a wordField analyzes
+	parts    bool              // a wordField of the parts analyzer
+}
+
+// newFieldMapper reads how m indexes each field of a document.
+func newFieldMapper(m mapping.IndexMapping) (*fieldMapper, error) {
+	impl, ok := m.(*mapping.IndexMappingImpl)
+	if !ok || impl.DefaultMapping == nil {
+		return nil, fmt.Errorf("index mapping: %T, not Bleve's", m)
+	}
+	field := func(name string) (mappedField, error) {
+		dm := impl.DefaultMapping.Properties[name]
+		if dm == nil || len(dm.Fields) != 1 || dm.Fields[0].Type != "text" || !dm.Enabled {
+			return mappedField{}, fmt.Errorf("index mapping: field %q is not one text field", name)
+		}
+		fm := dm.Fields[0]
+		f := mappedField{name: name, options: fm.Options()}
+		if parts, ok := wordFieldParts[name]; ok {
+			f.parts = parts
+			return f, nil
+		}
+		if f.analyzer = impl.AnalyzerNamed(cmp.Or(fm.Analyzer, impl.DefaultAnalyzer)); f.analyzer == nil {
+			return mappedField{}, fmt.Errorf("index mapping: field %q: no analyzer %q", name, fm.Analyzer)
+		}
+		return f, nil
+	}
+	var fm fieldMapper
+	var errs []error
+	for _, f := range []struct {
+		to   *mappedField
+		name string
+	}{
+		{&fm.name, schema.Name}, {&fm.path, schema.Path}, {&fm.title, schema.Title}, {&fm.headings, schema.Headings},
+		{&fm.meta, schema.Meta}, {&fm.lead, schema.Lead}, {&fm.content, schema.Content}, {&fm.contentCJK, schema.ContentCJK},
+		{&fm.folders, schema.Folders}, {&fm.dir, schema.Dir}, {&fm.session, schema.Session}, {&fm.ext, schema.Ext},
+	} {
+		var err error
+		*f.to, err = field(f.name)
+		errs = append(errs, err)
+	}
+	return &fm, errors.Join(errs...)
+}
+
+// mapDocument makes the Bleve document of d, in the order of document's fields as the
+// mapping walks them.
+func (m *fieldMapper) mapDocument(id string, d *document) (*bdoc.Document, error) {
+	doc := bdoc.NewDocument(id)
+	doc.Fields = make([]bdoc.Field, 0, 11+len(d.Folders))
+	for _, f := range []struct {
+		m *mappedField
+		v string
+	}{
+		{&m.name, d.Name}, {&m.path, d.Path}, {&m.title, d.Title}, {&m.headings, d.Headings},
+		{&m.meta, d.Meta}, {&m.lead, d.Lead}, {&m.content, d.Content}, {&m.contentCJK, d.ContentCJK},
+	} {
+		doc.AddField(f.m.field(nil, f.v))
+	}
+	for i, folder := range d.Folders {
+		doc.AddField(m.folders.field([]uint64{uint64(i)}, folder))
+	}
+	doc.AddField(m.dir.field(nil, d.Dir))
+	doc.AddField(m.session.field(nil, d.Session))
+	doc.AddField(m.ext.field(nil, d.Ext))
+	doc.SetIndexed()
 	return doc, nil
+}
+
+// field is f's field of the text v at array positions at; a wordField is analyzed now.
+func (f *mappedField) field(at []uint64, v string) bdoc.Field {
+	value := unsafe.Slice(unsafe.StringData(v), len(v)) // read, never written
+	if f.analyzer != nil || at != nil {
+		return bdoc.NewTextFieldCustom(f.name, at, value, f.options, f.analyzer)
+	}
+	w := &wordField{name: f.name, value: value, options: f.options, parts: f.parts}
+	w.Analyze()
+	return w
 }
 
 func newMapping() (*mapping.IndexMappingImpl, error) {

@@ -202,7 +202,7 @@ func TestLengthsAsAnalyzed(t *testing.T) {
 		e := &events.Event{Op: events.OpUpsert, Path: fmt.Sprintf("docs/someFolder/file%d.md", i), Content: []byte(content), Status: events.StatusOK}
 		e.Hash = events.HashContent(e.Content)
 		d := newDocument(e)
-		doc, err := mapWith(m, "id", d)
+		doc, err := mapByReflection(m, "id", d)
 		if err != nil {
 			t.Fatal(err)
 		}
