@@ -44,8 +44,11 @@ type IndexRun struct {
 	// resident set (VmHWM, or the child's maximum RSS), when measured.
 	Disk, RSS, Settled, Peak int64
 	IndexDisk                int64 // guide's search index alone, of Disk
-	Note                     string
-	Err                      string
+	// SettledMerged is guide's resident set two seconds after its index merged: the
+	// first index done, the process serving it.
+	SettledMerged int64
+	Note          string
+	Err           string
 }
 
 // The kinds of index runs of the cold scenario.
@@ -159,6 +162,10 @@ func (r *Result) coldRecord() Record {
 				rec.Metrics["cold.rss-settled@"+k] = Metric{Value: float64(all.Settled), Unit: UnitBytes,
 					What: "VmRSS two seconds after every projection caught up", Note: FormatMB(all.RSS) + " when caught up"}
 			}
+			if all.SettledMerged > 0 {
+				rec.Metrics["cold.rss-merged@"+k] = Metric{Value: float64(all.SettledMerged), Unit: UnitBytes,
+					What: "VmRSS two seconds after the first index merged"}
+			}
 			if all.Disk > 0 && c.Bytes > 0 {
 				rec.Metrics["cold.data/text@"+k] = Metric{Value: float64(all.Disk) / float64(c.Bytes), Unit: UnitTimes,
 					What: "guide's data directory against the text", Note: FormatMB(all.Disk)}
@@ -169,7 +176,8 @@ func (r *Result) coldRecord() Record {
 		if z := byKind[RunZoekt]; z.Err != "" && allOK {
 			// The targets against zoekt say why they are not measured.
 			for key, what := range map[string]string{"cold.all/zoekt@" + k: "guide's time against zoekt-index's",
-				"cold.rss-settled/zoekt-web@" + k: "guide's VmRSS after catching up against zoekt-webserver's"} {
+				"cold.rss-settled/zoekt-web@" + k: "guide's VmRSS after catching up against zoekt-webserver's",
+				"cold.rss-merged/zoekt-web@" + k:  "guide's VmRSS after its index merged against zoekt-webserver's"} {
 				rec.Metrics[key] = Metric{Unit: UnitTimes, What: what, Err: failure(z.Err)}
 			}
 		}
@@ -187,6 +195,10 @@ func (r *Result) coldRecord() Record {
 				if allOK && all.Settled > 0 {
 					rec.Metrics["cold.rss-settled/zoekt-web@"+k] = Metric{Value: float64(all.Settled) / float64(z.Settled), Unit: UnitTimes,
 						What: "guide's VmRSS two seconds after catching up against zoekt-webserver's serving the same corpus", Note: FormatMB(all.Settled) + " against " + FormatMB(z.Settled)}
+				}
+				if allOK && all.SettledMerged > 0 {
+					rec.Metrics["cold.rss-merged/zoekt-web@"+k] = Metric{Value: float64(all.SettledMerged) / float64(z.Settled), Unit: UnitTimes,
+						What: "guide's VmRSS two seconds after its index merged against zoekt-webserver's serving the same corpus", Note: FormatMB(all.SettledMerged) + " against " + FormatMB(z.Settled)}
 				}
 			}
 			if z.Disk > 0 && c.Bytes > 0 {
