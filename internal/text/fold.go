@@ -1,6 +1,7 @@
 package text
 
 import (
+	"slices"
 	"unicode"
 	"unicode/utf8"
 )
@@ -33,8 +34,26 @@ func Fold(s []byte) []byte {
 }
 
 // AppendFold appends s folded as Fold folds it to dst, allocating nothing when dst has
-// room: for a caller that folds one word after another into the same buffer.
+// room: for a caller that folds one word after another into the same buffer. A word of
+// ASCII, most of them, is folded a byte at a time into room made once.
 func AppendFold(dst, s []byte) []byte {
+	n := len(dst)
+	dst = slices.Grow(dst, len(s))[:n+len(s)]
+	out := dst[n:]
+	for i, c := range s {
+		if c >= utf8.RuneSelf {
+			return appendFoldRunes(dst[:n+i], s[i:])
+		}
+		if c-'A' < 26 {
+			c += 'a' - 'A'
+		}
+		out[i] = c
+	}
+	return dst
+}
+
+// appendFoldRunes is AppendFold a rune at a time.
+func appendFoldRunes(dst, s []byte) []byte {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
