@@ -15,6 +15,7 @@ import (
 	bindex "github.com/blevesearch/bleve_index_api"
 
 	"github.com/guide/guide/internal/index/schema"
+	"github.com/guide/guide/internal/segment"
 )
 
 // mapDocument makes the Bleve document of d as the mapping does, with the fields of the
@@ -56,6 +57,7 @@ type mappedField struct {
 	options  bindex.FieldIndexingOptions
 	analyzer analysis.Analyzer // nil for the fields a wordField analyzes
 	parts    bool              // a wordField of the parts analyzer
+	keyword  bool              // of the keyword analyzer, its value its one term: a keywordField
 }
 
 // newFieldMapper reads how m indexes each field of a document.
@@ -75,9 +77,11 @@ func newFieldMapper(m mapping.IndexMapping) (*fieldMapper, error) {
 			f.parts = parts
 			return f, nil
 		}
-		if f.analyzer = impl.AnalyzerNamed(cmp.Or(fm.Analyzer, impl.DefaultAnalyzer)); f.analyzer == nil {
-			return mappedField{}, fmt.Errorf("index mapping: field %q: no analyzer %q", name, fm.Analyzer)
+		a := cmp.Or(fm.Analyzer, impl.DefaultAnalyzer)
+		if f.analyzer = impl.AnalyzerNamed(a); f.analyzer == nil {
+			return mappedField{}, fmt.Errorf("index mapping: field %q: no analyzer %q", name, a)
 		}
+		f.keyword = a == keyword.Name && !f.options.IncludeTermVectors()
 		return f, nil
 	}
 	var fm fieldMapper
@@ -124,12 +128,55 @@ func (m *fieldMapper) mapDocument(id string, d *document) (*bdoc.Document, error
 // field is f's field of the text v at array positions at; a wordField is analyzed now.
 func (f *mappedField) field(at []uint64, v string) bdoc.Field {
 	value := unsafe.Slice(unsafe.StringData(v), len(v)) // read, never written
+	if f.keyword {
+		return &keywordField{name: f.name, at: at, value: value, options: f.options}
+	}
 	if f.analyzer != nil || at != nil {
 		return bdoc.NewTextFieldCustom(f.name, at, value, f.options, f.analyzer)
 	}
 	w := &wordField{name: f.name, value: value, options: f.options, parts: f.parts}
 	w.Analyze()
 	return w
+}
+
+// keywordField is a field of the keyword analyzer: its value is its one term, whatever it
+// holds (the empty value too), once, at position 1. Bleve's text field would make a token,
+// a stream of it and a map of one term to say so (TestMapperMapsAsBleve: the same terms
+// and length).
+type keywordField struct {
+	name    string
+	at      []uint64
+	value   []byte
+	options bindex.FieldIndexingOptions
+}
+
+var (
+	_ bdoc.Field    = (*keywordField)(nil)
+	_ segment.Terms = (*keywordField)(nil)
+)
+
+func (f *keywordField) Name() string                         { return f.name }
+func (f *keywordField) ArrayPositions() []uint64             { return f.at }
+func (f *keywordField) Options() bindex.FieldIndexingOptions { return f.options }
+func (f *keywordField) Value() []byte                        { return f.value }
+func (f *keywordField) NumPlainTextBytes() uint64            { return uint64(len(f.value)) }
+func (f *keywordField) EncodedFieldType() byte               { return 't' }
+func (f *keywordField) Analyze()                             {}
+func (f *keywordField) AnalyzedLength() int                  { return 1 }
+func (f *keywordField) Size() int {
+	return int(unsafe.Sizeof(*f)) + len(f.name) + 8*len(f.at) + len(f.value)
+}
+
+// VisitTerms gives the segment's builder the one term (no positions: the mapping keeps
+// no term vectors of a keyword field).
+func (f *keywordField) VisitTerms(fn func(term []byte, freq int, positions []uint32) error) error {
+	return fn(f.value, 1, nil)
+}
+
+// AnalyzedTokenFrequencies makes Bleve's form of the term, for a folder's field given
+// more than once in a document and for the tests.
+func (f *keywordField) AnalyzedTokenFrequencies() bindex.TokenFrequencies {
+	return segment.TokenFrequencies(f)
 }
 
 func newMapping() (*mapping.IndexMappingImpl, error) {
