@@ -47,6 +47,7 @@ import (
 	"github.com/guide/guide/internal/projection"
 	"github.com/guide/guide/internal/query"
 	"github.com/guide/guide/internal/session"
+	"github.com/guide/guide/internal/text"
 	"github.com/guide/guide/internal/web"
 )
 
@@ -170,6 +171,8 @@ type Main struct {
 	// indexer's watcher delivers them, calls wait on them; nil when off.
 	cookies *cookie.Jar
 	profile *profiling.Profile // the CPU profile being written, with --cpuprofile
+	// markdown is what the catalog hands the search index (markdownHandoff).
+	markdown *text.MarkdownHandoff
 }
 
 func main() {

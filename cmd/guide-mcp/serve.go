@@ -22,6 +22,7 @@ import (
 	"github.com/guide/guide/internal/projection"
 	"github.com/guide/guide/internal/query"
 	"github.com/guide/guide/internal/session"
+	"github.com/guide/guide/internal/text"
 )
 
 // connect opens the NATS connection and the stream, once: on the owner's embedded server
@@ -57,9 +58,23 @@ func (m *Main) setBroker(b *broker.Broker) *events.Stream {
 	return stream
 }
 
+// markdownHandoffSize is how many documents the catalog parsed the search index may be behind
+// and still find parsed (text.MarkdownHandoff): during a first index of 100k documents it
+// falls up to about 20,000 behind.
+const markdownHandoffSize = 32768
+
+// markdownHandoff returns what the catalog hands the search index, made at the first call
+// (before the projections open, on one goroutine).
+func (m *Main) markdownHandoff() *text.MarkdownHandoff {
+	if m.markdown == nil {
+		m.markdown = text.NewMarkdownHandoff(markdownHandoffSize)
+	}
+	return m.markdown
+}
+
 // openCatalog opens the catalog in the data directory.
 func (m *Main) openCatalog() error {
-	m.catalog = &projection.Catalog{Dir: filepath.Join(m.dataDir(), "query"), Logger: m.Logger}
+	m.catalog = &projection.Catalog{Dir: filepath.Join(m.dataDir(), "query"), Logger: m.Logger, Markdown: m.markdownHandoff()}
 	if !m.parts.Whole() {
 		m.catalog.Holds, m.catalog.Fetch = m.parts.Holds, m.partitionClient().Fetch
 		m.catalog.Partition = m.parts.Of
@@ -74,7 +89,7 @@ func (m *Main) openServer(ctx context.Context) {
 	// time and is rebuilt from the stream.
 	// It opens in the background (seconds for a large one): view and tree need only the
 	// catalog, and search says the index is opening until then.
-	m.index = &index.Index{Dir: filepath.Join(m.dataDir(), "query", "index"), Logger: m.Logger}
+	m.index = &index.Index{Dir: filepath.Join(m.dataDir(), "query", "index"), Logger: m.Logger, Markdown: m.markdownHandoff()}
 	if !m.parts.Whole() {
 		m.index.Holds, m.index.Fanout = m.parts.Holds, m.fanout()
 	}

@@ -36,7 +36,7 @@ func (x *Index) Prepare(b events.Batch) func() error {
 			continue
 		}
 		p := &docs[i]
-		p.d = newDocument(e)
+		p.d = newDocument(x.Markdown, e)
 		p.doc, p.err = x.mapDocument(events.DocKey{Session: e.Session, Path: e.Path}.ID(), p.d)
 		if p.err == nil {
 			p.lens = analyzedLengths(p.doc)

@@ -53,7 +53,7 @@ func (d *document) field(name string) string {
 
 // newDocument derives the indexed fields of an upserted file. A file without readable
 // content is still indexed by its name, so that it can be found.
-func newDocument(e *events.Event) *document {
+func newDocument(handoff *text.MarkdownHandoff, e *events.Event) *document {
 	name := path.Base(e.Path)
 	name = strings.TrimSuffix(name, projection.TemplateExt)
 	ext := path.Ext(name)
@@ -78,7 +78,7 @@ func newDocument(e *events.Event) *document {
 		if text.HasCJK(d.Content) {
 			d.ContentCJK = d.Content
 		}
-		md := text.ParseMarkdown(e.Content)
+		md := handoff.Take(e.Seq, e.Hash, e.Content)
 		d.Title, d.Headings, d.Meta, d.Lead = text.PlainText(md.Title), headingsField(md.Headings), md.Meta, md.Lead
 	}
 	d.Name = stem

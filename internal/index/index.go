@@ -27,6 +27,7 @@ import (
 	"github.com/guide/guide/internal/index/search"
 	"github.com/guide/guide/internal/projection"
 	"github.com/guide/guide/internal/segment"
+	"github.com/guide/guide/internal/text"
 )
 
 // MappingVersion changes whenever the mapping, an analyzer, the derivation of a field or
@@ -63,6 +64,9 @@ type Index struct {
 	// IdleMerge is how long the index has had no batch before it merges its segments
 	// (merge.go); 0 means defaultIdleMerge.
 	IdleMerge time.Duration
+	// Markdown, when set, hands the documents the catalog parses to the search index of
+	// the same process, which then parses none of them again (text.MarkdownHandoff).
+	Markdown *text.MarkdownHandoff
 
 	// mu guards the Bleve handle against Reset and Close while searches use it.
 	mu     sync.RWMutex

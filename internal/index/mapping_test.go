@@ -80,7 +80,7 @@ func TestMapperMapsAsBleve(t *testing.T) {
 		evs = append(evs, e)
 	}
 	for _, e := range evs {
-		d := newDocument(e)
+		d := newDocument(nil, e)
 		want, err := mapByReflection(m, "id", d)
 		if err != nil {
 			t.Fatal(err)
@@ -177,7 +177,7 @@ func BenchmarkMapDocument(b *testing.B) {
 	}
 	c := []byte("# Guide to the harbour\n\nThe harbour master keeps the parseHTTPHeader logs.\n\n" + strings.Repeat("Ships come and go; the tide waits for no one. ", 80))
 	e := &events.Event{Op: events.OpUpsert, Path: "docs/ports/harbour.md", Content: c, Hash: events.HashContent(c), Status: events.StatusOK}
-	d := newDocument(e)
+	d := newDocument(nil, e)
 	for _, c := range []struct {
 		name string
 		mapf func() (*bdoc.Document, error)

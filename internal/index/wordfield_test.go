@@ -201,7 +201,7 @@ func TestLengthsAsAnalyzed(t *testing.T) {
 	} {
 		e := &events.Event{Op: events.OpUpsert, Path: fmt.Sprintf("docs/someFolder/file%d.md", i), Content: []byte(content), Status: events.StatusOK}
 		e.Hash = events.HashContent(e.Content)
-		d := newDocument(e)
+		d := newDocument(nil, e)
 		doc, err := mapByReflection(m, "id", d)
 		if err != nil {
 			t.Fatal(err)
@@ -219,7 +219,7 @@ func TestLengthsAsAnalyzed(t *testing.T) {
 func TestDocumentContentIsTheEvents(t *testing.T) {
 	e := &events.Event{Op: events.OpUpsert, Path: "docs/a.md", Content: []byte("# A\n\nSome text."), Status: events.StatusOK}
 	e.Hash = events.HashContent(e.Content)
-	d := newDocument(e)
+	d := newDocument(nil, e)
 	if d.Content != string(e.Content) {
 		t.Fatalf("content %q, want %q", d.Content, e.Content)
 	}

@@ -29,6 +29,7 @@ import (
 	"github.com/guide/guide/internal/binrec"
 	"github.com/guide/guide/internal/events"
 	"github.com/guide/guide/internal/guideyaml"
+	"github.com/guide/guide/internal/text"
 )
 
 // catalogFormat changes whenever the stored layout or the derivation of a record changes;
@@ -90,6 +91,9 @@ type Catalog struct {
 	// documents otherwise leaves the whole file resident, 120 MB, until it is caught up.
 	// Zero is DefaultReleaseEvery; negative releases nothing while applying.
 	ReleaseEvery int64
+	// Markdown, when set, hands the documents the catalog parses to the search index of
+	// the same process, which then parses none of them again (text.MarkdownHandoff).
+	Markdown *text.MarkdownHandoff
 
 	db *bolt.DB
 	// releasedAt is the file's size at its last release while applying; under applying.
@@ -701,7 +705,7 @@ func (c *Catalog) fold(b events.Batch) *folded {
 		}
 		switch e.Op {
 		case events.OpUpsert:
-			ch := record(e)
+			ch := record(c.Markdown, e)
 			if !c.keeps(ch.doc) {
 				// Another partition's document: its record, slim; its summary is
 				// derived from its body, fetched when asked for (Snapshot.Summary).
@@ -734,7 +738,7 @@ func (c *Catalog) fold(b events.Batch) *folded {
 
 // record is the document an upsert event describes, with its summary, and its body when
 // readable; content that does not match its hash is recorded as unreadable.
-func record(e *events.Event) change {
+func record(md *text.MarkdownHandoff, e *events.Event) change {
 	d := &Document{Path: e.Path, Session: e.Session, Size: e.Size, Mtime: e.Mtime.UTC(), Hash: e.Hash,
 		Status: e.Status, Reason: e.Reason, Seq: e.Seq}
 	var body []byte
@@ -747,7 +751,7 @@ func record(e *events.Event) change {
 			d.Status, d.Reason = events.StatusUnreadable, "content does not match its hash"
 		} else {
 			body = e.Content
-			d.Words, d.Title, sum = Describe(body)
+			d.Words, d.Title, sum = describe(md.Put(e.Seq, e.Hash, body), body)
 		}
 	}
 	return change{doc: d, sum: sum, body: body}

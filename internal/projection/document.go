@@ -115,7 +115,11 @@ const (
 // MaxOutline headings of MaxHeadingLen bytes, and the first paragraph, at most
 // MaxFirstParagraph bytes.
 func Describe(b []byte) (words int, title string, sum Summary) {
-	md := text.ParseMarkdown(b)
+	return describe(text.ParseMarkdown(b), b)
+}
+
+// describe is Describe of b parsed as md.
+func describe(md text.Markdown, b []byte) (words int, title string, sum Summary) {
 	for _, h := range md.Headings[:min(len(md.Headings), MaxOutline)] {
 		sum.Outline = append(sum.Outline, Heading{Level: h.Level, Text: clip(h.Text, MaxHeadingLen)})
 	}

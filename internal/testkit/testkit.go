@@ -30,6 +30,7 @@ import (
 	"github.com/guide/guide/internal/mcpserver"
 	"github.com/guide/guide/internal/projection"
 	"github.com/guide/guide/internal/reconcile"
+	"github.com/guide/guide/internal/text"
 )
 
 // Logger is a logger for tests: warnings and errors only, on stderr.
@@ -192,11 +193,13 @@ func NewPipeline(t testing.TB, b *broker.Broker, root, dataDir string, configure
 func (p *Pipeline) Start() {
 	t := p.t
 	t.Helper()
-	p.Catalog = &projection.Catalog{Dir: p.DataDir, Logger: Logger()}
+	// As guide-mcp, the catalog hands the index the Markdown it parsed.
+	md := text.NewMarkdownHandoff(1024)
+	p.Catalog = &projection.Catalog{Dir: p.DataDir, Logger: Logger(), Markdown: md}
 	if err := p.Catalog.Open(); err != nil {
 		t.Fatalf("catalog: %v", err)
 	}
-	p.Index = &index.Index{Dir: filepath.Join(p.DataDir, "index"), Logger: Logger()}
+	p.Index = &index.Index{Dir: filepath.Join(p.DataDir, "index"), Logger: Logger(), Markdown: md}
 	if err := p.Index.Open(); err != nil {
 		t.Fatalf("index: %v", err)
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/guide/guide/internal/logging"
 	"github.com/guide/guide/internal/projection"
 	"github.com/guide/guide/internal/reconcile"
+	"github.com/guide/guide/internal/text"
 	"github.com/guide/guide/tools/report"
 )
 
@@ -205,12 +206,13 @@ func coldInProcess(ctx context.Context, c *report.Corpus, data, cpuprofile strin
 	if err := s.Open(ctx); err != nil {
 		return r, err
 	}
-	cat := &projection.Catalog{Dir: filepath.Join(data, "query"), Logger: logger}
+	md := text.NewMarkdownHandoff(32768) // as guide-mcp
+	cat := &projection.Catalog{Dir: filepath.Join(data, "query"), Logger: logger, Markdown: md}
 	if err := cat.Open(); err != nil {
 		return r, err
 	}
 	defer cat.Close()
-	idx := &index.Index{Dir: filepath.Join(data, "query", "index"), Logger: logger}
+	idx := &index.Index{Dir: filepath.Join(data, "query", "index"), Logger: logger, Markdown: md}
 	if err := idx.Open(); err != nil {
 		return r, err
 	}
