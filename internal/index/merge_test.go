@@ -20,17 +20,8 @@ import (
 // keeps, reopens it, and waits for it, idle, to merge them down to idleSegments or fewer;
 // every document is still found, and the checkpoint survives another reopen.
 func TestIdleIndexMergesItsSegments(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "index")
+	dir, seq := unmergedIndex(t, "merge")
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	x := &Index{Dir: dir, Logger: logger, IdleMerge: time.Hour}
-	noErr(t, x.Open(), "open")
-	noErr(t, x.Reset(projection.State{StreamID: "merge@1", Project: "merge"}), "reset")
-	seq := uint64(0)
-	for range 6 { // each above scorch's floor size: it leaves a few be
-		noErr(t, x.Apply(harbourBatch("merge", &seq, 2500)), "apply")
-		x.flush() // each batch its own segment on disk
-	}
-	noErr(t, x.Close(), "close")
 	y := &Index{Dir: dir, Logger: logger, IdleMerge: time.Hour}
 	noErr(t, y.Open(), "reopen")
 	before := segments(y.idx)
@@ -160,6 +151,22 @@ func TestIdleIndexLeavesSegmentsItsPlanKeeps(t *testing.T) {
 	}
 }
 
+// unmergedIndex writes an index of project in six segments on disk, more than an idle
+// index keeps, and closes it; it returns the index's folder and its checkpoint.
+func unmergedIndex(t *testing.T, project string) (dir string, seq uint64) {
+	t.Helper()
+	dir = filepath.Join(t.TempDir(), "index")
+	x := &Index{Dir: dir, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), IdleMerge: time.Hour}
+	noErr(t, x.Open(), "open")
+	noErr(t, x.Reset(projection.State{StreamID: project + "@1", Project: project}), "reset")
+	for range 6 { // each above scorch's floor size: it leaves a few be
+		noErr(t, x.Apply(harbourBatch(project, &seq, 2500)), "apply")
+		x.flush() // each batch its own segment on disk
+	}
+	noErr(t, x.Close(), "close")
+	return dir, seq
+}
+
 // harbourBatch is a batch of docs new documents of project, each holding "harbour", at the
 // sequences after *seq.
 func harbourBatch(project string, seq *uint64, docs int) events.Batch {
@@ -208,19 +215,8 @@ func (l *recordedLogs) count(msg string) int {
 // names it; an idle index persists nothing more, so a reader held across its merge kept
 // the index on disk twice over until the next change.
 func TestIdleMergeLeavesNoMergedAwaySegments(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "index")
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	x := &Index{Dir: dir, Logger: logger, IdleMerge: time.Hour}
-	noErr(t, x.Open(), "open")
-	noErr(t, x.Reset(projection.State{StreamID: "linger@1", Project: "linger"}), "reset")
-	seq := uint64(0)
-	for range 6 {
-		noErr(t, x.Apply(harbourBatch("linger", &seq, 2500)), "apply")
-		x.flush() // each batch its own segment on disk
-	}
-	noErr(t, x.Close(), "close")
-
-	y := &Index{Dir: dir, Logger: logger, IdleMerge: 200 * time.Millisecond}
+	dir, _ := unmergedIndex(t, "linger")
+	y := &Index{Dir: dir, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), IdleMerge: 200 * time.Millisecond}
 	noErr(t, y.Open(), "reopen to merge")
 	defer y.Close()
 	adv, err := y.idx.Advanced()
