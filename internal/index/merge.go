@@ -192,7 +192,7 @@ func (x *Index) sweepUntilBatch(ctx context.Context, idx bleve.Index, applied <-
 		}
 		stray := strayFiles(x.Dir, idx)
 		if len(stray) == 0 {
-			again, try = nil, sweepTries // nothing to wait for but a batch
+			try = sweepTries // nothing to wait for but a batch
 			continue
 		}
 		if try == sweepTries {
