@@ -34,6 +34,20 @@ func mapByReflection(m mapping.IndexMapping, id string, d *document) (*bdoc.Docu
 	return doc, nil
 }
 
+// asWordField returns f analyzed as a wordField, or f itself when it is not one of the
+// fields the word or the parts analyzer indexes: how a field of Bleve's mapping was made
+// a wordField before the fieldMapper, for the tests that hold one to the other.
+func asWordField(f bdoc.Field) bdoc.Field {
+	parts, ok := wordFieldParts[f.Name()]
+	if !ok {
+		return f
+	}
+	if _, ok := f.(*bdoc.TextField); !ok || len(f.ArrayPositions()) > 0 {
+		return f
+	}
+	return &wordField{name: f.Name(), value: f.Value(), options: f.Options(), parts: parts}
+}
+
 // TestMapperMapsAsBleve: the fieldMapper makes the document Bleve's MapDocument makes —
 // the same fields in the same order, with the same names, array positions, options,
 // values and analysis — for documents of every shape: empty, with CJK, in folders or

@@ -52,19 +52,6 @@ var wordFieldParts = func() map[string]bool {
 	return m
 }()
 
-// asWordField returns f analyzed as a wordField, or f itself when it is not one of the
-// fields the word or the parts analyzer indexes.
-func asWordField(f bdoc.Field) bdoc.Field {
-	parts, ok := wordFieldParts[f.Name()]
-	if !ok {
-		return f
-	}
-	if _, ok := f.(*bdoc.TextField); !ok || len(f.ArrayPositions()) > 0 {
-		return f
-	}
-	return &wordField{name: f.Name(), value: f.Value(), options: f.Options(), parts: parts}
-}
-
 func (f *wordField) Name() string                         { return f.name }
 func (f *wordField) ArrayPositions() []uint64             { return nil }
 func (f *wordField) Options() bindex.FieldIndexingOptions { return f.options }
