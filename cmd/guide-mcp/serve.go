@@ -58,16 +58,11 @@ func (m *Main) setBroker(b *broker.Broker) *events.Stream {
 	return stream
 }
 
-// markdownHandoffSize is how many documents the catalog parsed the search index may be behind
-// and still find parsed (text.MarkdownHandoff): during a first index of 100k documents it
-// falls up to about 20,000 behind.
-const markdownHandoffSize = 32768
-
 // markdownHandoff returns what the catalog hands the search index, made at the first call
 // (before the projections open, on one goroutine).
 func (m *Main) markdownHandoff() *text.MarkdownHandoff {
 	if m.markdown == nil {
-		m.markdown = text.NewMarkdownHandoff(markdownHandoffSize)
+		m.markdown = text.NewMarkdownHandoff(text.HandoffDocuments)
 	}
 	return m.markdown
 }

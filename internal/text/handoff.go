@@ -27,6 +27,11 @@ type handed struct {
 	md   Markdown
 }
 
+// HandoffDocuments is how many documents a process's handoff holds: how far behind the
+// catalog the search index may be and still find them parsed. During a first index of
+// 100k documents it falls up to about 20,000 behind.
+const HandoffDocuments = 32768
+
 // NewMarkdownHandoff returns a handoff holding at most n documents.
 func NewMarkdownHandoff(n int) *MarkdownHandoff { return &MarkdownHandoff{max: max(n, 1)} }
 

@@ -206,7 +206,7 @@ func coldInProcess(ctx context.Context, c *report.Corpus, data, cpuprofile strin
 	if err := s.Open(ctx); err != nil {
 		return r, err
 	}
-	md := text.NewMarkdownHandoff(32768) // as guide-mcp
+	md := text.NewMarkdownHandoff(text.HandoffDocuments) // as guide-mcp
 	cat := &projection.Catalog{Dir: filepath.Join(data, "query"), Logger: logger, Markdown: md}
 	if err := cat.Open(); err != nil {
 		return r, err
