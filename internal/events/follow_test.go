@@ -112,3 +112,70 @@ func TestFollowHoldsFewMessagesAheadOfTheBatch(t *testing.T) {
 		}
 	}
 }
+
+// TestFollowGathersABurst: events published one at a time while the follower keeps up (a
+// scan of a tree, a checkout) are applied in batches of many, not each as it comes.
+func TestFollowGathersABurst(t *testing.T) {
+	b := testkit.NATS(t)
+	s := testkit.Stream(t, b)
+	ctx := testkit.Context(t)
+	const n = 400
+	pub := s.Publisher()
+	published := make(chan error, 1)
+	go func() {
+		for i := range n {
+			c := fmt.Appendf(nil, "doc %d", i)
+			e := &events.Event{Op: events.OpUpsert, Project: "p", Path: fmt.Sprintf("d%03d.md", i), Size: int64(len(c)),
+				Mtime: time.Unix(1700000000, 0).UTC(), Hash: events.HashContent(c), Status: events.StatusOK, Content: c}
+			if err := pub.Publish(ctx, e); err != nil {
+				published <- err
+				return
+			}
+			if _, err := pub.Flush(ctx); err != nil { // one at a time: each acknowledged before the next
+				published <- err
+				return
+			}
+		}
+		published <- nil
+	}()
+	done := errors.New("every event delivered")
+	var sizes []int
+	got := 0
+	err := s.Follow(ctx, "p", 0, events.Budget{Events: 1000, Bytes: 1 << 20}, func(bt events.Batch) error {
+		sizes = append(sizes, len(bt.Events))
+		if got += len(bt.Events); got == n {
+			return done
+		}
+		return nil
+	})
+	if !errors.Is(err, done) {
+		t.Fatalf("Follow = %v after %d events", err, got)
+	}
+	testkit.NoErr(t, <-published, "publish")
+	t.Logf("%d events in %d batches", n, len(sizes))
+	if len(sizes) > n/8 {
+		t.Errorf("%d events published one at a time came in %d batches (%v), want at most %d", n, len(sizes), sizes, n/8)
+	}
+}
+
+// TestGather: how long a batch waits for its next event when none is buffered.
+func TestGather(t *testing.T) {
+	one := []events.Event{{}}
+	now := time.Now()
+	for _, c := range []struct {
+		name      string
+		b         events.Batch
+		streaming bool
+		began     time.Time
+		want      func(time.Duration) bool
+	}{
+		{"a save after a quiet moment: at once", events.Batch{Events: one}, false, now, func(d time.Duration) bool { return d <= 0 }},
+		{"more pending on the server", events.Batch{Events: one, Pending: 5}, false, now, func(d time.Duration) bool { return d == events.GatherGap }},
+		{"events streaming in", events.Batch{Events: one}, true, now, func(d time.Duration) bool { return d > 0 && d <= events.GatherGap }},
+		{"streaming, past the window", events.Batch{Events: one}, true, now.Add(-events.BurstWindow), func(d time.Duration) bool { return d <= 0 }},
+	} {
+		if d := events.Gather(c.b, c.streaming, c.began); !c.want(d) {
+			t.Errorf("%s: waits %v", c.name, d)
+		}
+	}
+}
