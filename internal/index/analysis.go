@@ -101,13 +101,22 @@ type cjkTokenizer struct{}
 
 func (cjkTokenizer) Tokenize(b []byte) analysis.TokenStream {
 	var out analysis.TokenStream
+	cjkTokens(b, func(term []byte, pos int) {
+		out = append(out, &analysis.Token{Term: term, Position: pos, Type: analysis.Ideographic})
+	})
+	return out
+}
+
+// cjkTokens calls fn with each token cjkTokenizer makes of b, a slice of b, and its
+// position, in order (wordField analyzes a CJK field with it, without the tokens).
+func cjkTokens(b []byte, fn func(term []byte, pos int)) {
 	pos := 0
 	prev, prevStart := -1, 0 // the previous CJK rune's start, or -1 after a non-CJK rune
 	runLen := 0
 	flush := func() {
 		if runLen == 1 { // a lone character: itself
 			pos++
-			out = append(out, &analysis.Token{Term: b[prevStart:prev], Position: pos, Type: analysis.Ideographic})
+			fn(b[prevStart:prev], pos)
 		}
 		if runLen > 0 {
 			pos++ // a gap between runs
@@ -126,7 +135,7 @@ func (cjkTokenizer) Tokenize(b []byte) analysis.TokenStream {
 		if text.IsCJK(r) {
 			if runLen > 0 {
 				pos++
-				out = append(out, &analysis.Token{Term: b[prevStart : i+size], Position: pos, Type: analysis.Ideographic})
+				fn(b[prevStart:i+size], pos)
 			}
 			runLen++
 			prevStart, prev = i, i+size
@@ -136,7 +145,6 @@ func (cjkTokenizer) Tokenize(b []byte) analysis.TokenStream {
 		i += size
 	}
 	flush()
-	return out
 }
 
 // camelParts adds the parts of a word written in camel case ("InternMap" → intern, map;

@@ -57,6 +57,7 @@ type mappedField struct {
 	options  bindex.FieldIndexingOptions
 	analyzer analysis.Analyzer // nil for the fields a wordField analyzes
 	parts    bool              // a wordField of the parts analyzer
+	cjk      bool              // a wordField of the CJK analyzer
 	keyword  bool              // of the keyword analyzer, its value its one term: a keywordField
 }
 
@@ -82,6 +83,7 @@ func newFieldMapper(m mapping.IndexMapping) (*fieldMapper, error) {
 			return mappedField{}, fmt.Errorf("index mapping: field %q: no analyzer %q", name, a)
 		}
 		f.keyword = a == keyword.Name && !f.options.IncludeTermVectors()
+		f.cjk = a == schema.AnalyzerCJK
 		return f, nil
 	}
 	var fm fieldMapper
@@ -131,10 +133,10 @@ func (f *mappedField) field(at []uint64, v string) bdoc.Field {
 	if f.keyword {
 		return &keywordField{name: f.name, at: at, value: value, options: f.options}
 	}
-	if f.analyzer != nil || at != nil {
+	if (f.analyzer != nil && !f.cjk) || at != nil {
 		return bdoc.NewTextFieldCustom(f.name, at, value, f.options, f.analyzer)
 	}
-	w := &wordField{name: f.name, value: value, options: f.options, parts: f.parts}
+	w := &wordField{name: f.name, value: value, options: f.options, parts: f.parts, cjk: f.cjk}
 	w.Analyze()
 	return w
 }

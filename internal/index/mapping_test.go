@@ -13,6 +13,7 @@ import (
 	bindex "github.com/blevesearch/bleve_index_api"
 
 	"github.com/guide/guide/internal/events"
+	"github.com/guide/guide/internal/index/schema"
 )
 
 // mapByReflection is how a document was mapped before the fieldMapper: Bleve's
@@ -35,17 +36,18 @@ func mapByReflection(m mapping.IndexMapping, id string, d *document) (*bdoc.Docu
 }
 
 // asWordField returns f analyzed as a wordField, or f itself when it is not one of the
-// fields the word or the parts analyzer indexes: how a field of Bleve's mapping was made
-// a wordField before the fieldMapper, for the tests that hold one to the other.
+// fields the word, the parts or the CJK analyzer indexes: how a field of Bleve's mapping
+// was made a wordField before the fieldMapper, for the tests that hold one to the other.
 func asWordField(f bdoc.Field) bdoc.Field {
 	parts, ok := wordFieldParts[f.Name()]
-	if !ok {
+	cjk := f.Name() == schema.ContentCJK
+	if !ok && !cjk {
 		return f
 	}
 	if _, ok := f.(*bdoc.TextField); !ok || len(f.ArrayPositions()) > 0 {
 		return f
 	}
-	return &wordField{name: f.Name(), value: f.Value(), options: f.Options(), parts: parts}
+	return &wordField{name: f.Name(), value: f.Value(), options: f.Options(), parts: parts, cjk: cjk}
 }
 
 // TestMapperMapsAsBleve: the fieldMapper makes the document Bleve's MapDocument makes —

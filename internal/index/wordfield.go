@@ -15,8 +15,9 @@ import (
 	"github.com/guide/guide/internal/text"
 )
 
-// wordField is a text field of the word analyzer (a document's content and name) or of
-// the parts analyzer (its title, headings, front matter, first paragraph and folders),
+// wordField is a text field of the word analyzer (a document's content and name), of
+// the parts analyzer (its title, headings, front matter, first paragraph and folders) or
+// of the CJK analyzer (the content of a document with CJK text, as bigrams),
 // analyzed straight into what a segment is built from (segment.Terms): each term once,
 // with its frequency and its positions. Bleve's text field makes a token of every word,
 // then a map of terms from the tokens with a struct of every occurrence (some 72 bytes a
@@ -28,6 +29,7 @@ type wordField struct {
 	value   []byte
 	options bindex.FieldIndexingOptions
 	parts   bool // the parts analyzer: camel-case parts after each word, English stems
+	cjk     bool // the CJK analyzer: CJK text's bigrams (cjkTokens), nothing else
 	done    bool
 	length  int
 	terms   []byte   // every term's bytes, in the order the terms first occur
@@ -105,7 +107,8 @@ type token struct{ term, pos uint32 }
 
 var analyses = sync.Pool{New: func() any { return &scratch{index: map[string]uint32{}} }}
 
-// Analyze splits the value into words as wordTokenizer does, adds their camel-case parts
+// Analyze splits the value into words as wordTokenizer does (CJK bigrams as cjkTokenizer
+// does, for a field of the CJK analyzer, and no more), adds their camel-case parts
 // as camelParts does (the parts analyzer), folds them as foldFilter does and stems them as
 // Bleve's porter filter does (the parts analyzer), giving each term an index as it first
 // occurs and counting its occurrences. A second pass puts each term's positions together,
@@ -129,6 +132,11 @@ func (f *wordField) Analyze() {
 	}()
 	b := f.value
 	f.terms = make([]byte, 0, len(b)/4+8)
+	if f.cjk {
+		cjkTokens(b, func(t []byte, pos int) { a.add(f, t, pos) })
+		f.finish(a)
+		return
+	}
 	add := func(t []byte, pos int) {
 		a.fold = text.AppendFold(a.fold[:0], t)
 		t = a.fold
@@ -147,19 +155,7 @@ func (f *wordField) Analyze() {
 			}
 			t = a.stem
 		}
-		i, ok := a.index[string(t)]
-		if !ok {
-			i = uint32(len(f.ends))
-			// The key is the term's bytes where the field keeps them: a slab that moves
-			// when it grows leaves the old one as it was, kept until the map is cleared.
-			f.terms = append(f.terms, t...)
-			f.ends = append(f.ends, uint32(len(f.terms)))
-			f.freqs = append(f.freqs, 0)
-			key := f.terms[len(f.terms)-len(t):]
-			a.index[unsafe.String(unsafe.SliceData(key), len(key))] = i
-		}
-		f.freqs[i]++
-		a.tokens = append(a.tokens, token{i, uint32(pos)})
+		a.add(f, t, pos)
 	}
 	words := 0
 	text.Words(b, func(s text.Span) bool {
@@ -175,6 +171,29 @@ func (f *wordField) Analyze() {
 		}
 		return true
 	})
+	f.finish(a)
+}
+
+// add counts term t at position pos in f, giving it an index if it is its first.
+func (a *scratch) add(f *wordField, t []byte, pos int) {
+	i, ok := a.index[string(t)]
+	if !ok {
+		i = uint32(len(f.ends))
+		// The key is the term's bytes where the field keeps them: a slab that moves
+		// when it grows leaves the old one as it was, kept until the map is cleared.
+		f.terms = append(f.terms, t...)
+		f.ends = append(f.ends, uint32(len(f.terms)))
+		f.freqs = append(f.freqs, 0)
+		key := f.terms[len(f.terms)-len(t):]
+		a.index[unsafe.String(unsafe.SliceData(key), len(key))] = i
+	}
+	f.freqs[i]++
+	a.tokens = append(a.tokens, token{i, uint32(pos)})
+}
+
+// finish ends f's analysis from its tokens: its length, and with term vectors, each
+// term's positions together.
+func (f *wordField) finish(a *scratch) {
 	f.length = len(a.tokens)
 	f.terms = slices.Clip(f.terms)
 	if !f.options.IncludeTermVectors() {

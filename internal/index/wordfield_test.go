@@ -39,13 +39,14 @@ func analyzedAs(f bdoc.Field) string {
 }
 
 // checkWordField compares a wordField with Bleve's text field of the word analyzer (the
-// content field) and of the parts analyzer (the title field) on one text, with term
-// vectors and without.
+// content field), of the parts analyzer (the title field) and of the CJK analyzer (the
+// content_cjk field) on one text, with term vectors and without.
 func checkWordField(t *testing.T, m *mapping.IndexMappingImpl, text []byte) {
 	t.Helper()
 	for _, field := range []struct{ name, analyzer string }{
 		{schema.Content, schema.AnalyzerWord},
 		{schema.Title, schema.AnalyzerParts},
+		{schema.ContentCJK, schema.AnalyzerCJK},
 	} {
 		a := m.AnalyzerNamed(field.analyzer)
 		for _, opts := range []bindex.FieldIndexingOptions{
@@ -73,7 +74,7 @@ func testMapping(t testing.TB) *mapping.IndexMappingImpl {
 }
 
 // TestWordFieldAnalyzesAsBleve: a wordField gives the segment what Bleve's text field
-// with the word or the parts analyzer gives it: the same terms, frequencies, positions
+// with the word, the parts or the CJK analyzer gives it: the same terms, frequencies, positions
 // and length.
 func TestWordFieldAnalyzesAsBleve(t *testing.T) {
 	m := testMapping(t)
@@ -99,8 +100,8 @@ func TestWordFieldAnalyzesAsBleve(t *testing.T) {
 	}
 }
 
-// FuzzWordField: on any bytes, a wordField analyzes as Bleve's text field with the word
-// or the parts analyzer does.
+// FuzzWordField: on any bytes, a wordField analyzes as Bleve's text field with the word,
+// the parts or the CJK analyzer does.
 func FuzzWordField(f *testing.F) {
 	for _, s := range []string{"a b a", "Σσς ΣΣ", "x\xffy", "中华 人民", "K\u212a k", "parseHTTPHeader runs"} {
 		f.Add([]byte(s))
