@@ -79,11 +79,14 @@ func newFieldMapper(m mapping.IndexMapping) (*fieldMapper, error) {
 			return f, nil
 		}
 		a := cmp.Or(fm.Analyzer, impl.DefaultAnalyzer)
+		if a == schema.AnalyzerCJK {
+			f.cjk = true
+			return f, nil
+		}
 		if f.analyzer = impl.AnalyzerNamed(a); f.analyzer == nil {
 			return mappedField{}, fmt.Errorf("index mapping: field %q: no analyzer %q", name, a)
 		}
 		f.keyword = a == keyword.Name && !f.options.IncludeTermVectors()
-		f.cjk = a == schema.AnalyzerCJK
 		return f, nil
 	}
 	var fm fieldMapper
@@ -133,7 +136,7 @@ func (f *mappedField) field(at []uint64, v string) bdoc.Field {
 	if f.keyword {
 		return &keywordField{name: f.name, at: at, value: value, options: f.options}
 	}
-	if (f.analyzer != nil && !f.cjk) || at != nil {
+	if f.analyzer != nil || at != nil {
 		return bdoc.NewTextFieldCustom(f.name, at, value, f.options, f.analyzer)
 	}
 	w := &wordField{name: f.name, value: value, options: f.options, parts: f.parts, cjk: f.cjk}

@@ -65,7 +65,11 @@ func merge(in []api.Segment, drops []*roaring.Bitmap, path string, closeCh chan 
 	bw := bufio.NewWriterSize(f, 1<<20)
 	m := merger{segs: segs, nums: nums, whole: whole, docs: docs, closeCh: closeCh, w: newFileWriter(bw, docs)}
 	defer m.w.release()
-	if err := finishFile(f, bw, path, m.write()); err != nil {
+	err = m.write()
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err := finishFile(f, path, err); err != nil {
 		return nil, 0, err
 	}
 	if sr != nil {

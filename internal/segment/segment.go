@@ -1,7 +1,6 @@
 package segment
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -251,15 +250,12 @@ func (s *Segment) persist(path string) error {
 		return err
 	}
 	_, err = f.Write(s.data) // in one write: a buffer would copy it
-	return finishFile(f, nil, path, err)
+	return finishFile(f, path, err)
 }
 
-// finishFile ends the writing of the segment file f at path through w (nil when written
-// directly), after err: flushed, synced and closed, or removed when any step failed.
-func finishFile(f *os.File, w *bufio.Writer, path string, err error) error {
-	if err == nil && w != nil {
-		err = w.Flush()
-	}
+// finishFile ends the writing of the segment file f at path, written whole unless err:
+// synced and closed, or removed when any step failed.
+func finishFile(f *os.File, path string, err error) error {
 	if err == nil {
 		err = f.Sync()
 	}
