@@ -14,6 +14,7 @@ import (
 type Dictionary struct {
 	seg    *Segment
 	f      *field         // nil: a field the segment does not have
+	fst    *vellum.FST    // nil: no terms
 	reader *vellum.Reader // looks terms up, one at a time
 }
 
@@ -27,12 +28,16 @@ func (s *Segment) dictionary(name string) (*Dictionary, error) {
 	d := &Dictionary{seg: s}
 	if i, ok := s.byName[name]; ok {
 		d.f = s.fields[i]
-		if d.f.fst != nil {
-			r, err := d.f.fst.Reader()
+		fst, err := d.f.terms()
+		if err != nil {
+			return nil, err
+		}
+		if fst != nil {
+			r, err := fst.Reader()
 			if err != nil {
 				return nil, err
 			}
-			d.reader = r
+			d.fst, d.reader = fst, r
 		}
 	}
 	return d, nil
@@ -41,18 +46,18 @@ func (s *Segment) dictionary(name string) (*Dictionary, error) {
 // Cardinality is how many terms the field has in the segment (Bleve's BM25 takes the sum
 // over the segments for the field's total length).
 func (d *Dictionary) Cardinality() int {
-	if d.f == nil || d.f.fst == nil {
+	if d.fst == nil {
 		return 0
 	}
-	return d.f.fst.Len()
+	return d.fst.Len()
 }
 
 // Contains reports whether term is one of the field's.
 func (d *Dictionary) Contains(term []byte) (bool, error) {
-	if d.f == nil || d.f.fst == nil {
+	if d.fst == nil {
 		return false, nil
 	}
-	_, ok, err := fstGet(d.f.fst, term)
+	_, ok, err := fstGet(d.fst, term)
 	return ok, err
 }
 
@@ -67,7 +72,7 @@ func (d *Dictionary) postingsList(term []byte, except *roaring.Bitmap, pl *Posti
 		pl = &PostingsList{}
 	}
 	pl.reset(d.f, except)
-	if d.f == nil || d.f.fst == nil {
+	if d.fst == nil {
 		return pl, nil
 	}
 	v, ok, err := fstGet(d.reader, term)
@@ -98,14 +103,14 @@ func (d *Dictionary) AutomatonIteratorOmitCount(a api.Automaton, startKeyInclusi
 
 func (d *Dictionary) iterator(a api.Automaton, start, end []byte, omitCount bool) *DictionaryIterator {
 	it := &DictionaryIterator{d: d, omitCount: omitCount}
-	if d.f == nil || d.f.fst == nil {
+	if d.fst == nil {
 		return it
 	}
 	var aut vellum.Automaton
 	if a != nil {
 		aut = a
 	}
-	fi, err := fstSearch(d.f.fst, aut, start, end)
+	fi, err := fstSearch(d.fst, aut, start, end)
 	switch {
 	case err == nil:
 		it.it = fi

@@ -177,10 +177,14 @@ func (m *merger) field(fi int, name string) error {
 				m.lengths[n] = f.norms.length(uint32(d))
 			}
 		}
-		if f.fst == nil {
+		fst, err := f.terms()
+		if err != nil {
+			return err
+		}
+		if fst == nil {
 			continue
 		}
-		it, err := fstIterator(f.fst)
+		it, err := fstIterator(fst)
 		if errors.Is(err, vellum.ErrIteratorDone) {
 			continue
 		}

@@ -38,23 +38,30 @@ func (n *norms) length(doc uint32) uint32 {
 	return binary.LittleEndian.Uint32(n.b[4*doc:])
 }
 
-func decodeNorms(b []byte, docs uint64) (norms, error) {
-	if len(b) == 0 {
+// decodeNorms reads how a field's norms section of size bytes keeps the lengths of docs
+// documents from its head (its first maxNormsHead bytes, or all of it); the caller points
+// the lengths kept by document at the section after its first byte.
+func decodeNorms(head []byte, size, docs uint64) (norms, error) {
+	if size == 0 || len(head) == 0 {
 		return norms{}, damaged("empty norms")
 	}
-	n := norms{width: int(b[0]), b: b[1:]}
+	n := norms{width: int(head[0])}
 	switch {
 	case n.width == 0:
-		v, next, ok := uvarintAt(b, 1)
-		if !ok || next != len(b) || v > math.MaxUint32 {
+		v, next, ok := uvarintAt(head, 1)
+		if !ok || uint64(next) != size || v > math.MaxUint32 {
 			return n, damaged("norms")
 		}
-		n.constant, n.b = uint32(v), nil
-	case n.width > 4 || uint64(len(n.b)) != docs*uint64(n.width):
-		return n, damaged("norms of width %d for %d documents in %d bytes", n.width, docs, len(n.b))
+		n.constant = uint32(v)
+	case n.width > 4 || size-1 != docs*uint64(n.width):
+		return n, damaged("norms of width %d for %d documents in %d bytes", n.width, docs, size-1)
 	}
 	return n, nil
 }
+
+// maxNormsHead is the most of a norms section decodeNorms reads: its kind, and the
+// constant's uvarint.
+const maxNormsHead = 1 + binary.MaxVarintLen64
 
 // appendNorms encodes the lengths of a field by document. A length of 0 is a document
 // without the field's terms, which no posting refers to: any length will do for it.

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/blevesearch/bleve/v2/document"
@@ -56,7 +58,10 @@ func readAll(s *Segment) error {
 		}
 	}
 	for _, f := range s.Fields() {
-		d, _ := s.dictionary(f)
+		d, err := s.dictionary(f)
+		if err != nil {
+			return err
+		}
 		it := d.AutomatonIterator(nil, nil, nil)
 		for {
 			e, err := it.Next()
@@ -171,5 +176,71 @@ func TestDocNumbers(t *testing.T) {
 		if got := bm.ToArray(); !slices.Equal(got, c.want) {
 			t.Errorf("DocNumbers(%q) = %v, want %v", c.ids, got, c.want)
 		}
+	}
+}
+
+// mappedResident is how much of the mapping of the file at path is resident in this
+// process (the Rss of its lines in /proc/self/smaps), in kilobytes; ok false where the
+// system does not say.
+func mappedResident(t *testing.T, path string) (kb int, ok bool) {
+	b, err := os.ReadFile("/proc/self/smaps")
+	if err != nil {
+		return 0, false
+	}
+	in := false
+	for _, l := range strings.Split(string(b), "\n") {
+		fields := strings.Fields(l)
+		switch {
+		case len(fields) >= 5 && strings.Contains(fields[0], "-") && len(fields[1]) == 4: // a mapping's first line
+			in = len(fields) >= 6 && fields[5] == path
+		case in && len(fields) == 3 && fields[0] == "Rss:":
+			n, err := strconv.Atoi(fields[1])
+			if err != nil {
+				t.Fatalf("smaps: %q", l)
+			}
+			kb += n
+		}
+	}
+	return kb, true
+}
+
+// TestOpenReadsNothingThroughTheMapping: opening a segment file, and asking it for the
+// documents of identifiers outside its range (what scorch asks of every segment for every
+// batch of a first index), maps none of its pages in; a search does. The kernel maps a
+// large folio of the page cache whole, so a byte read through the mapping made a small
+// segment resident whole.
+func TestOpenReadsNothingThroughTheMapping(t *testing.T) {
+	s, err := build(analyzedDocs(t, 11, 300))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "seg")
+	if err := s.persist(path); err != nil {
+		t.Fatal(err)
+	}
+	o, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	kb, ok := mappedResident(t, path)
+	if !ok {
+		t.Skip("no /proc/self/smaps here")
+	}
+	if kb != 0 {
+		t.Fatalf("%d kB of the segment resident once opened, want none", kb)
+	}
+	bm, err := o.DocNumbers([]string{"\x00before", "\xffafter"})
+	if err != nil || !bm.IsEmpty() {
+		t.Fatalf("DocNumbers outside the range: %v, %v", bm, err)
+	}
+	if kb, _ := mappedResident(t, path); kb != 0 {
+		t.Fatalf("%d kB of the segment resident after DocNumbers outside its range, want none", kb)
+	}
+	if err := readAll(o); err != nil {
+		t.Fatal(err)
+	}
+	if kb, _ := mappedResident(t, path); kb == 0 {
+		t.Fatal("nothing resident after reading every term: the measure sees nothing")
 	}
 }

@@ -30,8 +30,7 @@ type Segment struct {
 	docs uint64
 	ids  []byte // the identifiers, one after another
 	ends []byte // where each ends, uint32 by document
-	// the least and the greatest identifier (idRange)
-	idsOnce    sync.Once
+	// the least and the greatest identifier, copied out when the segment is loaded
 	idLo, idHi []byte
 	names      []string
 	// fields by number, and their numbers by name
@@ -48,7 +47,24 @@ type field struct {
 	positions bool
 	norms     norms
 	postings  []byte
-	fst       *vellum.FST // nil when the field has no terms
+	// dict is the terms' FST, loaded the first time they are asked for (terms): a
+	// segment's pages stay unread until a search or a merge needs them.
+	dict    []byte
+	fstOnce sync.Once
+	fst     *vellum.FST // nil when the field has no terms
+	fstErr  error
+}
+
+// terms returns the field's FST of terms, nil when it has none.
+func (f *field) terms() (*vellum.FST, error) {
+	f.fstOnce.Do(func() {
+		if len(f.dict) > 0 {
+			if f.fst, f.fstErr = loadFST(f.dict); f.fstErr != nil {
+				f.fstErr = fmt.Errorf("%w: field %q dictionary: %v", ErrDamaged, f.name, f.fstErr)
+			}
+		}
+	})
+	return f.fst, f.fstErr
 }
 
 // Scorch tells a segment in memory from one in a file by the interfaces it implements (a
@@ -91,8 +107,12 @@ func Open(path string) (*Segment, error) {
 		return nil, err
 	}
 	size := fi.Size()
-	// The checksums are read through the file, not the mapping: a segment's pages are
-	// mapped in only as searches read them.
+	// The checksums are read through the file, not the mapping, and so is what load
+	// checks: a segment's pages are mapped in only as searches and merges read them. The
+	// kernel maps the page cache's large folios whole (a megabyte), so that reading a
+	// byte of a small segment through the mapping made all of it resident: during a
+	// first index of 100k documents, 120–170 MB of the peak resident set were the pages
+	// of the segments held back for the final merge, which nothing had searched.
 	t, err := check(f, uint64(size))
 	if err != nil {
 		_ = f.Close()
@@ -103,7 +123,7 @@ func Open(path string) (*Segment, error) {
 		_ = f.Close()
 		return nil, fmt.Errorf("segment %s: %w", path, err)
 	}
-	s, err := load([]byte(mm), t)
+	s, err := load([]byte(mm), t, f)
 	if err != nil {
 		_ = mm.Unmap()
 		_ = f.Close()
@@ -170,7 +190,8 @@ func check(r io.ReaderAt, size uint64) (*toc, error) {
 }
 
 // load reads the segment in data, whose checksums are checked (t: its table of contents).
-func load(data []byte, t *toc) (*Segment, error) {
+// What it checks beyond them it reads through r, data's file, not through data (Open).
+func load(data []byte, t *toc, r io.ReaderAt) (*Segment, error) {
 	s := &Segment{data: data, docs: t.docs, names: t.names, byName: make(map[string]int, len(t.names))}
 	s.refs.Store(1)
 	sec := func(i int) []byte {
@@ -182,27 +203,22 @@ func load(data []byte, t *toc) (*Segment, error) {
 		return nil, damaged("ids")
 	}
 	s.ids, s.ends = ids[:uint64(len(ids))-4*t.docs], ids[uint64(len(ids))-4*t.docs:]
-	prev := uint32(0)
-	for d := range t.docs {
-		e := binary.LittleEndian.Uint32(s.ends[4*d:])
-		if e < prev || uint64(e) > uint64(len(s.ids)) {
-			return nil, damaged("ids")
-		}
-		prev = e
-	}
-	if uint64(prev) != uint64(len(s.ids)) {
-		return nil, damaged("ids")
+	if err := s.scanIDs(r, t.sections[0].offset); err != nil {
+		return nil, err
 	}
 	for i, name := range t.names {
-		f := &field{name: name, positions: t.flags[i]&flagPositions != 0, postings: sec(2 + 3*i)}
+		f := &field{name: name, positions: t.flags[i]&flagPositions != 0, postings: sec(2 + 3*i), dict: sec(3 + 3*i)}
+		sp := t.sections[1+3*i]
+		head := make([]byte, min(sp.length, maxNormsHead))
+		if _, err := r.ReadAt(head, int64(sp.offset)); err != nil {
+			return nil, err
+		}
 		var err error
-		if f.norms, err = decodeNorms(sec(1+3*i), t.docs); err != nil {
+		if f.norms, err = decodeNorms(head, sp.length, t.docs); err != nil {
 			return nil, fmt.Errorf("field %q: %w", name, err)
 		}
-		if d := sec(3 + 3*i); len(d) > 0 {
-			if f.fst, err = loadFST(d); err != nil {
-				return nil, fmt.Errorf("%w: field %q dictionary: %v", ErrDamaged, name, err)
-			}
+		if f.norms.width > 0 {
+			f.norms.b = sec(1 + 3*i)[1:]
 		}
 		s.byName[name] = i
 		s.fields = append(s.fields, f)
@@ -211,6 +227,57 @@ func load(data []byte, t *toc) (*Segment, error) {
 		return nil, damaged("no %s field", idField)
 	}
 	return s, nil
+}
+
+// scanIDs reads the identifiers through r (their section at off): it checks that each
+// ends after the one before and within the section, and copies out the least and the
+// greatest.
+func (s *Segment) scanIDs(r io.ReaderAt, off uint64) error {
+	bp := checkBuffers.Get().(*[]byte)
+	defer checkBuffers.Put(bp)
+	half := len(*bp) / 2
+	endsBuf, idsBuf := (*bp)[:half], (*bp)[half:]
+	size := uint64(len(s.ids))
+	var win []byte   // identifiers read, from winAt
+	var winAt uint64 // where win begins in the section
+	var prev uint64  // where the identifier before ends
+	for first := uint64(0); first < s.docs; {
+		n := min(s.docs-first, uint64(half/4))
+		eb := endsBuf[:4*n]
+		if _, err := r.ReadAt(eb, int64(off+size+4*first)); err != nil {
+			return err
+		}
+		for k := range n {
+			end := uint64(binary.LittleEndian.Uint32(eb[4*k:]))
+			if end < prev || end > size {
+				return damaged("ids")
+			}
+			start := prev
+			prev = end
+			if start < winAt || end > winAt+uint64(len(win)) {
+				buf := idsBuf
+				if end-start > uint64(len(buf)) {
+					buf = make([]byte, end-start)
+				}
+				win, winAt = buf[:min(uint64(len(buf)), size-start)], start
+				if _, err := r.ReadAt(win, int64(off+start)); err != nil {
+					return err
+				}
+			}
+			id := win[start-winAt : end-winAt]
+			if first+k == 0 || bytes.Compare(id, s.idLo) < 0 {
+				s.idLo = append(s.idLo[:0], id...)
+			}
+			if first+k == 0 || bytes.Compare(id, s.idHi) > 0 {
+				s.idHi = append(s.idHi[:0], id...)
+			}
+		}
+		first += n
+	}
+	if prev != size {
+		return damaged("ids")
+	}
+	return nil
 }
 
 // loadFST loads a vellum FST, which panics on some malformed input rather than failing:
@@ -240,7 +307,7 @@ func build(results []index.Document) (*Segment, error) {
 		return nil, err
 	}
 	t := fw.toc
-	return load(w.b, &t)
+	return load(w.b, &t, bytes.NewReader(w.b))
 }
 
 // persist writes the segment to a file at path, and syncs it.
@@ -285,22 +352,6 @@ func (s *Segment) id(num uint64) ([]byte, bool) {
 	return s.ids[start:binary.LittleEndian.Uint32(s.ends[4*num:])], true
 }
 
-// idRange is the least and the greatest of the segment's identifiers, found once.
-func (s *Segment) idRange() (lo, hi []byte) {
-	s.idsOnce.Do(func() {
-		for d := range s.docs {
-			id, _ := s.id(d)
-			if d == 0 || bytes.Compare(id, s.idLo) < 0 {
-				s.idLo = id
-			}
-			if d == 0 || bytes.Compare(id, s.idHi) > 0 {
-				s.idHi = id
-			}
-		}
-	})
-	return s.idLo, s.idHi
-}
-
 // DocID returns document num's identifier.
 func (s *Segment) DocID(num uint64) ([]byte, error) {
 	id, ok := s.id(num)
@@ -327,25 +378,28 @@ func (s *Segment) DocNumbers(ids []string) (*roaring.Bitmap, error) {
 	if len(ids) == 0 {
 		return bm, nil
 	}
-	d, err := s.dictionary(idField)
-	if err != nil {
-		return nil, err
-	}
-	if d.f == nil || d.f.fst == nil {
-		return bm, nil
-	}
 	// Scorch asks every segment of the index for the identifiers of every batch, to mark
 	// the documents a batch replaces: while a first index holds its segments unmerged, a
 	// hundred segments for each batch. A scan publishes in the order of its walk, so the
 	// identifiers of one batch mostly lie outside an older segment's range, which is
-	// checked before its dictionary is.
-	lo, hi := s.idRange()
+	// checked (in memory) before its dictionary is read at all.
+	var d *Dictionary
 	var pl *PostingsList
 	for _, id := range ids {
 		key := unsafe.Slice(unsafe.StringData(id), len(id))
-		if bytes.Compare(key, lo) < 0 || bytes.Compare(key, hi) > 0 {
+		if bytes.Compare(key, s.idLo) < 0 || bytes.Compare(key, s.idHi) > 0 {
 			continue
 		}
+		if d == nil {
+			var err error
+			if d, err = s.dictionary(idField); err != nil {
+				return nil, err
+			}
+			if d.fst == nil {
+				return bm, nil
+			}
+		}
+		var err error
 		pl, err = d.postingsList(key, nil, pl)
 		if err != nil {
 			return nil, err
