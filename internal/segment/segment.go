@@ -206,10 +206,11 @@ func load(data []byte, t *toc, r io.ReaderAt) (*Segment, error) {
 	if err := s.scanIDs(r, t.sections[0].offset); err != nil {
 		return nil, err
 	}
+	var headBuf [maxNormsHead]byte
 	for i, name := range t.names {
 		f := &field{name: name, positions: t.flags[i]&flagPositions != 0, postings: sec(2 + 3*i), dict: sec(3 + 3*i)}
 		sp := t.sections[1+3*i]
-		head := make([]byte, min(sp.length, maxNormsHead))
+		head := headBuf[:min(sp.length, maxNormsHead)]
 		if _, err := r.ReadAt(head, int64(sp.offset)); err != nil {
 			return nil, err
 		}
@@ -385,13 +386,13 @@ func (s *Segment) DocNumbers(ids []string) (*roaring.Bitmap, error) {
 	// checked (in memory) before its dictionary is read at all.
 	var d *Dictionary
 	var pl *PostingsList
+	var err error
 	for _, id := range ids {
 		key := unsafe.Slice(unsafe.StringData(id), len(id))
 		if bytes.Compare(key, s.idLo) < 0 || bytes.Compare(key, s.idHi) > 0 {
 			continue
 		}
 		if d == nil {
-			var err error
 			if d, err = s.dictionary(idField); err != nil {
 				return nil, err
 			}
@@ -399,7 +400,6 @@ func (s *Segment) DocNumbers(ids []string) (*roaring.Bitmap, error) {
 				return bm, nil
 			}
 		}
-		var err error
 		pl, err = d.postingsList(key, nil, pl)
 		if err != nil {
 			return nil, err
